@@ -1,0 +1,234 @@
+// Model of a separable resource-allocation problem (DeDe, OSDI 2025).
+//
+// A problem has R resources and D demands. Variables are of two kinds:
+//  * allocation entries: entry (r, d) of an allocation matrix. Every entry belongs to resource
+//    block r and to demand block d; the ADMM engine keeps a resource-side copy x and a
+//    demand-side copy z of it and drives them together (x = z).
+//  * local variables: owned by exactly one block (slacks, epigraph copies, per-path flows that
+//    map linearly onto a column's entries). They have no copy.
+// Constraints belong to one block and may only reference that block's variables: a resource
+// constraint references entries of its row (and the row's locals), a demand constraint
+// references entries of its column (and the column's locals).
+//
+// Objective = constant + sum of per-variable linear and quadratic terms + per-block weighted
+// logarithms of linear expressions + at most one global term: weight * min_b e_b (max-min) or
+// weight * max_b e_b (min-max) over per-block linear expressions e_b of one side.
+//
+// Parameters (right-hand sides, bounds, costs, coefficients, log and global weights) can be
+// changed between solves with the Set* methods; the structure (variables, constraints, which
+// coefficients are non-zero) is fixed once a solver has been built on the problem.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace dede {
+
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+enum class VarType : std::uint8_t { kContinuous, kInteger, kBinary };
+
+// Bounds and integrality of a variable. Binary forces bounds [0, 1].
+struct Domain {
+  double lower = 0.0;
+  double upper = kInfinity;
+  VarType type = VarType::kContinuous;
+
+  static Domain NonNegative() { return {0.0, kInfinity, VarType::kContinuous}; }
+  static Domain Free() { return {-kInfinity, kInfinity, VarType::kContinuous}; }
+  static Domain Box(double lower, double upper) { return {lower, upper, VarType::kContinuous}; }
+  static Domain Integer(double lower = -kInfinity, double upper = kInfinity) {
+    return {lower, upper, VarType::kInteger};
+  }
+  static Domain Binary() { return {0.0, 1.0, VarType::kBinary}; }
+  bool IsIntegral() const { return type != VarType::kContinuous; }
+};
+
+enum class Side : std::uint8_t { kResource, kDemand };
+enum class Sense : std::uint8_t { kLessEqual, kEqual, kGreaterEqual };
+enum class ObjectiveSense : std::uint8_t { kMinimize, kMaximize };
+
+struct BlockId {
+  Side side = Side::kResource;
+  int index = 0;
+  static BlockId Resource(int r) { return {Side::kResource, r}; }
+  static BlockId Demand(int d) { return {Side::kDemand, d}; }
+  friend bool operator==(const BlockId&, const BlockId&) = default;
+};
+
+using VarId = int;
+using ConstraintId = int;
+
+struct Term {
+  VarId var = -1;
+  double coef = 0.0;
+};
+
+// sum_i coef_i * var_i + constant.
+struct LinearExpr {
+  std::vector<Term> terms;
+  double constant = 0.0;
+
+  LinearExpr& Add(VarId var, double coef) {
+    terms.push_back({var, coef});
+    return *this;
+  }
+};
+
+struct Variable {
+  Domain domain;
+  // For allocation entries: the entry's matrix, resource and demand. For locals: matrix = -1,
+  // owner is the owning block.
+  int matrix = -1;
+  int resource = -1;
+  int demand = -1;
+  BlockId owner;
+  double linear_cost = 0.0;     // c in c * v
+  double quadratic_cost = 0.0;  // q in q * v^2
+  std::string name;
+  bool IsEntry() const { return matrix >= 0; }
+};
+
+struct Constraint {
+  BlockId block;
+  std::vector<Term> terms;  // each var appears at most once
+  Sense sense = Sense::kLessEqual;
+  double rhs = 0.0;
+  std::string name;
+};
+
+// weight * log(expr), attached to one block; expr references only that block's variables.
+struct LogTerm {
+  BlockId block;
+  LinearExpr expr;
+  double weight = 1.0;
+};
+
+enum class GlobalKind : std::uint8_t { kNone, kMaxMin, kMinMax };
+
+// weight * min_b expr_b (kMaxMin, needs a maximize objective) or weight * max_b expr_b
+// (kMinMax, needs a minimize objective) over blocks of one side. Each participating block has
+// exactly one expression over its own variables.
+struct GlobalTerm {
+  GlobalKind kind = GlobalKind::kNone;
+  Side side = Side::kDemand;
+  double weight = 1.0;
+  std::vector<int> blocks;            // block indices on `side`, increasing
+  std::vector<LinearExpr> exprs;      // exprs[k] belongs to blocks[k]
+};
+
+class Problem {
+ public:
+  Problem(int num_resources, int num_demands);
+
+  int num_resources() const { return num_resources_; }
+  int num_demands() const { return num_demands_; }
+
+  // ---- variables -------------------------------------------------------------------------
+  // Declares an allocation matrix (a family of entries with one domain). Returns its id.
+  int AddAllocation(std::string name, Domain domain);
+  // Adds entry (resource, demand) of `matrix`. Aborts on a duplicate or out-of-range index.
+  VarId AddEntry(int matrix, int resource, int demand);
+  // Adds all R x D entries of `matrix` (dense); returns ids in row-major order.
+  std::vector<VarId> AddDenseEntries(int matrix);
+  // The entry's id, or -1 if absent.
+  VarId Entry(int matrix, int resource, int demand) const;
+  // A variable owned by one block only.
+  VarId AddLocal(BlockId owner, Domain domain, std::string name = "");
+
+  // ---- constraints -----------------------------------------------------------------------
+  // Adds expr (sense) rhs to `block`. expr.constant is moved to the right-hand side.
+  ConstraintId AddConstraint(BlockId block, const LinearExpr& expr, Sense sense, double rhs,
+                             std::string name = "");
+  ConstraintId AddResourceConstraint(int r, const LinearExpr& e, Sense s, double rhs) {
+    return AddConstraint(BlockId::Resource(r), e, s, rhs);
+  }
+  ConstraintId AddDemandConstraint(int d, const LinearExpr& e, Sense s, double rhs) {
+    return AddConstraint(BlockId::Demand(d), e, s, rhs);
+  }
+
+  // ---- objective -------------------------------------------------------------------------
+  void SetObjectiveSense(ObjectiveSense sense) { sense_ = sense; }
+  void AddLinearCost(VarId var, double coef);
+  void AddQuadraticCost(VarId var, double coef);  // coef * var^2
+  void AddConstant(double value) { objective_constant_ += value; }
+  // weight * log(expr). Needs a maximize objective with weight >= 0 (concave utility).
+  int AddLogTerm(BlockId block, const LinearExpr& expr, double weight);
+  // weight * min over blocks of exprs (maximize) / weight * max (minimize). One per problem.
+  void SetGlobalTerm(GlobalKind kind, Side side, std::vector<int> blocks,
+                     std::vector<LinearExpr> exprs, double weight = 1.0);
+
+  // ---- parameters: change between solves, no rebuild ----------------------------------------
+  void SetRhs(ConstraintId c, double rhs);
+  void SetCoefficient(ConstraintId c, VarId var, double coef);  // var must already appear in c
+  void SetBounds(VarId var, double lower, double upper);
+  void SetLinearCost(VarId var, double coef);
+  void SetQuadraticCost(VarId var, double coef);
+  void SetLogWeight(int log_term, double weight);
+  void SetGlobalWeight(double weight);
+  // Coefficient of var in global expression k (k indexes GlobalTerm::blocks); var must appear.
+  void SetGlobalCoefficient(int k, VarId var, double coef);
+  void SetGlobalConstant(int k, double constant);
+  // Incremented by every Set*/Add* call: solvers use it to notice parameter changes.
+  std::uint64_t revision() const { return revision_; }
+
+  // ---- inspection --------------------------------------------------------------------------
+  ObjectiveSense objective_sense() const { return sense_; }
+  double objective_constant() const { return objective_constant_; }
+  int num_variables() const { return static_cast<int>(variables_.size()); }
+  int num_constraints() const { return static_cast<int>(constraints_.size()); }
+  int num_matrices() const { return static_cast<int>(matrix_names_.size()); }
+  const Variable& variable(VarId v) const { return variables_[v]; }
+  const std::vector<Variable>& variables() const { return variables_; }
+  const Constraint& constraint(ConstraintId c) const { return constraints_[c]; }
+  const std::vector<Constraint>& constraints() const { return constraints_; }
+  const std::vector<LogTerm>& log_terms() const { return log_terms_; }
+  const GlobalTerm& global_term() const { return global_; }
+  const std::string& matrix_name(int m) const { return matrix_names_[m]; }
+  const Domain& matrix_domain(int m) const { return matrix_domains_[m]; }
+  bool HasIntegers() const;
+
+  // The block that owns the variable on `side`: entries belong to both sides, locals to one.
+  // Returns false if the variable is not visible from `side`.
+  bool BlockOf(VarId var, Side side, int* index) const;
+
+  // True if the problem is well formed and convex in the declared sense. Otherwise *error
+  // names the offending item, e.g. "constraint 'cap[3]' (resource 3) references variable 7,
+  // which belongs to demand 2".
+  bool Validate(std::string* error) const;
+
+  // Objective value (user's sense) of a full assignment indexed by VarId. Log of a
+  // non-positive argument gives -inf.
+  double EvaluateObjective(const std::vector<double>& values) const;
+  // Largest violation over constraints and bounds (absolute, or relative to |rhs| when
+  // |rhs| > 1), and the largest distance from an integer for integral variables.
+  struct Violation {
+    double constraint = 0.0;
+    double bound = 0.0;
+    double integrality = 0.0;
+    int worst_constraint = -1;
+    double Max() const;
+  };
+  Violation MeasureViolation(const std::vector<double>& values) const;
+
+ private:
+  void Touch() { ++revision_; }
+
+  int num_resources_;
+  int num_demands_;
+  ObjectiveSense sense_ = ObjectiveSense::kMinimize;
+  double objective_constant_ = 0.0;
+  std::vector<std::string> matrix_names_;
+  std::vector<Domain> matrix_domains_;
+  std::vector<Variable> variables_;
+  std::vector<Constraint> constraints_;
+  std::vector<LogTerm> log_terms_;
+  GlobalTerm global_;
+  std::unordered_map<std::uint64_t, VarId> entry_index_;  // key (matrix, r, d) -> var
+  std::uint64_t revision_ = 0;
+};
+
+}  // namespace dede

@@ -1,0 +1,157 @@
+// Solving a dede::Problem: the ADMM engine (decouple and decompose) and the exact baseline.
+//
+//   dede::AdmmOptions options;            // defaults are valid
+//   dede::AdmmSolver solver(problem, options);
+//   dede::Allocation allocation;
+//   dede::SolveSummary summary;
+//   solver.Solve(&allocation, &summary);  // never throws
+//   problem.SetRhs(cap, 12.0);            // change parameters ...
+//   solver.Solve(&allocation, &summary);  // ... and re-solve, warm-started
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "dede/problem.h"
+
+namespace dede {
+
+// Why a solve ended. Append only: values are persisted.
+enum class Termination : std::uint8_t {
+  kConverged,           // residuals within tolerance and the allocation is feasible
+  kConvergedInaccurate, // residuals within 10x tolerance when the iteration budget ran out
+  kMaxIterations,       // iteration budget used up; the best allocation so far is returned
+  kTimeLimit,           // wall-clock budget used up; the best allocation so far is returned
+  kInfeasible,          // a block (or the whole problem) has no feasible point
+  kCancelled,           // the stop token was triggered
+  kFailure,             // invalid input or a sub-solver failure; see message
+};
+const char* TerminationName(Termination t);
+
+enum class RhoUpdate : std::uint8_t { kFixed, kResidualBalancing };
+
+struct AdmmOptions {
+  // True if usable. Otherwise *error names the field, its value and the violated bound:
+  // "AdmmOptions::relaxation = 2.5. Violated constraint: relaxation < 2".
+  bool IsValid(std::string* error) const;
+
+  int max_iterations = 10000;
+  // Initial penalty. Problems whose objective is large relative to their allocation values
+  // converge faster with a larger rho; residual balancing corrects a poor choice.
+  double rho = 1.0;
+  // Over-relaxation alpha in (0, 2): 1 is plain ADMM; 1.5-1.8 usually converges faster.
+  double relaxation = 1.6;
+  // Termination on the consensus x = z: ||x - z|| <= sqrt(n) eps_abs + eps_rel max(||x||,||z||)
+  // and rho ||z - z_prev|| <= sqrt(n) eps_abs + eps_rel rho ||u||.
+  double eps_abs = 1e-6;
+  double eps_rel = 1e-5;
+  int check_termination_every = 10;  // residuals are a parallel reduction: not every iteration
+  RhoUpdate rho_update = RhoUpdate::kResidualBalancing;
+  int rho_update_every = 50;         // in iterations; a multiple of check_termination_every
+  double rho_update_tolerance = 5.0; // adopt a new rho only if it differs by more than this factor
+  double rho_min = 1e-6;
+  double rho_max = 1e6;
+  double time_limit_seconds = std::numeric_limits<double>::infinity();
+  int num_threads = 0;               // 0: all hardware threads
+  // Feasibility repair after the iterations: alternating projections onto the resource-side
+  // and the demand-side feasible sets until every constraint holds within feasibility_tolerance.
+  bool repair = true;
+  int repair_max_rounds = 2000;
+  double feasibility_tolerance = 1e-6;
+  // Integer variables: the continuous relaxation is solved first, then `integer_iterations`
+  // further ADMM iterations in which each block solves its own small mixed-integer problem
+  // exactly (branch and bound over its continuous solver), as the published DeDe does.
+  int integer_iterations = 400;
+  int block_node_limit = 20000;      // branch-and-bound nodes per block solve
+  bool verbose = false;              // print the residual trace to stderr
+};
+
+// One termination check.
+struct IterationSummary {
+  int iteration = 0;
+  double primal_residual = 0, dual_residual = 0;
+  double primal_tolerance = 0, dual_tolerance = 0;
+  double rho = 0;
+  double objective = 0;  // objective at the demand-side iterate (user's sense)
+  double seconds = 0;    // since the solve started
+};
+
+struct SolveSummary {
+  std::string BriefReport() const;  // one line
+  std::string FullReport() const;   // a table with the residual trace
+  // True if the returned allocation satisfies every constraint within the feasibility
+  // tolerance and the termination is kConverged or kConvergedInaccurate.
+  bool IsSolutionUsable() const;
+
+  Termination termination = Termination::kFailure;
+  std::string message = "Solve was not called.";
+  std::string method;               // "admm", "clp", "cbc", ...
+  int iterations = -1;              // -1: not computed
+  int rho_updates = -1;
+  int repair_rounds = -1;
+  int num_threads = -1;
+  double rho = -1;
+  double primal_residual = -1, dual_residual = -1;
+  double objective = std::numeric_limits<double>::quiet_NaN();  // at the returned allocation
+  double bound = std::numeric_limits<double>::quiet_NaN();      // exact solver: proven bound
+  double max_violation = -1;        // of the returned allocation, see Problem::MeasureViolation
+  bool feasible = false;            // max_violation <= feasibility tolerance
+  double setup_seconds = -1, solve_seconds = -1, repair_seconds = -1, total_seconds = -1;
+  double resource_seconds = -1, demand_seconds = -1;  // time in each half step
+  std::vector<IterationSummary> trace;
+};
+
+// Values indexed by VarId.
+struct Allocation {
+  std::vector<double> values;
+  double operator[](VarId v) const { return values[v]; }
+};
+
+namespace internal {
+class AdmmEngine;
+}
+
+// The DeDe ADMM solver. Holds the subproblem solvers and the iterates between solves, so the
+// next Solve after a parameter change warm-starts (x, z, duals and rho). The problem must
+// outlive the solver and must not change structure after construction.
+class AdmmSolver {
+ public:
+  AdmmSolver(const Problem& problem, const AdmmOptions& options);
+  ~AdmmSolver();
+  AdmmSolver(const AdmmSolver&) = delete;
+  AdmmSolver& operator=(const AdmmSolver&) = delete;
+
+  // Never throws. On kFailure *allocation is left unchanged.
+  void Solve(std::stop_token stop, Allocation* allocation, SolveSummary* summary);
+  void Solve(Allocation* allocation, SolveSummary* summary) { Solve({}, allocation, summary); }
+  // Forget the iterates: the next solve starts cold.
+  void Reset();
+  // Options that take effect at the next Solve (threads, tolerances, budgets).
+  void SetOptions(const AdmmOptions& options);
+  const AdmmOptions& options() const;
+  // Why the solver could not be built (empty if it can be used).
+  const std::string& setup_error() const;
+
+ private:
+  std::unique_ptr<internal::AdmmEngine> engine_;
+};
+
+struct ExactOptions {
+  double time_limit_seconds = 600;
+  // Log terms and quadratic terms of integer problems are handled by outer approximation
+  // (tangent cuts) until the relative gap is below this.
+  double cut_tolerance = 1e-7;
+  int max_cut_rounds = 500;
+  double mip_gap = 1e-9;
+  bool verbose = false;
+};
+
+// The whole problem as one LP/QP (Clp) or MILP (Cbc). Same summary type. Never throws.
+void SolveExact(const Problem& problem, const ExactOptions& options, Allocation* allocation,
+                SolveSummary* summary);
+
+}  // namespace dede

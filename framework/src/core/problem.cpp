@@ -1,0 +1,357 @@
+#include "dede/problem.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/check.h"
+
+namespace dede {
+namespace {
+
+std::uint64_t EntryKey(int matrix, int r, int d) {
+  // 16 bits of matrix, 24 bits each for resource and demand.
+  return (static_cast<std::uint64_t>(matrix) << 48) | (static_cast<std::uint64_t>(r) << 24) |
+         static_cast<std::uint64_t>(d);
+}
+
+const char* SideName(Side s) { return s == Side::kResource ? "resource" : "demand"; }
+
+std::string BlockName(BlockId b) {
+  return std::string(SideName(b.side)) + " " + std::to_string(b.index);
+}
+
+}  // namespace
+
+double Problem::Violation::Max() const { return std::max({constraint, bound, integrality}); }
+
+Problem::Problem(int num_resources, int num_demands)
+    : num_resources_(num_resources), num_demands_(num_demands) {
+  DEDE_CHECK(num_resources >= 0 && num_demands >= 0);
+  DEDE_CHECK(num_resources < (1 << 24) && num_demands < (1 << 24));
+}
+
+int Problem::AddAllocation(std::string name, Domain domain) {
+  DEDE_CHECK(matrix_names_.size() < (1u << 15));
+  if (domain.type == VarType::kBinary) domain = Domain::Binary();
+  matrix_names_.push_back(std::move(name));
+  matrix_domains_.push_back(domain);
+  Touch();
+  return static_cast<int>(matrix_names_.size()) - 1;
+}
+
+VarId Problem::AddEntry(int matrix, int resource, int demand) {
+  DEDE_CHECK(matrix >= 0 && matrix < num_matrices());
+  DEDE_CHECK(resource >= 0 && resource < num_resources_);
+  DEDE_CHECK(demand >= 0 && demand < num_demands_);
+  const auto [it, inserted] =
+      entry_index_.emplace(EntryKey(matrix, resource, demand), num_variables());
+  DEDE_CHECK_MSG(inserted, "duplicate allocation entry");
+  Variable v;
+  v.domain = matrix_domains_[matrix];
+  v.matrix = matrix;
+  v.resource = resource;
+  v.demand = demand;
+  v.owner = BlockId::Resource(resource);
+  variables_.push_back(std::move(v));
+  Touch();
+  return it->second;
+}
+
+std::vector<VarId> Problem::AddDenseEntries(int matrix) {
+  std::vector<VarId> ids;
+  ids.reserve(static_cast<std::size_t>(num_resources_) * num_demands_);
+  for (int r = 0; r < num_resources_; ++r)
+    for (int d = 0; d < num_demands_; ++d) ids.push_back(AddEntry(matrix, r, d));
+  return ids;
+}
+
+VarId Problem::Entry(int matrix, int resource, int demand) const {
+  const auto it = entry_index_.find(EntryKey(matrix, resource, demand));
+  return it == entry_index_.end() ? -1 : it->second;
+}
+
+VarId Problem::AddLocal(BlockId owner, Domain domain, std::string name) {
+  DEDE_CHECK(owner.index >= 0 &&
+             owner.index < (owner.side == Side::kResource ? num_resources_ : num_demands_));
+  if (domain.type == VarType::kBinary) domain = Domain::Binary();
+  Variable v;
+  v.domain = domain;
+  v.owner = owner;
+  v.name = std::move(name);
+  variables_.push_back(std::move(v));
+  Touch();
+  return num_variables() - 1;
+}
+
+ConstraintId Problem::AddConstraint(BlockId block, const LinearExpr& expr, Sense sense, double rhs,
+                                    std::string name) {
+  DEDE_CHECK(block.index >= 0 &&
+             block.index < (block.side == Side::kResource ? num_resources_ : num_demands_));
+  Constraint c;
+  c.block = block;
+  c.sense = sense;
+  c.rhs = rhs - expr.constant;
+  c.name = std::move(name);
+  // Merge duplicate variables so each appears once.
+  std::vector<Term> terms = expr.terms;
+  std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.var < b.var; });
+  for (const Term& t : terms) {
+    DEDE_CHECK(t.var >= 0 && t.var < num_variables());
+    if (!c.terms.empty() && c.terms.back().var == t.var) {
+      c.terms.back().coef += t.coef;
+    } else {
+      c.terms.push_back(t);
+    }
+  }
+  constraints_.push_back(std::move(c));
+  Touch();
+  return num_constraints() - 1;
+}
+
+void Problem::AddLinearCost(VarId var, double coef) {
+  variables_.at(var).linear_cost += coef;
+  Touch();
+}
+
+void Problem::AddQuadraticCost(VarId var, double coef) {
+  variables_.at(var).quadratic_cost += coef;
+  Touch();
+}
+
+int Problem::AddLogTerm(BlockId block, const LinearExpr& expr, double weight) {
+  log_terms_.push_back({block, expr, weight});
+  Touch();
+  return static_cast<int>(log_terms_.size()) - 1;
+}
+
+void Problem::SetGlobalTerm(GlobalKind kind, Side side, std::vector<int> blocks,
+                            std::vector<LinearExpr> exprs, double weight) {
+  DEDE_CHECK(blocks.size() == exprs.size());
+  global_.kind = kind;
+  global_.side = side;
+  global_.weight = weight;
+  global_.blocks = std::move(blocks);
+  global_.exprs = std::move(exprs);
+  Touch();
+}
+
+void Problem::SetRhs(ConstraintId c, double rhs) {
+  constraints_.at(c).rhs = rhs;
+  Touch();
+}
+
+void Problem::SetCoefficient(ConstraintId c, VarId var, double coef) {
+  for (Term& t : constraints_.at(c).terms) {
+    if (t.var == var) {
+      t.coef = coef;
+      Touch();
+      return;
+    }
+  }
+  DEDE_CHECK_MSG(false, "SetCoefficient: variable does not appear in the constraint");
+}
+
+void Problem::SetBounds(VarId var, double lower, double upper) {
+  variables_.at(var).domain.lower = lower;
+  variables_.at(var).domain.upper = upper;
+  Touch();
+}
+
+void Problem::SetLinearCost(VarId var, double coef) {
+  variables_.at(var).linear_cost = coef;
+  Touch();
+}
+
+void Problem::SetQuadraticCost(VarId var, double coef) {
+  variables_.at(var).quadratic_cost = coef;
+  Touch();
+}
+
+void Problem::SetLogWeight(int log_term, double weight) {
+  log_terms_.at(log_term).weight = weight;
+  Touch();
+}
+
+void Problem::SetGlobalWeight(double weight) {
+  global_.weight = weight;
+  Touch();
+}
+
+void Problem::SetGlobalCoefficient(int k, VarId var, double coef) {
+  for (Term& t : global_.exprs.at(k).terms) {
+    if (t.var == var) {
+      t.coef = coef;
+      Touch();
+      return;
+    }
+  }
+  DEDE_CHECK_MSG(false, "SetGlobalCoefficient: variable does not appear in the expression");
+}
+
+void Problem::SetGlobalConstant(int k, double constant) {
+  global_.exprs.at(k).constant = constant;
+  Touch();
+}
+
+bool Problem::HasIntegers() const {
+  return std::any_of(variables_.begin(), variables_.end(),
+                     [](const Variable& v) { return v.domain.IsIntegral(); });
+}
+
+bool Problem::BlockOf(VarId var, Side side, int* index) const {
+  const Variable& v = variables_[var];
+  if (v.IsEntry()) {
+    *index = side == Side::kResource ? v.resource : v.demand;
+    return true;
+  }
+  if (v.owner.side != side) return false;
+  *index = v.owner.index;
+  return true;
+}
+
+bool Problem::Validate(std::string* error) const {
+  auto fail = [&](const std::string& message) {
+    if (error) *error = message;
+    return false;
+  };
+  auto var_name = [&](VarId id) {
+    const Variable& v = variables_[id];
+    std::ostringstream out;
+    out << "variable " << id;
+    if (v.IsEntry()) {
+      out << " (" << matrix_names_[v.matrix] << "[" << v.resource << "," << v.demand << "])";
+    } else if (!v.name.empty()) {
+      out << " ('" << v.name << "', local to " << BlockName(v.owner) << ")";
+    } else {
+      out << " (local to " << BlockName(v.owner) << ")";
+    }
+    return out.str();
+  };
+  auto check_expr = [&](const std::vector<Term>& terms, BlockId block,
+                        const std::string& what) -> bool {
+    for (const Term& t : terms) {
+      if (t.var < 0 || t.var >= num_variables())
+        return fail(what + " references unknown variable " + std::to_string(t.var));
+      if (!std::isfinite(t.coef))
+        return fail(what + " has a non-finite coefficient on " + var_name(t.var));
+      int index = -1;
+      if (!BlockOf(t.var, block.side, &index) || index != block.index)
+        return fail(what + " (" + BlockName(block) + ") references " + var_name(t.var) +
+                    ", which does not belong to that block");
+    }
+    return true;
+  };
+  for (VarId id = 0; id < num_variables(); ++id) {
+    const Variable& v = variables_[id];
+    if (std::isnan(v.domain.lower) || std::isnan(v.domain.upper) ||
+        v.domain.lower > v.domain.upper)
+      return fail(var_name(id) + " has bounds [" + std::to_string(v.domain.lower) + ", " +
+                  std::to_string(v.domain.upper) + "]");
+    if (!std::isfinite(v.linear_cost) || !std::isfinite(v.quadratic_cost))
+      return fail(var_name(id) + " has a non-finite cost");
+    const bool maximize = sense_ == ObjectiveSense::kMaximize;
+    if ((maximize && v.quadratic_cost > 0) || (!maximize && v.quadratic_cost < 0))
+      return fail(var_name(id) + " has quadratic cost " + std::to_string(v.quadratic_cost) +
+                  ", which is not convex in the objective's sense");
+  }
+  for (ConstraintId c = 0; c < num_constraints(); ++c) {
+    const Constraint& con = constraints_[c];
+    const std::string what =
+        "constraint " + std::to_string(c) + (con.name.empty() ? "" : " '" + con.name + "'");
+    if (!check_expr(con.terms, con.block, what)) return false;
+    if (std::isnan(con.rhs)) return fail(what + " has a NaN right-hand side");
+  }
+  for (std::size_t k = 0; k < log_terms_.size(); ++k) {
+    const LogTerm& l = log_terms_[k];
+    const std::string what = "log term " + std::to_string(k);
+    if (!check_expr(l.expr.terms, l.block, what)) return false;
+    if (sense_ != ObjectiveSense::kMaximize || l.weight < 0)
+      return fail(what + " has weight " + std::to_string(l.weight) +
+                  ": a log utility needs a maximize objective and a non-negative weight");
+  }
+  if (global_.kind != GlobalKind::kNone) {
+    if (global_.kind == GlobalKind::kMaxMin && sense_ != ObjectiveSense::kMaximize)
+      return fail("the max-min global term needs a maximize objective");
+    if (global_.kind == GlobalKind::kMinMax && sense_ != ObjectiveSense::kMinimize)
+      return fail("the min-max global term needs a minimize objective");
+    if (global_.weight < 0)
+      return fail("the global term has negative weight " + std::to_string(global_.weight));
+    if (global_.blocks.empty()) return fail("the global term has no blocks");
+    for (std::size_t k = 0; k < global_.blocks.size(); ++k) {
+      if (k > 0 && global_.blocks[k] <= global_.blocks[k - 1])
+        return fail("global term blocks must be strictly increasing (block " +
+                    std::to_string(global_.blocks[k]) + ")");
+      const BlockId b{global_.side, global_.blocks[k]};
+      const int limit = b.side == Side::kResource ? num_resources_ : num_demands_;
+      if (b.index < 0 || b.index >= limit)
+        return fail("global term block " + std::to_string(b.index) + " is out of range");
+      if (!check_expr(global_.exprs[k].terms, b, "global term expression " + std::to_string(k)))
+        return false;
+    }
+  }
+  return true;
+}
+
+double Problem::EvaluateObjective(const std::vector<double>& values) const {
+  DEDE_CHECK(static_cast<int>(values.size()) == num_variables());
+  double total = objective_constant_;
+  for (VarId id = 0; id < num_variables(); ++id) {
+    const Variable& v = variables_[id];
+    total += v.linear_cost * values[id] + v.quadratic_cost * values[id] * values[id];
+  }
+  auto eval = [&](const LinearExpr& e) {
+    double s = e.constant;
+    for (const Term& t : e.terms) s += t.coef * values[t.var];
+    return s;
+  };
+  for (const LogTerm& l : log_terms_) {
+    const double arg = eval(l.expr);
+    if (l.weight == 0) continue;
+    total += arg > 0 ? l.weight * std::log(arg) : -kInfinity;
+  }
+  if (global_.kind != GlobalKind::kNone && !global_.exprs.empty()) {
+    double best = global_.kind == GlobalKind::kMaxMin ? kInfinity : -kInfinity;
+    for (const LinearExpr& e : global_.exprs) {
+      const double value = eval(e);
+      best = global_.kind == GlobalKind::kMaxMin ? std::min(best, value) : std::max(best, value);
+    }
+    total += global_.weight * best;
+  }
+  return total;
+}
+
+Problem::Violation Problem::MeasureViolation(const std::vector<double>& values) const {
+  DEDE_CHECK(static_cast<int>(values.size()) == num_variables());
+  Violation out;
+  for (VarId id = 0; id < num_variables(); ++id) {
+    const Domain& d = variables_[id].domain;
+    const double x = values[id];
+    if (std::isnan(x)) {
+      out.bound = kInfinity;
+      continue;
+    }
+    out.bound = std::max({out.bound, d.lower - x, x - d.upper});
+    if (d.IsIntegral()) out.integrality = std::max(out.integrality, std::abs(x - std::round(x)));
+  }
+  for (ConstraintId c = 0; c < num_constraints(); ++c) {
+    const Constraint& con = constraints_[c];
+    double lhs = 0;
+    for (const Term& t : con.terms) lhs += t.coef * values[t.var];
+    double viol = 0;
+    switch (con.sense) {
+      case Sense::kLessEqual: viol = lhs - con.rhs; break;
+      case Sense::kGreaterEqual: viol = con.rhs - lhs; break;
+      case Sense::kEqual: viol = std::abs(lhs - con.rhs); break;
+    }
+    if (std::isnan(viol)) viol = kInfinity;
+    viol /= std::max(1.0, std::abs(con.rhs));
+    if (viol > out.constraint) {
+      out.constraint = viol;
+      out.worst_constraint = c;
+    }
+  }
+  return out;
+}
+
+}  // namespace dede
