@@ -1,1 +1,840 @@
-// (in progress)
+// The DeDe ADMM engine.
+//
+// Splitting (two-block scaled ADMM, Boyd et al. 2011, section 3.1.3): every allocation entry
+// has a resource-side copy x and a demand-side copy z. Resource constraints are hard
+// constraints of the resource blocks, demand constraints hard constraints of the demand blocks,
+// and x = z couples them. A max-min / min-max term becomes, per participating block, a local
+// copy t_b of the global scalar with the row e_b - t_b >= 0 (<= 0), and a consensus pair
+// (alpha, t_b) whose alpha side belongs to the *other* ADMM block, so alpha has a closed-form
+// update inside that half step and the method stays a two-block ADMM.
+//
+//   x^{k+1}  = argmin f(x) + rho/2 ||x - z^k + u^k||^2          (resource blocks, in parallel)
+//   xh       = a x^{k+1} + (1 - a) z^k                           (over-relaxation)
+//   z^{k+1}  = argmin g(z) + rho/2 ||xh - z + u^k||^2            (demand blocks, in parallel)
+//   u^{k+1}  = u^k + xh - z^{k+1}
+//
+// Entry-level linear and quadratic costs are split evenly between the two copies (at x = z the
+// sum is the original cost); log terms and the global expressions stay in their block.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <sstream>
+#include <thread>
+
+#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
+#include <tbb/task_arena.h>
+
+#include "core/check.h"
+#include "dede/solver.h"
+#include "subproblem/block_problem.h"
+
+namespace dede {
+
+bool AdmmOptions::IsValid(std::string* error) const {
+  auto fail = [&](const char* field, double value, const char* bound) {
+    if (error) {
+      std::ostringstream out;
+      out << "AdmmOptions::" << field << " = " << value << ". Violated constraint: " << bound;
+      *error = out.str();
+    }
+    return false;
+  };
+  if (max_iterations < 1) return fail("max_iterations", max_iterations, "max_iterations >= 1");
+  if (!(rho > 0) || !std::isfinite(rho)) return fail("rho", rho, "0 < rho < inf");
+  if (!(relaxation > 0 && relaxation < 2)) return fail("relaxation", relaxation, "0 < relaxation < 2");
+  if (!(eps_abs >= 0)) return fail("eps_abs", eps_abs, "eps_abs >= 0");
+  if (!(eps_rel >= 0)) return fail("eps_rel", eps_rel, "eps_rel >= 0");
+  if (eps_abs == 0 && eps_rel == 0) return fail("eps_abs", eps_abs, "eps_abs > 0 or eps_rel > 0");
+  if (check_termination_every < 1)
+    return fail("check_termination_every", check_termination_every, "check_termination_every >= 1");
+  if (rho_update_every < 1) return fail("rho_update_every", rho_update_every, "rho_update_every >= 1");
+  if (!(rho_update_tolerance >= 1))
+    return fail("rho_update_tolerance", rho_update_tolerance, "rho_update_tolerance >= 1");
+  if (!(rho_min > 0)) return fail("rho_min", rho_min, "rho_min > 0");
+  if (!(rho_max >= rho_min)) return fail("rho_max", rho_max, "rho_max >= rho_min");
+  if (!(time_limit_seconds > 0)) return fail("time_limit_seconds", time_limit_seconds, "time_limit_seconds > 0");
+  if (num_threads < 0) return fail("num_threads", num_threads, "num_threads >= 0");
+  if (repair_max_rounds < 0) return fail("repair_max_rounds", repair_max_rounds, "repair_max_rounds >= 0");
+  if (!(feasibility_tolerance > 0))
+    return fail("feasibility_tolerance", feasibility_tolerance, "feasibility_tolerance > 0");
+  if (integer_iterations < 0) return fail("integer_iterations", integer_iterations, "integer_iterations >= 0");
+  if (block_node_limit < 1) return fail("block_node_limit", block_node_limit, "block_node_limit >= 1");
+  return true;
+}
+
+namespace internal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+int SideIndex(Side s) { return s == Side::kResource ? 0 : 1; }
+
+// A variable of a block as the block sees it.
+struct BlockVar {
+  VarId var = -1;     // problem variable, or -1 for the global copy t_b
+  int pair = -1;      // consensus pair, or -1 for a local variable
+};
+
+struct Block {
+  BlockId id;
+  std::vector<BlockVar> vars;
+  std::vector<ConstraintId> constraints;  // row k of `problem` is constraints[k]
+  int global_row = -1;                    // row index of e_b - t_b, or -1
+  int global_expr = -1;                   // index into GlobalTerm::exprs
+  std::vector<int> log_terms;             // problem log term ids, in BlockProblem::logs order
+  BlockProblem problem;
+  std::vector<double> v;                  // current solution
+  std::unique_ptr<BlockSolver> solver;          // continuous (relaxed) solver
+  std::unique_ptr<BlockSolver> integer_solver;  // with integrality, built on demand
+  std::unique_ptr<BlockSolver> projector;       // feasibility repair, built on demand
+  BlockProblem projection;
+  bool has_integers = false;
+  std::vector<std::uint8_t> integral_flags;  // declared integrality, by slot
+  double work = 0;                        // cost estimate for scheduling
+};
+
+// A consensus pair: x (resource side) and z (demand side) of one entry or one global copy.
+struct Pair {
+  int block[2] = {-1, -1};  // block index on each side, -1: the global alpha on that side
+  int slot[2] = {-1, -1};   // position in that block's vars
+};
+
+}  // namespace
+
+class AdmmEngine {
+ public:
+  AdmmEngine(const Problem& problem, const AdmmOptions& options)
+      : problem_(problem), options_(options) {
+    const auto start = Clock::now();
+    Build();
+    setup_seconds_ = Seconds(start);
+  }
+
+  const AdmmOptions& options() const { return options_; }
+  void SetOptions(const AdmmOptions& options) { options_ = options; }
+  const std::string& setup_error() const { return setup_error_; }
+  void Reset() { cold_ = true; }
+
+  void Solve(std::stop_token stop, Allocation* allocation, SolveSummary* summary);
+
+ private:
+  void Build();
+  void AddBlockVar(Block* block, VarId var, int pair);
+  void RefreshParameters();
+  bool CreateSolvers(std::string* error);
+  void ColdStart();
+  void SetRho(double rho);
+  // Returns false and fills *message on a block failure.
+  bool HalfStep(int side, bool integer_phase, std::string* message, Termination* termination);
+  void UpdateGlobalAlpha(int side);
+  void Residuals(IterationSummary* it, bool want_objective);
+  void GatherValues(std::vector<double>* values, int entry_side) const;
+  bool Repair(std::vector<double>* values, int* rounds, std::string* message);
+  template <typename F>
+  void ForEachBlock(int side, F&& f);
+
+  const Problem& problem_;
+  AdmmOptions options_;
+  std::string setup_error_;
+  double setup_seconds_ = 0;
+
+  std::vector<Block> blocks_[2];
+  std::vector<int> order_[2];        // blocks in decreasing work: big ones start first
+  std::vector<Pair> pairs_;
+  std::vector<int> global_pairs_;    // pairs of the global term, in GlobalTerm::blocks order
+  int global_side_ = -1;             // side whose blocks hold t_b (-1: no global term)
+
+  // Iterates, indexed by pair.
+  std::vector<double> x_, z_, z_prev_, u_, xh_;
+  double alpha_ = 0;
+  double rho_ = 1;
+  double xz_norm_ = 0, u_norm_ = 0;  // from the last residual check
+  bool cold_ = true;
+  std::uint64_t seen_revision_ = ~std::uint64_t{0};
+};
+
+void AdmmEngine::AddBlockVar(Block* block, VarId var, int pair) {
+  block->vars.push_back({var, pair});
+}
+
+void AdmmEngine::Build() {
+  std::string error;
+  if (!options_.IsValid(&error) || !problem_.Validate(&error)) {
+    setup_error_ = error;
+    return;
+  }
+  for (int s = 0; s < 2; ++s) {
+    const int n = s == 0 ? problem_.num_resources() : problem_.num_demands();
+    blocks_[s].resize(n);
+    for (int b = 0; b < n; ++b) blocks_[s][b].id = {s == 0 ? Side::kResource : Side::kDemand, b};
+  }
+  // Entries first (one pair each), then locals, in VarId order: deterministic layout.
+  std::vector<int> var_pair(problem_.num_variables(), -1);
+  for (VarId v = 0; v < problem_.num_variables(); ++v) {
+    const Variable& var = problem_.variable(v);
+    if (var.IsEntry()) {
+      const int p = static_cast<int>(pairs_.size());
+      Pair pair;
+      pair.block[0] = var.resource;
+      pair.block[1] = var.demand;
+      pair.slot[0] = static_cast<int>(blocks_[0][var.resource].vars.size());
+      pair.slot[1] = static_cast<int>(blocks_[1][var.demand].vars.size());
+      pairs_.push_back(pair);
+      var_pair[v] = p;
+      AddBlockVar(&blocks_[0][var.resource], v, p);
+      AddBlockVar(&blocks_[1][var.demand], v, p);
+    } else {
+      Block& block = blocks_[SideIndex(var.owner.side)][var.owner.index];
+      AddBlockVar(&block, v, -1);
+    }
+  }
+  const GlobalTerm& global = problem_.global_term();
+  if (global.kind != GlobalKind::kNone) {
+    global_side_ = SideIndex(global.side);
+    for (std::size_t k = 0; k < global.blocks.size(); ++k) {
+      Block& block = blocks_[global_side_][global.blocks[k]];
+      const int p = static_cast<int>(pairs_.size());
+      Pair pair;
+      pair.block[global_side_] = global.blocks[k];
+      pair.slot[global_side_] = static_cast<int>(block.vars.size());
+      pair.block[1 - global_side_] = -1;  // alpha
+      pairs_.push_back(pair);
+      global_pairs_.push_back(p);
+      AddBlockVar(&block, -1, p);
+      block.global_expr = static_cast<int>(k);
+    }
+  }
+  for (ConstraintId c = 0; c < problem_.num_constraints(); ++c) {
+    const BlockId id = problem_.constraint(c).block;
+    blocks_[SideIndex(id.side)][id.index].constraints.push_back(c);
+  }
+  for (int k = 0; k < static_cast<int>(problem_.log_terms().size()); ++k) {
+    const BlockId id = problem_.log_terms()[k].block;
+    blocks_[SideIndex(id.side)][id.index].log_terms.push_back(k);
+  }
+  // Block structure: map problem variables to slots, allocate rows and logs.
+  for (int s = 0; s < 2; ++s) {
+    for (Block& block : blocks_[s]) {
+      const int n = static_cast<int>(block.vars.size());
+      BlockProblem& bp = block.problem;
+      bp.lower.assign(n, 0);
+      bp.upper.assign(n, 0);
+      bp.integral.assign(n, 0);
+      bp.linear.assign(n, 0);
+      bp.quadratic.assign(n, 0);
+      bp.prox_weight.assign(n, 0);
+      bp.prox_target.assign(n, 0);
+      std::unordered_map<VarId, int> slot;
+      for (int i = 0; i < n; ++i) {
+        if (block.vars[i].var >= 0) slot[block.vars[i].var] = i;
+      }
+      block.integral_flags.assign(n, 0);
+      for (int i = 0; i < n; ++i) {
+        if (block.vars[i].var >= 0 && problem_.variable(block.vars[i].var).domain.IsIntegral()) {
+          block.has_integers = true;
+          block.integral_flags[i] = 1;
+        }
+      }
+      auto make_row = [&](const std::vector<Term>& terms) {
+        BlockRow row;
+        for (const Term& t : terms) {
+          row.index.push_back(slot.at(t.var));
+          row.coef.push_back(t.coef);
+        }
+        return row;
+      };
+      for (ConstraintId c : block.constraints) bp.rows.push_back(make_row(problem_.constraint(c).terms));
+      if (block.global_expr >= 0) {
+        BlockRow row = make_row(global.exprs[block.global_expr].terms);
+        row.index.push_back(n - 1);  // t_b is the block's last variable
+        row.coef.push_back(-1.0);
+        row.sense = global.kind == GlobalKind::kMaxMin ? Sense::kGreaterEqual : Sense::kLessEqual;
+        block.global_row = static_cast<int>(bp.rows.size());
+        bp.rows.push_back(std::move(row));
+      }
+      for (int k : block.log_terms) {
+        const LogTerm& l = problem_.log_terms()[k];
+        BlockLog log;
+        for (const Term& t : l.expr.terms) {
+          log.index.push_back(slot.at(t.var));
+          log.coef.push_back(t.coef);
+        }
+        bp.logs.push_back(std::move(log));
+      }
+      block.v.assign(n, 0.0);
+      double nnz = n;
+      for (const BlockRow& row : bp.rows) nnz += static_cast<double>(row.index.size());
+      block.work = nnz * (bp.rows.size() > 1 ? 10.0 : 1.0) * (block.has_integers ? 10.0 : 1.0);
+    }
+    order_[s].resize(blocks_[s].size());
+    std::iota(order_[s].begin(), order_[s].end(), 0);
+    std::stable_sort(order_[s].begin(), order_[s].end(),
+                     [&](int a, int b) { return blocks_[s][a].work > blocks_[s][b].work; });
+  }
+  RefreshParameters();
+  if (!CreateSolvers(&error)) setup_error_ = error;
+  const std::size_t np = pairs_.size();
+  x_.assign(np, 0);
+  z_.assign(np, 0);
+  z_prev_.assign(np, 0);
+  u_.assign(np, 0);
+  xh_.assign(np, 0);
+}
+
+// Copies the current parameter values (bounds, costs, rhs, coefficients, weights) from the
+// problem into every block. Structure is unchanged, so solvers only reload numbers.
+void AdmmEngine::RefreshParameters() {
+  const double sign = problem_.objective_sense() == ObjectiveSense::kMaximize ? -1.0 : 1.0;
+  const GlobalTerm& global = problem_.global_term();
+  for (int s = 0; s < 2; ++s) {
+    for (Block& block : blocks_[s]) {
+      BlockProblem& bp = block.problem;
+      for (std::size_t i = 0; i < block.vars.size(); ++i) {
+        const VarId v = block.vars[i].var;
+        if (v < 0) {  // t_b: free copy of the global scalar
+          bp.lower[i] = -kInfinity;
+          bp.upper[i] = kInfinity;
+          continue;
+        }
+        const Variable& var = problem_.variable(v);
+        const double share = var.IsEntry() ? 0.5 : 1.0;
+        bp.lower[i] = var.domain.lower;
+        bp.upper[i] = var.domain.upper;
+        bp.integral[i] = 0;  // relaxed; the integer solver is built from a flagged copy
+        bp.linear[i] = sign * share * var.linear_cost;
+        bp.quadratic[i] = sign * share * var.quadratic_cost;
+      }
+      for (std::size_t k = 0; k < block.constraints.size(); ++k) {
+        const Constraint& c = problem_.constraint(block.constraints[k]);
+        BlockRow& row = bp.rows[k];
+        row.sense = c.sense;
+        row.rhs = c.rhs;
+        for (std::size_t j = 0; j < c.terms.size(); ++j) row.coef[j] = c.terms[j].coef;
+      }
+      if (block.global_row >= 0) {
+        const LinearExpr& e = global.exprs[block.global_expr];
+        BlockRow& row = bp.rows[block.global_row];
+        for (std::size_t j = 0; j < e.terms.size(); ++j) row.coef[j] = e.terms[j].coef;
+        row.rhs = -e.constant;
+      }
+      for (std::size_t k = 0; k < block.log_terms.size(); ++k) {
+        const LogTerm& l = problem_.log_terms()[block.log_terms[k]];
+        BlockLog& log = bp.logs[k];
+        for (std::size_t j = 0; j < l.expr.terms.size(); ++j) log.coef[j] = l.expr.terms[j].coef;
+        log.constant = l.expr.constant;
+        log.weight = l.weight;
+      }
+      ++bp.revision;
+    }
+  }
+  seen_revision_ = problem_.revision();
+}
+
+bool AdmmEngine::CreateSolvers(std::string* error) {
+  BlockSolverOptions solver_options;
+  solver_options.node_limit = options_.block_node_limit;
+  for (int s = 0; s < 2; ++s) {
+    for (Block& block : blocks_[s]) {
+      if (block.vars.empty()) continue;
+      // Structure with every copy penalized (prox weight > 0) so the factory sees the
+      // curvature the iterations will have.
+      for (std::size_t i = 0; i < block.vars.size(); ++i)
+        block.problem.prox_weight[i] = block.vars[i].pair >= 0 ? rho_ : 0.0;
+      std::string why;
+      block.solver = CreateBlockSolver(block.problem, solver_options, &why);
+      if (!block.solver) {
+        *error = (s == 0 ? "resource " : "demand ") + std::to_string(block.id.index) + ": " + why;
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void AdmmEngine::ColdStart() {
+  std::fill(x_.begin(), x_.end(), 0.0);
+  std::fill(z_.begin(), z_.end(), 0.0);
+  std::fill(u_.begin(), u_.end(), 0.0);
+  alpha_ = 0;
+  for (int s = 0; s < 2; ++s)
+    for (Block& block : blocks_[s]) std::fill(block.v.begin(), block.v.end(), 0.0);
+  SetRho(options_.rho);
+  cold_ = false;
+}
+
+void AdmmEngine::SetRho(double rho) {
+  rho_ = rho;
+  for (int s = 0; s < 2; ++s) {
+    for (Block& block : blocks_[s]) {
+      for (std::size_t i = 0; i < block.vars.size(); ++i)
+        block.problem.prox_weight[i] = block.vars[i].pair >= 0 ? rho_ : 0.0;
+      ++block.problem.revision;
+    }
+  }
+}
+
+template <typename F>
+void AdmmEngine::ForEachBlock(int side, F&& f) {
+  const std::vector<int>& order = order_[side];
+  // Dynamic scheduling: chunks of one block, biggest first, stolen by idle threads. Block
+  // solves are independent and write disjoint slots, so the result does not depend on the
+  // schedule or the thread count.
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, order.size(), 1),
+                    [&](const tbb::blocked_range<std::size_t>& range) {
+                      for (std::size_t k = range.begin(); k != range.end(); ++k) f(order[k]);
+                    });
+}
+
+// Solves every block of one side against the other side's current values.
+bool AdmmEngine::HalfStep(int side, bool integer_phase, std::string* message,
+                          Termination* termination) {
+  std::atomic<bool> failed{false};
+  std::vector<BlockStatus> status(blocks_[side].size(), BlockStatus::kOptimal);
+  ForEachBlock(side, [&](int b) {
+    Block& block = blocks_[side][b];
+    if (block.vars.empty()) return;
+    BlockProblem& bp = block.problem;
+    for (std::size_t i = 0; i < block.vars.size(); ++i) {
+      const int p = block.vars[i].pair;
+      if (p < 0) continue;
+      // Resource side: x = argmin ... + rho/2 (x - z + u)^2 -> target z - u.
+      // Demand side:   z = argmin ... + rho/2 (xh - z + u)^2 -> target xh + u.
+      bp.prox_target[i] = side == 0 ? z_[p] - u_[p] : xh_[p] + u_[p];
+    }
+    const bool integral = integer_phase && block.has_integers;
+    BlockSolver* solver = integral ? block.integer_solver.get() : block.solver.get();
+    if (integral) bp.integral = block.integral_flags;
+    const BlockStatus st = solver->Solve(bp, &block.v);
+    if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
+    if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) {
+      status[b] = st;
+      failed = true;
+      return;
+    }
+    double* out = side == 0 ? x_.data() : z_.data();
+    for (std::size_t i = 0; i < block.vars.size(); ++i)
+      if (block.vars[i].pair >= 0) out[block.vars[i].pair] = block.v[i];
+  });
+  if (!failed) return true;
+  for (std::size_t b = 0; b < status.size(); ++b) {
+    if (status[b] == BlockStatus::kOptimal || status[b] == BlockStatus::kNodeLimit) continue;
+    const Block& block = blocks_[side][b];
+    BlockSolver* solver = integer_phase && block.has_integers ? block.integer_solver.get()
+                                                              : block.solver.get();
+    *termination = status[b] == BlockStatus::kInfeasible ? Termination::kInfeasible
+                                                          : Termination::kFailure;
+    *message = std::string(side == 0 ? "Resource" : "Demand") + " block " + std::to_string(b) +
+               " (" + solver->name() + "): " + BlockStatusName(status[b]) +
+               (solver->last_error().empty() ? "" : ": " + solver->last_error());
+    return false;
+  }
+  return true;
+}
+
+// Closed-form update of the global scalar alpha, which lives on side 1 - global_side_.
+void AdmmEngine::UpdateGlobalAlpha(int side) {
+  if (global_side_ < 0 || side == global_side_ || global_pairs_.empty()) return;
+  const GlobalTerm& global = problem_.global_term();
+  const double n = static_cast<double>(global_pairs_.size());
+  double sum = 0;
+  if (side == 0) {
+    // alpha is a resource-side (x) value, t_b demand-side: max-min over demands.
+    // alpha = argmin -w alpha + rho/2 sum_b (alpha - z_b + u_b)^2.
+    for (int p : global_pairs_) sum += z_[p] - u_[p];
+    alpha_ = sum / n + global.weight / (rho_ * n);
+    for (int p : global_pairs_) x_[p] = alpha_;
+  } else {
+    // alpha is a demand-side (z) value, t_b resource-side: min-max over resources.
+    // alpha = argmin w alpha + rho/2 sum_b (xh_b - alpha + u_b)^2.
+    for (int p : global_pairs_) sum += xh_[p] + u_[p];
+    alpha_ = sum / n - global.weight / (rho_ * n);
+    for (int p : global_pairs_) z_[p] = alpha_;
+  }
+  // A max-min objective minimizes -w alpha: the sign above already accounts for the sense.
+  (void)global;
+}
+
+namespace {
+struct Norms {
+  double r = 0, s = 0, x = 0, z = 0, u = 0;
+  void Join(const Norms& o) {
+    r += o.r;
+    s += o.s;
+    x += o.x;
+    z += o.z;
+    u += o.u;
+  }
+};
+}  // namespace
+
+void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
+  // parallel_deterministic_reduce splits the range the same way for any thread count, so the
+  // residuals (and every decision taken from them) do not depend on the number of threads.
+  const Norms n = tbb::parallel_deterministic_reduce(
+      tbb::blocked_range<std::size_t>(0, pairs_.size(), 4096), Norms{},
+      [&](const tbb::blocked_range<std::size_t>& range, Norms acc) {
+        for (std::size_t p = range.begin(); p != range.end(); ++p) {
+          const double d = x_[p] - z_[p];
+          const double dz = z_[p] - z_prev_[p];
+          acc.r += d * d;
+          acc.s += dz * dz;
+          acc.x += x_[p] * x_[p];
+          acc.z += z_[p] * z_[p];
+          acc.u += u_[p] * u_[p];
+        }
+        return acc;
+      },
+      [](Norms a, const Norms& b) {
+        a.Join(b);
+        return a;
+      });
+  const double sqrt_n = std::sqrt(static_cast<double>(pairs_.size()));
+  it->primal_residual = std::sqrt(n.r);
+  it->dual_residual = rho_ * std::sqrt(n.s);
+  it->primal_tolerance =
+      sqrt_n * options_.eps_abs + options_.eps_rel * std::max(std::sqrt(n.x), std::sqrt(n.z));
+  it->dual_tolerance = sqrt_n * options_.eps_abs + options_.eps_rel * rho_ * std::sqrt(n.u);
+  it->rho = rho_;
+  xz_norm_ = std::max(std::sqrt(n.x), std::sqrt(n.z));
+  u_norm_ = std::sqrt(n.u);
+  if (want_objective) {
+    std::vector<double> values;
+    GatherValues(&values, 1);
+    it->objective = problem_.EvaluateObjective(values);
+  }
+}
+
+// Full assignment by VarId: entries from one side, locals from their own blocks.
+void AdmmEngine::GatherValues(std::vector<double>* values, int entry_side) const {
+  values->assign(problem_.num_variables(), 0.0);
+  for (int s = 0; s < 2; ++s) {
+    for (const Block& block : blocks_[s]) {
+      for (std::size_t i = 0; i < block.vars.size(); ++i) {
+        const VarId v = block.vars[i].var;
+        if (v < 0) continue;
+        if (block.vars[i].pair >= 0 && s != entry_side) continue;
+        (*values)[v] = block.v[i];
+      }
+    }
+  }
+}
+
+// Alternating projections: each block's variables are projected (Euclidean) onto the block's
+// feasible set, resource side then demand side, until the whole assignment satisfies every
+// constraint within the tolerance. Starting from a converged ADMM point the first few rounds
+// move the allocation by about the primal residual.
+bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* message) {
+  BlockSolverOptions solver_options;
+  solver_options.node_limit = options_.block_node_limit;
+  const double tol = options_.feasibility_tolerance;
+  // Aim a little below the tolerance so rounding in the final measurement cannot tip it over.
+  const double target = 0.5 * tol;
+  *rounds = 0;
+  Problem::Violation viol = problem_.MeasureViolation(*values);
+  if (viol.Max() <= target) return true;
+  // Build projectors on first use.
+  for (int s = 0; s < 2; ++s) {
+    for (Block& block : blocks_[s]) {
+      if (block.vars.empty() || block.projector) continue;
+      BlockProblem& pp = block.projection;
+      pp = block.problem;
+      pp.logs.clear();
+      const int n = pp.num_vars();
+      pp.integral = block.integral_flags;
+      for (int i = 0; i < n; ++i) {
+        pp.linear[i] = 0;
+        pp.quadratic[i] = 0;
+        pp.prox_weight[i] = 1.0;
+      }
+      if (block.global_row >= 0) {
+        // The global copy t_b is free to move: drop it from the projection distance.
+        pp.prox_weight[n - 1] = 1e-6;
+      }
+      std::string why;
+      block.projector = CreateBlockSolver(pp, solver_options, &why);
+      if (!block.projector) {
+        *message = "repair: " + why;
+        return false;
+      }
+    }
+  }
+  std::vector<std::uint8_t> bad[2];
+  for (int round = 1; round <= options_.repair_max_rounds; ++round) {
+    *rounds = round;
+    for (int s = 0; s < 2; ++s) {
+      bad[s].assign(blocks_[s].size(), 0);
+      ForEachBlock(s, [&](int b) {
+        Block& block = blocks_[s][b];
+        if (block.vars.empty()) return;
+        BlockProblem& pp = block.projection;
+        std::vector<double> v(block.vars.size());
+        for (std::size_t i = 0; i < block.vars.size(); ++i) {
+          const VarId var = block.vars[i].var;
+          v[i] = var >= 0 ? (*values)[var] : block.v[i];
+          pp.prox_target[i] = v[i];
+        }
+        const BlockStatus st = block.projector->Solve(pp, &v);
+        if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) {
+          bad[s][b] = 1;
+          return;
+        }
+        for (std::size_t i = 0; i < block.vars.size(); ++i) {
+          if (block.vars[i].var >= 0) (*values)[block.vars[i].var] = v[i];
+        }
+      });
+      for (std::size_t b = 0; b < bad[s].size(); ++b) {
+        if (bad[s][b]) {
+          *message = std::string("repair: the feasible set of ") +
+                     (s == 0 ? "resource" : "demand") + " block " + std::to_string(b) +
+                     " is empty (" + blocks_[s][b].projector->last_error() + ")";
+          return false;
+        }
+      }
+      viol = problem_.MeasureViolation(*values);
+      if (viol.Max() <= target) return true;
+    }
+  }
+  std::ostringstream out;
+  out << "repair: max violation " << viol.Max() << " > " << tol << " after "
+      << options_.repair_max_rounds << " rounds (worst constraint " << viol.worst_constraint
+      << ")";
+  *message = out.str();
+  return viol.Max() <= tol;
+}
+
+void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummary* summary) {
+  const auto start = Clock::now();
+  *summary = SolveSummary();
+  summary->method = "admm";
+  summary->setup_seconds = setup_seconds_;
+  std::string error;
+  if (!setup_error_.empty()) {
+    summary->message = "Setup failed: " + setup_error_;
+    return;
+  }
+  if (!options_.IsValid(&error)) {
+    summary->message = error;
+    return;
+  }
+  if (problem_.revision() != seen_revision_) {
+    if (!problem_.Validate(&error)) {
+      summary->message = "Invalid problem: " + error;
+      return;
+    }
+    RefreshParameters();
+  }
+  const int threads = options_.num_threads > 0
+                          ? options_.num_threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  summary->num_threads = threads;
+  tbb::task_arena arena(threads);
+  const bool has_integers = problem_.HasIntegers();
+  if (has_integers) {
+    BlockSolverOptions solver_options;
+    solver_options.node_limit = options_.block_node_limit;
+    for (int s = 0; s < 2; ++s) {
+      for (Block& block : blocks_[s]) {
+        if (!block.has_integers || block.integer_solver) continue;
+        BlockProblem flagged = block.problem;
+        flagged.integral = block.integral_flags;
+        std::string why;
+        block.integer_solver = CreateBlockSolver(flagged, solver_options, &why);
+        if (!block.integer_solver) {
+          summary->message = "Setup failed: " + why;
+          return;
+        }
+      }
+    }
+  }
+  if (cold_) ColdStart();
+
+  Termination termination = Termination::kMaxIterations;
+  std::string message;
+  double resource_seconds = 0, demand_seconds = 0;
+  int iterations = 0, rho_updates = 0;
+  bool failed = false;
+  bool integer_phase = false;
+  int integer_start = -1;
+  const int relaxed_budget = options_.max_iterations;
+  const int total_budget = relaxed_budget + (has_integers ? options_.integer_iterations : 0);
+  bool inaccurate_ok = false;
+  IterationSummary last;
+
+  arena.execute([&] {
+    for (int k = 1; k <= total_budget; ++k) {
+      if (stop.stop_requested()) {
+        termination = Termination::kCancelled;
+        message = "Stop requested after " + std::to_string(iterations) + " iterations.";
+        break;
+      }
+      if (Seconds(start) > options_.time_limit_seconds) {
+        termination = Termination::kTimeLimit;
+        message = "Time limit " + std::to_string(options_.time_limit_seconds) + " s reached after " +
+                  std::to_string(iterations) + " iterations.";
+        break;
+      }
+      if (has_integers && !integer_phase && k > relaxed_budget) {
+        integer_phase = true;
+        integer_start = k;
+      }
+      z_prev_ = z_;
+      auto t0 = Clock::now();
+      if (!HalfStep(0, integer_phase, &message, &termination)) {
+        failed = true;
+        break;
+      }
+      UpdateGlobalAlpha(0);
+      resource_seconds += Seconds(t0);
+      // Over-relaxation on the consensus pairs.
+      const double a = integer_phase ? 1.0 : options_.relaxation;
+      for (std::size_t p = 0; p < pairs_.size(); ++p) xh_[p] = a * x_[p] + (1 - a) * z_prev_[p];
+      t0 = Clock::now();
+      if (!HalfStep(1, integer_phase, &message, &termination)) {
+        failed = true;
+        break;
+      }
+      UpdateGlobalAlpha(1);
+      demand_seconds += Seconds(t0);
+      for (std::size_t p = 0; p < pairs_.size(); ++p) u_[p] += xh_[p] - z_[p];
+      iterations = k;
+
+      if (k % options_.check_termination_every != 0) continue;
+      IterationSummary it;
+      it.iteration = k;
+      Residuals(&it, /*want_objective=*/true);
+      it.seconds = Seconds(start);
+      summary->trace.push_back(it);
+      last = it;
+      if (options_.verbose) {
+        std::fprintf(stderr, "admm %6d  r_prim %.3e (tol %.3e)  r_dual %.3e (tol %.3e)  rho %.3g  obj %.9g\n",
+                     k, it.primal_residual, it.primal_tolerance, it.dual_residual,
+                     it.dual_tolerance, it.rho, it.objective);
+      }
+      const bool converged =
+          it.primal_residual <= it.primal_tolerance && it.dual_residual <= it.dual_tolerance;
+      inaccurate_ok = it.primal_residual <= 10 * it.primal_tolerance &&
+                      it.dual_residual <= 10 * it.dual_tolerance;
+      if (converged) {
+        if (has_integers && !integer_phase) {
+          // The relaxation has converged: continue with exact integer block solves.
+          integer_phase = true;
+          integer_start = k;
+          continue;
+        }
+        termination = Termination::kConverged;
+        std::ostringstream out;
+        out.precision(2);
+        out << std::scientific << "Primal residual " << it.primal_residual << " <= "
+            << it.primal_tolerance << ", dual residual " << it.dual_residual << " <= "
+            << it.dual_tolerance << ".";
+        message = out.str();
+        break;
+      }
+      if (integer_phase && integer_start > 0 && k - integer_start >= options_.integer_iterations) {
+        break;
+      }
+      if (options_.rho_update == RhoUpdate::kResidualBalancing && !integer_phase &&
+          k % options_.rho_update_every == 0) {
+        // Balance the residuals relative to their own scales (OSQP, section 5.2).
+        const double pn = it.primal_residual / std::max(xz_norm_, 1e-300);
+        const double dn = it.dual_residual / std::max(rho_ * u_norm_, 1e-300);
+        if (pn > 0 && dn > 0 && std::isfinite(pn) && std::isfinite(dn)) {
+          const double proposed = std::clamp(rho_ * std::sqrt(pn / dn), options_.rho_min, options_.rho_max);
+          if (proposed > rho_ * options_.rho_update_tolerance ||
+              proposed < rho_ / options_.rho_update_tolerance) {
+            // Scaled duals u = y / rho must follow rho.
+            const double scale = rho_ / proposed;
+            for (double& u : u_) u *= scale;
+            SetRho(proposed);
+            ++rho_updates;
+          }
+        }
+      }
+    }
+  });
+  summary->iterations = iterations;
+  summary->rho_updates = rho_updates;
+  summary->rho = rho_;
+  summary->resource_seconds = resource_seconds;
+  summary->demand_seconds = demand_seconds;
+  summary->primal_residual = last.primal_residual;
+  summary->dual_residual = last.dual_residual;
+  summary->solve_seconds = Seconds(start);
+  if (failed) {
+    summary->termination = termination;
+    summary->message = message;
+    summary->total_seconds = summary->setup_seconds + summary->solve_seconds;
+    cold_ = true;
+    return;
+  }
+  if (termination == Termination::kMaxIterations) {
+    if (inaccurate_ok) {
+      termination = Termination::kConvergedInaccurate;
+      message = "Residuals within 10x tolerance when the iteration budget ran out.";
+    } else {
+      message = "Iteration budget of " + std::to_string(total_budget) + " used up.";
+    }
+  }
+  // Final allocation: demand-side entries (the last half step), then repair.
+  const auto repair_start = Clock::now();
+  std::vector<double> values;
+  GatherValues(&values, 1);
+  int rounds = 0;
+  std::string repair_message;
+  bool repaired = true;
+  if (options_.repair) {
+    arena.execute([&] { repaired = Repair(&values, &rounds, &repair_message); });
+  }
+  summary->repair_rounds = rounds;
+  summary->repair_seconds = Seconds(repair_start);
+  const Problem::Violation viol = problem_.MeasureViolation(values);
+  summary->max_violation = viol.Max();
+  summary->feasible = summary->max_violation <= options_.feasibility_tolerance;
+  summary->objective = problem_.EvaluateObjective(values);
+  summary->termination = termination;
+  summary->message = message;
+  if (!repaired || !summary->feasible) {
+    std::ostringstream out;
+    out << " Allocation is NOT feasible: max violation " << summary->max_violation
+        << " (constraint " << viol.worst_constraint << ")."
+        << (repair_message.empty() ? "" : " " + repair_message);
+    summary->message += out.str();
+  } else if (rounds > 0) {
+    summary->message += " Repaired in " + std::to_string(rounds) + " projection rounds.";
+  }
+  allocation->values = std::move(values);
+  summary->solve_seconds = Seconds(start) - summary->repair_seconds;
+  summary->total_seconds = summary->setup_seconds + Seconds(start);
+}
+
+}  // namespace internal
+
+AdmmSolver::AdmmSolver(const Problem& problem, const AdmmOptions& options)
+    : engine_(std::make_unique<internal::AdmmEngine>(problem, options)) {}
+AdmmSolver::~AdmmSolver() = default;
+
+void AdmmSolver::Solve(std::stop_token stop, Allocation* allocation, SolveSummary* summary) {
+  try {
+    engine_->Solve(stop, allocation, summary);
+  } catch (const std::exception& e) {
+    *summary = SolveSummary();
+    summary->method = "admm";
+    summary->message = std::string("Internal error: ") + e.what();
+  }
+}
+void AdmmSolver::Reset() { engine_->Reset(); }
+void AdmmSolver::SetOptions(const AdmmOptions& options) { engine_->SetOptions(options); }
+const AdmmOptions& AdmmSolver::options() const { return engine_->options(); }
+const std::string& AdmmSolver::setup_error() const { return engine_->setup_error(); }
+
+}  // namespace dede

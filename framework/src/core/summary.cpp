@@ -1,1 +1,55 @@
-// (in progress)
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "dede/solver.h"
+
+namespace dede {
+
+const char* TerminationName(Termination t) {
+  switch (t) {
+    case Termination::kConverged: return "converged";
+    case Termination::kConvergedInaccurate: return "converged_inaccurate";
+    case Termination::kMaxIterations: return "max_iterations";
+    case Termination::kTimeLimit: return "time_limit";
+    case Termination::kInfeasible: return "infeasible";
+    case Termination::kCancelled: return "cancelled";
+    case Termination::kFailure: return "failure";
+  }
+  return "unknown";
+}
+
+bool SolveSummary::IsSolutionUsable() const {
+  return feasible &&
+         (termination == Termination::kConverged || termination == Termination::kConvergedInaccurate);
+}
+
+std::string SolveSummary::BriefReport() const {
+  char buffer[512];
+  std::snprintf(buffer, sizeof(buffer),
+                "%s: %s, iterations %d, objective %.10g, max violation %.2e, rho %.3g, "
+                "time %.3f s (setup %.3f, solve %.3f, repair %.3f)",
+                method.c_str(), TerminationName(termination), iterations, objective,
+                max_violation, rho, total_seconds, setup_seconds, solve_seconds, repair_seconds);
+  return buffer;
+}
+
+std::string SolveSummary::FullReport() const {
+  std::ostringstream out;
+  out << BriefReport() << "\n" << message << "\n";
+  if (!trace.empty()) {
+    char line[256];
+    std::snprintf(line, sizeof(line), "%8s %12s %12s %12s %12s %10s %16s %9s\n", "iter",
+                  "primal_res", "primal_tol", "dual_res", "dual_tol", "rho", "objective", "time_s");
+    out << line;
+    for (const IterationSummary& it : trace) {
+      std::snprintf(line, sizeof(line), "%8d %12.4e %12.4e %12.4e %12.4e %10.3g %16.9g %9.3f\n",
+                    it.iteration, it.primal_residual, it.primal_tolerance, it.dual_residual,
+                    it.dual_tolerance, it.rho, it.objective, it.seconds);
+      out << line;
+    }
+  }
+  return out.str();
+}
+
+}  // namespace dede
