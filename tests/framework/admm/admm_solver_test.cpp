@@ -1,0 +1,197 @@
+#include "dede/solver.h"
+
+#include <cmath>
+#include <stop_token>
+
+#include <gtest/gtest.h>
+
+namespace dede {
+namespace {
+
+constexpr double kObjectiveTolerance = 1e-4;
+constexpr double kFeasibilityTolerance = 1e-6;
+
+TEST(AdmmOptions, DefaultsAreValid) {
+  std::string error;
+  EXPECT_TRUE(AdmmOptions().IsValid(&error)) << error;
+}
+
+TEST(AdmmOptions, InvalidRelaxationNamesFieldAndBound) {
+  AdmmOptions options;
+  options.relaxation = 2.5;
+  std::string error;
+  ASSERT_FALSE(options.IsValid(&error));
+  EXPECT_EQ(error, "AdmmOptions::relaxation = 2.5. Violated constraint: 0 < relaxation < 2");
+}
+
+TEST(AdmmSolver, InvalidOptionsEndInFailureWithoutThrowing) {
+  Problem problem(1, 1);
+  const int m = problem.AddAllocation("x", Domain::NonNegative());
+  problem.AddEntry(m, 0, 0);
+  AdmmOptions options;
+  options.rho = -1;
+  AdmmSolver solver(problem, options);
+  Allocation allocation;
+  SolveSummary summary;
+  solver.Solve(&allocation, &summary);
+  EXPECT_EQ(summary.termination, Termination::kFailure);
+  EXPECT_NE(summary.message.find("AdmmOptions::rho = -1"), std::string::npos) << summary.message;
+  EXPECT_TRUE(allocation.values.empty());
+}
+
+// Three jobs share two unit resources; every job may use at most one unit of time in total.
+// Maximizing the minimum job allocation splits the capacity 2 evenly: 2/3 each.
+Problem MaxMinProblem() {
+  Problem p(2, 3);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  p.AddDenseEntries(m);
+  for (int r = 0; r < 2; ++r) {
+    LinearExpr row;
+    for (int d = 0; d < 3; ++d) row.Add(p.Entry(m, r, d), 1.0);
+    p.AddResourceConstraint(r, row, Sense::kLessEqual, 1.0);
+  }
+  std::vector<LinearExpr> exprs;
+  for (int d = 0; d < 3; ++d) {
+    LinearExpr col;
+    for (int r = 0; r < 2; ++r) col.Add(p.Entry(m, r, d), 1.0);
+    p.AddDemandConstraint(d, col, Sense::kLessEqual, 1.0);
+    exprs.push_back(col);
+  }
+  p.SetObjectiveSense(ObjectiveSense::kMaximize);
+  p.SetGlobalTerm(GlobalKind::kMaxMin, Side::kDemand, {0, 1, 2}, exprs);
+  return p;
+}
+
+TEST(AdmmSolver, MaxMinFairnessSplitsCapacityEvenly) {
+  const Problem problem = MaxMinProblem();
+  AdmmSolver solver(problem, AdmmOptions());
+  Allocation allocation;
+  SolveSummary summary;
+  solver.Solve(&allocation, &summary);
+  ASSERT_TRUE(summary.IsSolutionUsable()) << summary.FullReport();
+  EXPECT_NEAR(summary.objective, 2.0 / 3.0, kObjectiveTolerance) << summary.FullReport();
+  EXPECT_LE(summary.max_violation, kFeasibilityTolerance);
+}
+
+// Demand 3 over two links of capacity 1 and 2: the utilization is balanced at 1 with flows 1, 2.
+TEST(AdmmSolver, MinMaxUtilizationBalancesLinks) {
+  Problem p(2, 1);
+  const int m = p.AddAllocation("f", Domain::NonNegative());
+  const VarId f0 = p.AddEntry(m, 0, 0);
+  const VarId f1 = p.AddEntry(m, 1, 0);
+  p.AddDemandConstraint(0, LinearExpr().Add(f0, 1).Add(f1, 1), Sense::kEqual, 3.0);
+  p.SetObjectiveSense(ObjectiveSense::kMinimize);
+  p.SetGlobalTerm(GlobalKind::kMinMax, Side::kResource, {0, 1},
+                  {LinearExpr().Add(f0, 1.0), LinearExpr().Add(f1, 0.5)});
+  AdmmSolver solver(p, AdmmOptions());
+  Allocation allocation;
+  SolveSummary summary;
+  solver.Solve(&allocation, &summary);
+  ASSERT_TRUE(summary.IsSolutionUsable()) << summary.FullReport();
+  EXPECT_NEAR(summary.objective, 1.0, kObjectiveTolerance);
+  EXPECT_NEAR(allocation[f0], 1.0, 1e-3);
+  EXPECT_NEAR(allocation[f1], 2.0, 1e-3);
+}
+
+// min sum x, rows >= p_i, cols >= 1 on 4x4: optimum max(sum p, 4).
+struct ParamProblem {
+  Problem problem{4, 4};
+  std::vector<ConstraintId> rows;
+  ParamProblem() {
+    const int m = problem.AddAllocation("x", Domain::NonNegative());
+    problem.AddDenseEntries(m);
+    const double p[4] = {1, 3, 5, 7};
+    for (int i = 0; i < 4; ++i) {
+      LinearExpr row;
+      for (int j = 0; j < 4; ++j) row.Add(problem.Entry(m, i, j), 1.0);
+      rows.push_back(problem.AddResourceConstraint(i, row, Sense::kGreaterEqual, p[i]));
+      LinearExpr col;
+      for (int k = 0; k < 4; ++k) col.Add(problem.Entry(m, k, i), 1.0);
+      problem.AddDemandConstraint(i, col, Sense::kGreaterEqual, 1.0);
+    }
+    for (VarId v = 0; v < problem.num_variables(); ++v) problem.AddLinearCost(v, 1.0);
+  }
+};
+
+TEST(AdmmSolver, WarmStartAfterParameterChangeNeedsFewerIterations) {
+  ParamProblem warm;
+  AdmmSolver solver(warm.problem, AdmmOptions());
+  Allocation allocation;
+  SolveSummary first;
+  solver.Solve(&allocation, &first);
+  ASSERT_TRUE(first.IsSolutionUsable()) << first.FullReport();
+  EXPECT_NEAR(first.objective, 16.0, 16.0 * kObjectiveTolerance);
+  for (int i = 0; i < 4; ++i) warm.problem.SetRhs(warm.rows[i], warm.problem.constraint(warm.rows[i]).rhs + 0.1);
+  SolveSummary second;
+  solver.Solve(&allocation, &second);
+  ASSERT_TRUE(second.IsSolutionUsable()) << second.FullReport();
+  EXPECT_NEAR(second.objective, 16.4, 16.4 * kObjectiveTolerance);
+
+  ParamProblem cold;
+  for (int i = 0; i < 4; ++i) cold.problem.SetRhs(cold.rows[i], cold.problem.constraint(cold.rows[i]).rhs + 0.1);
+  AdmmSolver cold_solver(cold.problem, AdmmOptions());
+  SolveSummary cold_summary;
+  cold_solver.Solve(&allocation, &cold_summary);
+  ASSERT_TRUE(cold_summary.IsSolutionUsable());
+  EXPECT_LT(second.iterations, cold_summary.iterations)
+      << "warm " << second.BriefReport() << "\ncold " << cold_summary.BriefReport();
+}
+
+TEST(AdmmSolver, ResultIsIdenticalForOneAndTwoThreads) {
+  std::vector<double> results[2];
+  for (int t = 1; t <= 2; ++t) {
+    const Problem problem = MaxMinProblem();
+    AdmmOptions options;
+    options.num_threads = t;
+    AdmmSolver solver(problem, options);
+    Allocation allocation;
+    SolveSummary summary;
+    solver.Solve(&allocation, &summary);
+    results[t - 1] = allocation.values;
+  }
+  ASSERT_FALSE(results[0].empty());
+  EXPECT_EQ(results[0], results[1]);
+}
+
+TEST(AdmmSolver, StopRequestCancels) {
+  const Problem problem = MaxMinProblem();
+  AdmmSolver solver(problem, AdmmOptions());
+  std::stop_source source;
+  source.request_stop();
+  Allocation allocation;
+  SolveSummary summary;
+  solver.Solve(source.get_token(), &allocation, &summary);
+  EXPECT_EQ(summary.termination, Termination::kCancelled);
+}
+
+TEST(AdmmSolver, InfeasibleBlockIsReportedWithItsName) {
+  Problem p(1, 1);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  const VarId x = p.AddEntry(m, 0, 0);
+  p.AddDemandConstraint(0, LinearExpr().Add(x, 1.0), Sense::kLessEqual, -1.0);
+  AdmmSolver solver(p, AdmmOptions());
+  Allocation allocation;
+  SolveSummary summary;
+  solver.Solve(&allocation, &summary);
+  EXPECT_EQ(summary.termination, Termination::kInfeasible) << summary.message;
+  EXPECT_NE(summary.message.find("Demand block 0"), std::string::npos) << summary.message;
+}
+
+TEST(AdmmSolver, IterationBudgetReturnsRepairedAllocation) {
+  ParamProblem pp;
+  AdmmOptions options;
+  options.max_iterations = 5;
+  options.check_termination_every = 5;
+  AdmmSolver solver(pp.problem, options);
+  Allocation allocation;
+  SolveSummary summary;
+  solver.Solve(&allocation, &summary);
+  EXPECT_EQ(summary.iterations, 5);
+  EXPECT_TRUE(summary.termination == Termination::kMaxIterations ||
+              summary.termination == Termination::kConvergedInaccurate);
+  EXPECT_TRUE(summary.feasible) << summary.FullReport();
+  EXPECT_EQ(static_cast<int>(allocation.values.size()), pp.problem.num_variables());
+}
+
+}  // namespace
+}  // namespace dede
