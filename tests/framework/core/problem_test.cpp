@@ -1,0 +1,114 @@
+#include "dede/problem.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace dede {
+namespace {
+
+TEST(Problem, EntriesAreSparseAndLookedUpByIndex) {
+  Problem p(3, 4);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  const VarId a = p.AddEntry(m, 2, 1);
+  const VarId b = p.AddEntry(m, 0, 3);
+  EXPECT_EQ(p.Entry(m, 2, 1), a);
+  EXPECT_EQ(p.Entry(m, 0, 3), b);
+  EXPECT_EQ(p.Entry(m, 1, 1), -1);
+  EXPECT_EQ(p.num_variables(), 2);
+  int block = -1;
+  ASSERT_TRUE(p.BlockOf(a, Side::kDemand, &block));
+  EXPECT_EQ(block, 1);
+}
+
+TEST(Problem, TwoMatricesShareResourcesAndDemands) {
+  Problem p(2, 2);
+  const int m1 = p.AddAllocation("x1", Domain::Integer(0));
+  const int m2 = p.AddAllocation("x2", Domain::NonNegative());
+  const VarId a = p.AddEntry(m1, 0, 0);
+  const VarId b = p.AddEntry(m2, 0, 0);
+  EXPECT_NE(a, b);
+  EXPECT_TRUE(p.variable(a).domain.IsIntegral());
+  EXPECT_FALSE(p.variable(b).domain.IsIntegral());
+  EXPECT_TRUE(p.HasIntegers());
+}
+
+TEST(Problem, ConstraintOnAnotherBlocksVariableIsRejectedWithNames) {
+  Problem p(2, 2);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  p.AddEntry(m, 0, 0);
+  const VarId other_row = p.AddEntry(m, 1, 0);
+  LinearExpr e;
+  e.Add(other_row, 1.0);
+  p.AddConstraint(BlockId::Resource(0), e, Sense::kLessEqual, 1.0, "cap0");
+  std::string error;
+  ASSERT_FALSE(p.Validate(&error));
+  EXPECT_NE(error.find("'cap0'"), std::string::npos) << error;
+  EXPECT_NE(error.find("x[1,0]"), std::string::npos) << error;
+}
+
+TEST(Problem, NonConvexQuadraticIsRejected) {
+  Problem p(1, 1);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  const VarId v = p.AddEntry(m, 0, 0);
+  p.AddQuadraticCost(v, -1.0);
+  std::string error;
+  EXPECT_FALSE(p.Validate(&error));
+  EXPECT_NE(error.find("not convex"), std::string::npos) << error;
+}
+
+TEST(Problem, LogTermNeedsMaximize) {
+  Problem p(1, 1);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  const VarId v = p.AddEntry(m, 0, 0);
+  p.AddLogTerm(BlockId::Resource(0), LinearExpr().Add(v, 1.0), 1.0);
+  std::string error;
+  EXPECT_FALSE(p.Validate(&error));
+  p.SetObjectiveSense(ObjectiveSense::kMaximize);
+  EXPECT_TRUE(p.Validate(&error)) << error;
+}
+
+TEST(Problem, ObjectiveIsEvaluatedFromAllTerms) {
+  Problem p(1, 2);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  const VarId a = p.AddEntry(m, 0, 0);
+  const VarId b = p.AddEntry(m, 0, 1);
+  p.SetObjectiveSense(ObjectiveSense::kMaximize);
+  p.AddLinearCost(a, 2.0);
+  p.AddConstant(1.0);
+  p.AddLogTerm(BlockId::Demand(1), LinearExpr().Add(b, 1.0), 3.0);
+  p.SetGlobalTerm(GlobalKind::kMaxMin, Side::kDemand, {0, 1},
+                  {LinearExpr().Add(a, 1.0), LinearExpr().Add(b, 1.0)}, 0.5);
+  const std::vector<double> values = {2.0, std::exp(1.0)};
+  EXPECT_NEAR(p.EvaluateObjective(values), 1.0 + 4.0 + 3.0 + 0.5 * 2.0, 1e-12);
+}
+
+TEST(Problem, ViolationIsRelativeToLargeRightHandSides) {
+  Problem p(1, 1);
+  const int m = p.AddAllocation("x", Domain::Integer(0, 10));
+  const VarId v = p.AddEntry(m, 0, 0);
+  p.AddResourceConstraint(0, LinearExpr().Add(v, 1.0), Sense::kLessEqual, 100.0);
+  p.AddDemandConstraint(0, LinearExpr().Add(v, 1.0), Sense::kGreaterEqual, 0.5);
+  const Problem::Violation viol = p.MeasureViolation({102.5});
+  EXPECT_NEAR(viol.constraint, 0.025, 1e-12);
+  EXPECT_EQ(viol.worst_constraint, 0);
+  EXPECT_NEAR(viol.bound, 92.5, 1e-12);
+  EXPECT_NEAR(viol.integrality, 0.5, 1e-12);
+  EXPECT_NEAR(viol.Max(), 92.5, 1e-12);
+}
+
+TEST(Problem, ParameterChangesBumpTheRevision) {
+  Problem p(1, 1);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  const VarId v = p.AddEntry(m, 0, 0);
+  const ConstraintId c = p.AddResourceConstraint(0, LinearExpr().Add(v, 2.0), Sense::kLessEqual, 1);
+  const auto before = p.revision();
+  p.SetRhs(c, 3.0);
+  p.SetCoefficient(c, v, 4.0);
+  EXPECT_GT(p.revision(), before);
+  EXPECT_EQ(p.constraint(c).rhs, 3.0);
+  EXPECT_EQ(p.constraint(c).terms[0].coef, 4.0);
+}
+
+}  // namespace
+}  // namespace dede
