@@ -1,1 +1,844 @@
-// (in progress)
+// The exact baseline: the whole Problem as one model, solved by Clp (LP, QP) or Cbc (MILP).
+//
+// Reformulations (all exact at convergence):
+//  * global max-min / min-max term -> epigraph column alpha with one row per block;
+//  * weight * log(expr)            -> column s_k, maximise weight * s_k subject to tangent cuts
+//                                     s_k <= log(e0) + (expr - e0) / e0 (outer approximation,
+//                                     refined round by round at the current expr);
+//  * q * v^2 in an integer problem -> column t_v >= 0, tangent cuts t_v >= 2 v0 v - v0^2 (Cbc
+//                                     has no quadratic objective); continuous problems use
+//                                     Clp's quadratic objective instead.
+// Clp and Cbc minimise, so a maximised objective is negated internally and reported back in the
+// user's sense.
+#include <CbcHeuristic.hpp>
+#include <CbcHeuristicFPump.hpp>
+#include <CbcHeuristicLocal.hpp>
+#include <CbcModel.hpp>
+#include <CglClique.hpp>
+#include <CglFlowCover.hpp>
+#include <CglGomory.hpp>
+#include <CglKnapsackCover.hpp>
+#include <CglMixedIntegerRounding2.hpp>
+#include <CglProbing.hpp>
+#include <ClpSimplex.hpp>
+#include <CoinError.hpp>
+#include <CoinFinite.hpp>
+#include <CoinPackedMatrix.hpp>
+#include <OsiClpSolverInterface.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "dede/problem.h"
+#include "dede/solver.h"
+
+namespace dede {
+namespace internal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The log argument is kept at or above this so every tangent cut is finite and log(expr) is
+// defined at every returned allocation.
+constexpr double kLogFloor = 1e-8;
+// Distance from an integer below which a Cbc value is snapped to it: Cbc's integer tolerance is
+// 1e-7, so snapping removes solver noise without moving a value that is really fractional.
+constexpr double kIntegerSnap = 1e-6;
+// Returned allocations with a violation (Problem::MeasureViolation) up to this are feasible.
+constexpr double kFeasibilityTolerance = 1e-6;
+// How often the outer approximation may push its outermost cuts 100x further out when its
+// relaxation is unbounded but the problem itself is not (see HasImprovingRay).
+constexpr int kMaxUnboundedRetries = 10;
+// A recession direction that improves the normalised objective by more than this proves the
+// problem unbounded.
+constexpr double kRayTolerance = 1e-7;
+constexpr int kInitialCutPoints = 8;
+
+double Seconds(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+std::string Num(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.10g", value);
+  return buffer;
+}
+
+// Clp and Cbc spell infinity as COIN_DBL_MAX.
+double ToCoin(double value) {
+  if (value >= 1e30) return COIN_DBL_MAX;
+  if (value <= -1e30) return -COIN_DBL_MAX;
+  return value;
+}
+
+bool IsFinite(double value) { return std::isfinite(value); }
+
+// The model under construction, row-major, plus its column data.
+struct LinearModel {
+  std::vector<double> col_lower, col_upper, cost;
+  std::vector<char> is_integer;
+  std::vector<double> row_lower, row_upper;
+  std::vector<CoinBigIndex> row_start{0};
+  std::vector<int> row_index;
+  std::vector<double> row_value;
+
+  int num_cols() const { return static_cast<int>(cost.size()); }
+  int num_rows() const { return static_cast<int>(row_lower.size()); }
+
+  int AddColumn(double lower, double upper, double objective, bool integer) {
+    col_lower.push_back(ToCoin(lower));
+    col_upper.push_back(ToCoin(upper));
+    cost.push_back(objective);
+    is_integer.push_back(integer ? 1 : 0);
+    return num_cols() - 1;
+  }
+  void AddRow(const std::vector<int>& index, const std::vector<double>& value, double lower,
+              double upper) {
+    row_index.insert(row_index.end(), index.begin(), index.end());
+    row_value.insert(row_value.end(), value.begin(), value.end());
+    row_start.push_back(static_cast<CoinBigIndex>(row_index.size()));
+    row_lower.push_back(ToCoin(lower));
+    row_upper.push_back(ToCoin(upper));
+  }
+  CoinPackedMatrix Matrix() const {
+    std::vector<int> length(num_rows());
+    for (int i = 0; i < num_rows(); ++i)
+      length[i] = static_cast<int>(row_start[i + 1] - row_start[i]);
+    return CoinPackedMatrix(false, num_cols(), num_rows(), row_start.back(), row_value.data(),
+                            row_index.data(), row_start.data(), length.data());
+  }
+};
+
+// weight * log(expr) through column s.
+struct LogAux {
+  int column = -1;
+  std::vector<int> index;
+  std::vector<double> coef;
+  double constant = 0.0;
+  double weight = 0.0;
+  std::vector<double> points;  // tangent points so far
+
+  double Expr(const double* x) const {
+    double e = constant;
+    for (std::size_t k = 0; k < index.size(); ++k) e += coef[k] * x[index[k]];
+    return e;
+  }
+};
+
+// q * v^2 (integer problems) through column t >= v^2.
+struct SquareAux {
+  int var = -1;
+  int column = -1;
+  std::vector<double> points;
+};
+
+enum class Backend { kClp, kCbc };
+
+// One solve of the current model.
+struct RoundResult {
+  enum class Status { kOptimal, kInfeasible, kUnbounded, kTimeLimit, kFailure };
+  Status status = Status::kFailure;
+  std::vector<double> x;  // all columns; empty if the solver has no point
+  bool x_is_solution = false;  // x is feasible (an incumbent) for the round's model
+  double internal_objective = 0.0;
+  double internal_bound = -COIN_DBL_MAX;
+  int iterations = 0;
+  int nodes = 0;
+  std::string detail;
+};
+
+class ExactSolver {
+ public:
+  ExactSolver(const Problem& problem, const ExactOptions& options, Clock::time_point start)
+      : problem_(problem), options_(options), start_(start) {
+    sign_ = problem.objective_sense() == ObjectiveSense::kMaximize ? -1.0 : 1.0;
+  }
+
+  void Run(Allocation* allocation, SolveSummary* summary);
+
+ private:
+  void Build();
+  void AddLogCut(LogAux* aux, double e0);
+  void AddSquareCut(SquareAux* aux, double v0);
+  // Cuts at x wherever the linearisation misses by more than the tolerance; returns how many.
+  int AddViolatedCuts(const std::vector<double>& x);
+  // Moves every outer approximation's outermost cut point further out.
+  void ExtendCuts();
+  // True if the problem itself (not just its outer approximation) is unbounded: some
+  // recession direction of the feasible set never worsens the objective and strictly improves
+  // it, through the linear part or through a log argument that grows along it.
+  bool HasImprovingRay();
+  // Puts the exact nonlinear values into the auxiliary columns of x (feasible for every cut,
+  // since tangents over-estimate log and under-estimate v^2).
+  void RepairAuxiliary(std::vector<double>* x) const;
+  double InternalObjective(const std::vector<double>& x) const;
+  double Remaining() const;
+
+  // first: load and solve from scratch; after_unbounded: the previous round was unbounded.
+  RoundResult SolveClpRound(bool first, bool after_unbounded);
+  RoundResult SolveCbcRound(const std::vector<double>* start);
+
+  void Finish(const RoundResult& round, Termination termination, const std::string& message,
+              bool have_bound, Allocation* allocation, SolveSummary* summary);
+
+  const Problem& problem_;
+  const ExactOptions& options_;
+  Clock::time_point start_;
+  double sign_ = 1.0;
+
+  LinearModel model_;
+  std::vector<LogAux> logs_;
+  std::vector<SquareAux> squares_;
+  bool integer_ = false;
+  bool quadratic_objective_ = false;  // Clp QP: diagonal of 2 * sign * q
+  int num_cuts_ = 0;
+  int base_rows_ = 0;  // rows before the first tangent cut: constraints, epigraph, log floors
+
+  ClpSimplex clp_;
+  int clp_rows_loaded_ = 0;
+};
+
+double ExactSolver::Remaining() const {
+  return options_.time_limit_seconds - Seconds(start_, Clock::now());
+}
+
+void ExactSolver::Build() {
+  integer_ = problem_.HasIntegers();
+  const int n = problem_.num_variables();
+  for (VarId id = 0; id < n; ++id) {
+    const Variable& v = problem_.variable(id);
+    double lower = v.domain.lower, upper = v.domain.upper;
+    if (v.domain.type == VarType::kBinary) {
+      lower = std::max(lower, 0.0);
+      upper = std::min(upper, 1.0);
+    }
+    model_.AddColumn(lower, upper, sign_ * v.linear_cost, v.domain.IsIntegral());
+  }
+  std::vector<int> index;
+  std::vector<double> value;
+  for (const Constraint& c : problem_.constraints()) {
+    index.clear();
+    value.clear();
+    for (const Term& t : c.terms) {
+      index.push_back(t.var);
+      value.push_back(t.coef);
+    }
+    const double lower = c.sense == Sense::kLessEqual ? -kInfinity : c.rhs;
+    const double upper = c.sense == Sense::kGreaterEqual ? kInfinity : c.rhs;
+    model_.AddRow(index, value, lower, upper);
+  }
+
+  // Epigraph of the global term: alpha <= every expr (max-min) or >= every expr (min-max), so
+  // at the optimum alpha is the min (max) and sign * weight * alpha is its internal cost.
+  const GlobalTerm& global = problem_.global_term();
+  if (global.kind != GlobalKind::kNone && global.weight != 0.0) {
+    const int alpha = model_.AddColumn(-kInfinity, kInfinity, sign_ * global.weight, false);
+    for (const LinearExpr& e : global.exprs) {
+      index.clear();
+      value.clear();
+      for (const Term& t : e.terms) {
+        index.push_back(t.var);
+        value.push_back(t.coef);
+      }
+      index.push_back(alpha);
+      value.push_back(-1.0);
+      if (global.kind == GlobalKind::kMaxMin) {
+        model_.AddRow(index, value, -e.constant, kInfinity);
+      } else {
+        model_.AddRow(index, value, -kInfinity, -e.constant);
+      }
+    }
+  }
+
+  // Quadratic costs: Clp's quadratic objective for continuous problems, tangents otherwise.
+  for (VarId id = 0; id < n; ++id) {
+    const double q = problem_.variable(id).quadratic_cost;
+    if (q == 0.0) continue;
+    if (!integer_) {
+      quadratic_objective_ = true;
+      continue;
+    }
+    SquareAux aux;
+    aux.var = id;
+    aux.column = model_.AddColumn(0.0, kInfinity, sign_ * q, false);  // t >= 0: tangent at 0
+    aux.points.push_back(0.0);
+    squares_.push_back(aux);
+  }
+
+  for (const LogTerm& l : problem_.log_terms()) {
+    if (l.weight == 0.0) continue;  // contributes nothing (EvaluateObjective skips it too)
+    LogAux aux;
+    // Validate() guarantees a maximised objective, so the internal cost is -weight.
+    aux.column = model_.AddColumn(-kInfinity, kInfinity, -l.weight, false);
+    aux.weight = l.weight;
+    aux.constant = l.expr.constant;
+    // Merge duplicate variables: the floor row must list each column once.
+    std::vector<Term> terms = l.expr.terms;
+    std::sort(terms.begin(), terms.end(),
+              [](const Term& a, const Term& b) { return a.var < b.var; });
+    for (const Term& t : terms) {
+      if (!aux.index.empty() && aux.index.back() == t.var) {
+        aux.coef.back() += t.coef;
+      } else {
+        aux.index.push_back(t.var);
+        aux.coef.push_back(t.coef);
+      }
+    }
+    model_.AddRow(aux.index, aux.coef, kLogFloor - aux.constant, kInfinity);
+    logs_.push_back(std::move(aux));
+  }
+
+  base_rows_ = model_.num_rows();
+  // Initial cuts: a handful spread over the range the expression can take, so the first
+  // relaxation is bounded and already close to the curve wherever the optimum lies.
+  for (LogAux& aux : logs_) {
+    double lo = aux.constant, hi = aux.constant;
+    for (std::size_t k = 0; k < aux.index.size(); ++k) {
+      const Variable& v = problem_.variable(aux.index[k]);
+      const double a = aux.coef[k];
+      const double l = a > 0 ? a * v.domain.lower : a * v.domain.upper;
+      const double u = a > 0 ? a * v.domain.upper : a * v.domain.lower;
+      lo += std::isnan(l) ? -kInfinity : l;
+      hi += std::isnan(u) ? kInfinity : u;
+    }
+    const double low = IsFinite(lo) ? std::max(lo, kLogFloor) : kLogFloor;
+    double bottom, top;
+    if (IsFinite(hi)) {
+      top = std::max(hi, kLogFloor);
+      bottom = std::min(top, std::max(low, top * 1e-4));
+    } else {
+      // No finite range: cover the scales allocation problems usually live on; rounds add
+      // cuts wherever the optimum turns out to be, ExtendCuts if the relaxation is unbounded.
+      bottom = std::max(low, 1e-3);
+      top = std::max(1e4, bottom * 1e7);
+    }
+    for (int k = 0; k < kInitialCutPoints; ++k) {
+      const double f = static_cast<double>(k) / (kInitialCutPoints - 1);
+      AddLogCut(&aux, bottom * std::pow(top / bottom, f));
+    }
+  }
+  for (SquareAux& aux : squares_) {
+    const Domain& d = problem_.variable(aux.var).domain;
+    const bool integral = d.IsIntegral();
+    std::vector<double> points;
+    if (IsFinite(d.lower) && IsFinite(d.upper)) {
+      for (int k = 0; k < kInitialCutPoints; ++k)
+        points.push_back(d.lower + (d.upper - d.lower) * k / (kInitialCutPoints - 1));
+    } else {
+      for (double p : {1.0, 10.0, 100.0, 1000.0})
+        for (double s : {-1.0, 1.0}) points.push_back(s * p);
+      if (IsFinite(d.lower)) points.push_back(d.lower);
+      if (IsFinite(d.upper)) points.push_back(d.upper);
+    }
+    for (double p : points) {
+      if (p < d.lower || p > d.upper) continue;
+      AddSquareCut(&aux, integral ? std::round(p) : p);
+    }
+  }
+}
+
+void ExactSolver::AddLogCut(LogAux* aux, double e0) {
+  e0 = std::max(e0, kLogFloor);
+  for (double p : aux->points)
+    if (std::abs(p - e0) <= 1e-12 * std::max(1.0, e0)) return;
+  aux->points.push_back(e0);
+  // s <= log(e0) + (expr - e0) / e0  <=>  s - sum(a_i / e0) x_i <= log(e0) - 1 + c / e0.
+  std::vector<int> index = aux->index;
+  std::vector<double> value(aux->coef.size());
+  for (std::size_t k = 0; k < value.size(); ++k) value[k] = -aux->coef[k] / e0;
+  index.push_back(aux->column);
+  value.push_back(1.0);
+  model_.AddRow(index, value, -kInfinity, std::log(e0) - 1.0 + aux->constant / e0);
+  ++num_cuts_;
+}
+
+void ExactSolver::AddSquareCut(SquareAux* aux, double v0) {
+  for (double p : aux->points)
+    if (std::abs(p - v0) <= 1e-12 * std::max(1.0, std::abs(v0))) return;
+  aux->points.push_back(v0);
+  // t >= 2 v0 v - v0^2  <=>  t - 2 v0 v >= -v0^2.
+  model_.AddRow({aux->var, aux->column}, {-2.0 * v0, 1.0}, -v0 * v0, kInfinity);
+  ++num_cuts_;
+}
+
+int ExactSolver::AddViolatedCuts(const std::vector<double>& x) {
+  const int before = num_cuts_;
+  const double tol = options_.cut_tolerance;
+  for (LogAux& aux : logs_) {
+    const double e = std::max(aux.Expr(x.data()), kLogFloor);
+    const double log_e = std::log(e);
+    if (x[aux.column] - log_e > tol * std::max(1.0, std::abs(log_e))) AddLogCut(&aux, e);
+  }
+  for (SquareAux& aux : squares_) {
+    double v = x[aux.var];
+    if (problem_.variable(aux.var).domain.IsIntegral() &&
+        std::abs(v - std::round(v)) <= kIntegerSnap)
+      v = std::round(v);
+    if (v * v - x[aux.column] > tol * std::max(1.0, v * v)) AddSquareCut(&aux, v);
+  }
+  return num_cuts_ - before;
+}
+
+void ExactSolver::ExtendCuts() {
+  for (LogAux& aux : logs_)
+    AddLogCut(&aux, 100.0 * *std::max_element(aux.points.begin(), aux.points.end()));
+  for (SquareAux& aux : squares_) {
+    const Domain& d = problem_.variable(aux.var).domain;
+    const auto [lo, hi] = std::minmax_element(aux.points.begin(), aux.points.end());
+    const double far_hi = std::max(1.0, std::abs(*hi)) * 100.0;
+    const double far_lo = -std::max(1.0, std::abs(*lo)) * 100.0;
+    if (far_hi <= d.upper) AddSquareCut(&aux, far_hi);
+    if (far_lo >= d.lower) AddSquareCut(&aux, far_lo);
+  }
+}
+
+bool ExactSolver::HasImprovingRay() {
+  // Recession cone of the relaxation without cuts: every finite bound and right-hand side
+  // becomes 0. The log floor rows give a_k'd >= 0, so no log argument shrinks along d.
+  // Directions that move a quadratic variable are excluded: the square eventually dominates.
+  LinearModel ray;
+  const int n = model_.num_cols();
+  auto zero_if_finite = [](double bound) { return std::abs(bound) < 1e30 ? 0.0 : bound; };
+  std::vector<char> fixed(n, 0);
+  for (const LogAux& aux : logs_) fixed[aux.column] = 1;
+  for (const SquareAux& aux : squares_) fixed[aux.var] = fixed[aux.column] = 1;
+  if (quadratic_objective_)
+    for (VarId id = 0; id < problem_.num_variables(); ++id)
+      if (problem_.variable(id).quadratic_cost != 0.0) fixed[id] = 1;
+  // Gain along d: the log arguments' growth (weighted) minus the internal linear cost.
+  std::vector<double> gain(n, 0.0);
+  for (int j = 0; j < n; ++j) gain[j] = fixed[j] ? 0.0 : -model_.cost[j];
+  for (const LogAux& aux : logs_)
+    for (std::size_t k = 0; k < aux.index.size(); ++k)
+      if (!fixed[aux.index[k]]) gain[aux.index[k]] += aux.weight * aux.coef[k];
+  for (int j = 0; j < n; ++j) {
+    const double lower = fixed[j] ? 0.0 : zero_if_finite(model_.col_lower[j]);
+    const double upper = fixed[j] ? 0.0 : zero_if_finite(model_.col_upper[j]);
+    ray.AddColumn(lower, upper, -gain[j], false);
+  }
+  std::vector<int> index;
+  std::vector<double> value;
+  for (int i = 0; i < base_rows_; ++i) {
+    index.assign(model_.row_index.begin() + model_.row_start[i],
+                 model_.row_index.begin() + model_.row_start[i + 1]);
+    value.assign(model_.row_value.begin() + model_.row_start[i],
+                 model_.row_value.begin() + model_.row_start[i + 1]);
+    ray.AddRow(index, value, zero_if_finite(model_.row_lower[i]),
+               zero_if_finite(model_.row_upper[i]));
+  }
+  index.clear();
+  value.clear();
+  std::vector<int> gain_index;
+  std::vector<double> gain_value;
+  for (int j = 0; j < n; ++j) {
+    if (model_.cost[j] != 0.0 && !fixed[j]) {
+      index.push_back(j);
+      value.push_back(model_.cost[j]);
+    }
+    if (gain[j] != 0.0) {
+      gain_index.push_back(j);
+      gain_value.push_back(gain[j]);
+    }
+  }
+  ray.AddRow(index, value, -kInfinity, 0.0);            // the linear part never worsens
+  ray.AddRow(gain_index, gain_value, -kInfinity, 1.0);  // normalisation
+  ClpSimplex clp;
+  clp.setLogLevel(0);
+  const CoinPackedMatrix matrix = ray.Matrix();
+  clp.loadProblem(matrix, ray.col_lower.data(), ray.col_upper.data(), ray.cost.data(),
+                  ray.row_lower.data(), ray.row_upper.data());
+  const double remaining = Remaining();
+  if (IsFinite(remaining)) clp.setMaximumWallSeconds(std::max(remaining, 0.0));
+  clp.initialSolve();
+  return clp.status() == 0 && -clp.objectiveValue() > kRayTolerance;
+}
+
+void ExactSolver::RepairAuxiliary(std::vector<double>* x) const {
+  for (const LogAux& aux : logs_) (*x)[aux.column] = std::log(std::max(aux.Expr(x->data()), kLogFloor));
+  for (const SquareAux& aux : squares_) (*x)[aux.column] = (*x)[aux.var] * (*x)[aux.var];
+}
+
+double ExactSolver::InternalObjective(const std::vector<double>& x) const {
+  double total = 0.0;
+  for (int j = 0; j < model_.num_cols(); ++j) total += model_.cost[j] * x[j];
+  return total;
+}
+
+RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
+  RoundResult result;
+  if (first) {
+    clp_.setLogLevel(options_.verbose ? 1 : 0);
+    const CoinPackedMatrix matrix = model_.Matrix();
+    clp_.loadProblem(matrix, model_.col_lower.data(), model_.col_upper.data(),
+                     model_.cost.data(), model_.row_lower.data(), model_.row_upper.data());
+    if (quadratic_objective_) {
+      // Clp's objective is c'x + 1/2 x'Qx, so the diagonal of Q is 2 * (sign * q).
+      const int n = model_.num_cols();
+      std::vector<CoinBigIndex> start(n + 1, 0);
+      std::vector<int> column;
+      std::vector<double> element;
+      for (int j = 0; j < n; ++j) {
+        if (j < problem_.num_variables() && problem_.variable(j).quadratic_cost != 0.0) {
+          column.push_back(j);
+          element.push_back(2.0 * sign_ * problem_.variable(j).quadratic_cost);
+        }
+        start[j + 1] = static_cast<CoinBigIndex>(column.size());
+      }
+      clp_.loadQuadraticObjective(n, start.data(), column.data(), element.data());
+    }
+  } else if (model_.num_rows() > clp_rows_loaded_) {
+    // Only cuts were added since the last solve: append them and warm-start from the basis.
+    const int first_row = clp_rows_loaded_;
+    const int count = model_.num_rows() - first_row;
+    const CoinBigIndex offset = model_.row_start[first_row];
+    std::vector<CoinBigIndex> starts(count + 1);
+    for (int i = 0; i <= count; ++i) starts[i] = model_.row_start[first_row + i] - offset;
+    clp_.addRows(count, model_.row_lower.data() + first_row, model_.row_upper.data() + first_row,
+                 starts.data(), model_.row_index.data() + offset,
+                 model_.row_value.data() + offset);
+  }
+  clp_rows_loaded_ = model_.num_rows();
+
+  const double remaining = Remaining();
+  if (IsFinite(remaining)) {
+    clp_.setMaximumSeconds(std::max(remaining, 0.0));
+    clp_.setMaximumWallSeconds(std::max(remaining, 0.0));
+  }
+  if (quadratic_objective_) {
+    clp_.primal();
+  } else if (first) {
+    clp_.initialSolve();
+  } else if (after_unbounded) {
+    // The basis is primal feasible but not dual feasible; the primal simplex also proves
+    // unboundedness reliably, where the dual's artificial bounds can hide it.
+    clp_.primal(1);
+  } else {
+    // Added cuts keep the basis dual feasible, the case the dual simplex is made for.
+    clp_.dual();
+  }
+  result.iterations = clp_.numberIterations();
+  const int status = clp_.status();
+  const int n = clp_.numberColumns();
+  result.x.assign(clp_.primalColumnSolution(), clp_.primalColumnSolution() + n);
+  result.internal_objective = clp_.objectiveValue();
+  switch (status) {
+    case 0:
+      result.status = RoundResult::Status::kOptimal;
+      result.x_is_solution = true;
+      result.internal_bound = result.internal_objective;
+      break;
+    case 1:
+      result.status = RoundResult::Status::kInfeasible;
+      result.detail = "Clp proved the problem primal infeasible (sum of infeasibilities " +
+                      Num(clp_.sumPrimalInfeasibilities()) + ")";
+      break;
+    case 2:
+      result.status = RoundResult::Status::kUnbounded;
+      result.detail = "Clp proved the problem unbounded (dual infeasible)";
+      break;
+    case 3:
+      // The iteration limit is Clp's default (unlimited), so only the clock stops it here.
+      result.status = RoundResult::Status::kTimeLimit;
+      result.detail = "Clp stopped on its time limit after " +
+                      std::to_string(result.iterations) + " iterations";
+      break;
+    default:
+      result.status = RoundResult::Status::kFailure;
+      result.detail = "Clp stopped with status " + std::to_string(status) +
+                      " (secondary " + std::to_string(clp_.secondaryStatus()) + ")";
+      break;
+  }
+  return result;
+}
+
+RoundResult ExactSolver::SolveCbcRound(const std::vector<double>* start) {
+  RoundResult result;
+  OsiClpSolverInterface solver;
+  const CoinPackedMatrix matrix = model_.Matrix();
+  solver.loadProblem(matrix, model_.col_lower.data(), model_.col_upper.data(),
+                     model_.cost.data(), model_.row_lower.data(), model_.row_upper.data());
+  for (int j = 0; j < model_.num_cols(); ++j)
+    if (model_.is_integer[j]) solver.setInteger(j);
+  const int log_level = options_.verbose ? 1 : 0;
+  solver.messageHandler()->setLogLevel(log_level);
+  solver.getModelPtr()->setLogLevel(log_level);
+
+  CbcModel cbc(solver);
+  cbc.setLogLevel(log_level);
+  cbc.messageHandler()->setLogLevel(log_level);
+  cbc.solver()->messageHandler()->setLogLevel(log_level);
+  cbc.setUseElapsedTime(true);
+  const double remaining = Remaining();
+  if (IsFinite(remaining)) cbc.setMaximumSeconds(std::max(remaining, 0.0));
+  cbc.setAllowableFractionGap(options_.mip_gap);
+  cbc.setAllowableGap(std::max(1e-10, options_.mip_gap * 1e-3));
+
+  // The standard Cbc ingredients (as in its own examples): without cuts and heuristics a plain
+  // branch and bound is orders of magnitude slower on anything but toy problems.
+  CglProbing probing;
+  probing.setUsingObjective(true);
+  probing.setMaxPass(3);
+  probing.setMaxProbe(100);
+  probing.setMaxLook(50);
+  probing.setRowCuts(3);
+  CglGomory gomory;
+  gomory.setLimit(300);
+  CglKnapsackCover knapsack;
+  CglClique clique;
+  clique.setStarCliqueReport(false);
+  clique.setRowCliqueReport(false);
+  CglMixedIntegerRounding2 mir;
+  CglFlowCover flow;
+  cbc.addCutGenerator(&probing, -1, "Probing");
+  cbc.addCutGenerator(&gomory, -1, "Gomory");
+  cbc.addCutGenerator(&knapsack, -1, "Knapsack");
+  cbc.addCutGenerator(&clique, -1, "Clique");
+  cbc.addCutGenerator(&mir, -1, "MixedIntegerRounding2");
+  cbc.addCutGenerator(&flow, -1, "FlowCover");
+  CbcRounding rounding(cbc);
+  cbc.addHeuristic(&rounding);
+  CbcHeuristicLocal local(cbc);
+  cbc.addHeuristic(&local);
+  CbcHeuristicFPump pump(cbc);
+  cbc.addHeuristic(&pump);
+
+  if (start != nullptr) {
+    // The previous round's point with exact auxiliary values is feasible for this round's
+    // model (tangents never cut off the curve), so it is a valid first incumbent.
+    cbc.setBestSolution(start->data(), static_cast<int>(start->size()),
+                        InternalObjective(*start), true);
+  }
+  cbc.branchAndBound();
+
+  result.iterations = cbc.getIterationCount();
+  result.nodes = cbc.getNodeCount();
+  const double* best = cbc.bestSolution();
+  if (best != nullptr) {
+    result.x.assign(best, best + model_.num_cols());
+    result.x_is_solution = true;
+    result.internal_objective = cbc.getObjValue();
+  } else if (cbc.solver() != nullptr && cbc.solver()->getColSolution() != nullptr) {
+    const double* relaxed = cbc.solver()->getColSolution();
+    result.x.assign(relaxed, relaxed + model_.num_cols());
+  }
+  result.internal_bound = cbc.getBestPossibleObjValue();
+  const std::string counts = std::to_string(result.nodes) + " nodes, " +
+                             std::to_string(result.iterations) + " simplex iterations";
+  if (cbc.isContinuousUnbounded()) {
+    result.status = RoundResult::Status::kUnbounded;
+    result.detail = "Cbc: the continuous relaxation is unbounded";
+  } else if (cbc.isProvenInfeasible()) {
+    result.status = RoundResult::Status::kInfeasible;
+    result.detail = "Cbc proved the problem infeasible (" + counts + ")";
+  } else if (cbc.isProvenOptimal() && best != nullptr) {
+    result.status = RoundResult::Status::kOptimal;
+    result.detail = "Cbc proved optimality (" + counts + ")";
+  } else if (cbc.isSecondsLimitReached()) {
+    result.status = RoundResult::Status::kTimeLimit;
+    result.detail = "Cbc stopped on its time limit (" + counts + ")" +
+                    (best ? "" : " without an integer-feasible solution");
+  } else {
+    result.status = RoundResult::Status::kFailure;
+    result.detail = "Cbc stopped with status " + std::to_string(cbc.status()) + ", secondary " +
+                    std::to_string(cbc.secondaryStatus()) + " (" + counts + ")";
+  }
+  return result;
+}
+
+void ExactSolver::Finish(const RoundResult& round, Termination termination,
+                         const std::string& message, bool have_bound, Allocation* allocation,
+                         SolveSummary* summary) {
+  summary->termination = termination;
+  const int n = problem_.num_variables();
+  const bool has_point = static_cast<int>(round.x.size()) >= n &&
+                         termination != Termination::kInfeasible &&
+                         termination != Termination::kFailure;
+  std::string text = message;
+  if (has_point) {
+    std::vector<double> values(round.x.begin(), round.x.begin() + n);
+    for (VarId id = 0; id < n; ++id) {
+      if (!problem_.variable(id).domain.IsIntegral()) continue;
+      const double r = std::round(values[id]);
+      if (std::abs(values[id] - r) <= kIntegerSnap) values[id] = r;
+    }
+    summary->objective = problem_.EvaluateObjective(values);
+    summary->max_violation = problem_.MeasureViolation(values).Max();
+    summary->feasible = summary->max_violation <= kFeasibilityTolerance;
+    if (have_bound && round.internal_bound > -1e50 && round.internal_bound < 1e50)
+      summary->bound = sign_ * round.internal_bound + problem_.objective_constant();
+    text += ". Objective " + Num(summary->objective);
+    if (!std::isnan(summary->bound)) text += ", bound " + Num(summary->bound);
+    text += ", max violation " + Num(summary->max_violation);
+    if (!summary->feasible) text += " (not feasible within " + Num(kFeasibilityTolerance) + ")";
+    text += ".";
+    allocation->values = std::move(values);
+  } else {
+    text += ".";
+  }
+  summary->message = text;
+}
+
+void ExactSolver::Run(Allocation* allocation, SolveSummary* summary) {
+  Build();
+  const bool outer = !logs_.empty() || !squares_.empty();
+  if (integer_) {
+    summary->method = outer ? "cbc-oa" : "cbc";
+  } else if (!logs_.empty()) {
+    summary->method = "clp-oa";
+  } else {
+    summary->method = quadratic_objective_ ? "clp-qp" : "clp";
+  }
+  const Clock::time_point solve_start = Clock::now();
+  summary->setup_seconds = Seconds(start_, solve_start);
+
+  int rounds = 0;
+  int total_iterations = 0;
+  int unbounded_retries = 0;
+  std::vector<double> incumbent;  // Cbc: last round's point, repaired, as a warm start
+  RoundResult round;
+  RoundResult previous;  // the last round solved to optimality
+  Termination termination = Termination::kFailure;
+  std::string message;
+  bool have_bound = false;
+  while (true) {
+    if (Remaining() <= 0 && rounds > 0) {
+      // `round` is the last completed round: its point and bound are both valid.
+      termination = Termination::kTimeLimit;
+      message = "Time limit of " + Num(options_.time_limit_seconds) + " s reached after " +
+                std::to_string(rounds) + " cut rounds";
+      have_bound = true;
+      break;
+    }
+    const bool first = rounds == 0 && unbounded_retries == 0;
+    const bool after_unbounded = round.status == RoundResult::Status::kUnbounded;
+    round = integer_ ? SolveCbcRound(incumbent.empty() ? nullptr : &incumbent)
+                     : SolveClpRound(first, after_unbounded);
+    total_iterations += round.iterations;
+    if (round.status == RoundResult::Status::kUnbounded && outer) {
+      if (HasImprovingRay()) {
+        round.detail += ", and a recession direction of the feasible set improves the "
+                        "objective itself (through its linear part or a log argument)";
+      } else if (unbounded_retries < kMaxUnboundedRetries) {
+        // Only the linearisation is unbounded (a log tangent rises faster than a linear cost
+        // falls, or no tangent of v^2 is steep enough yet): push the outermost cuts out.
+        ++unbounded_retries;
+        ExtendCuts();
+        continue;
+      } else {
+        round.status = RoundResult::Status::kFailure;
+        round.detail = "The outer approximation stayed unbounded after moving its outermost "
+                       "cuts out " + std::to_string(unbounded_retries) +
+                       " times, although no improving recession direction was found";
+      }
+    }
+    if (round.status != RoundResult::Status::kOptimal) {
+      switch (round.status) {
+        case RoundResult::Status::kInfeasible: termination = Termination::kInfeasible; break;
+        case RoundResult::Status::kTimeLimit: termination = Termination::kTimeLimit; break;
+        default: termination = Termination::kFailure; break;
+      }
+      message = round.detail;
+      if (round.status == RoundResult::Status::kUnbounded)
+        message = "The problem is unbounded: " + round.detail;
+      have_bound = termination == Termination::kTimeLimit && integer_;
+      if (termination == Termination::kTimeLimit && !round.x_is_solution && !previous.x.empty()) {
+        // The last completed round's point satisfies every constraint; an interrupted simplex
+        // iterate need not. Its relaxation bound stays valid too.
+        round.x = previous.x;
+        round.internal_bound = previous.internal_bound;
+        have_bound = true;
+        message += "; returning the previous cut round's solution";
+      }
+      if (outer) message += " (cut round " + std::to_string(rounds + 1) + ")";
+      break;
+    }
+    ++rounds;
+    if (!outer) {
+      termination = Termination::kConverged;
+      message = round.detail.empty() ? "Clp: optimal after " +
+                                           std::to_string(round.iterations) +
+                                           " simplex iterations"
+                                     : round.detail;
+      have_bound = true;
+      break;
+    }
+    const int added = AddViolatedCuts(round.x);
+    if (added == 0) {
+      termination = Termination::kConverged;
+      message = "Outer approximation converged after " + std::to_string(rounds) +
+                " cut rounds (" + std::to_string(num_cuts_) + " cuts, " +
+                std::to_string(total_iterations) + " simplex iterations)";
+      have_bound = true;
+      break;
+    }
+    if (rounds >= options_.max_cut_rounds) {
+      termination = Termination::kMaxIterations;
+      message = "Cut-round budget of " + std::to_string(options_.max_cut_rounds) +
+                " used up with " + std::to_string(added) + " cuts still violated";
+      have_bound = true;
+      break;
+    }
+    previous = round;
+    if (integer_) {
+      incumbent = round.x;
+      incumbent.resize(model_.num_cols(), 0.0);
+      RepairAuxiliary(&incumbent);
+    }
+  }
+  summary->iterations = outer ? rounds : total_iterations;
+  Finish(round, termination, message, have_bound, allocation, summary);
+  const Clock::time_point end = Clock::now();
+  summary->solve_seconds = Seconds(solve_start, end);
+  summary->total_seconds = Seconds(start_, end);
+}
+
+bool ValidateOptions(const ExactOptions& options, std::string* error) {
+  auto fail = [&](const std::string& field, double value, const std::string& rule) {
+    *error = "ExactOptions::" + field + " = " + Num(value) + ". Violated constraint: " + rule;
+    return false;
+  };
+  if (!(options.time_limit_seconds > 0))
+    return fail("time_limit_seconds", options.time_limit_seconds, "time_limit_seconds > 0");
+  if (!(options.cut_tolerance >= 0) || !IsFinite(options.cut_tolerance))
+    return fail("cut_tolerance", options.cut_tolerance, "0 <= cut_tolerance < inf");
+  if (options.max_cut_rounds < 1)
+    return fail("max_cut_rounds", options.max_cut_rounds, "max_cut_rounds >= 1");
+  if (!(options.mip_gap >= 0) || !IsFinite(options.mip_gap))
+    return fail("mip_gap", options.mip_gap, "0 <= mip_gap < inf");
+  return true;
+}
+
+}  // namespace
+}  // namespace internal
+
+void SolveExact(const Problem& problem, const ExactOptions& options, Allocation* allocation,
+                SolveSummary* summary) {
+  const auto start = internal::Clock::now();
+  *summary = SolveSummary{};
+  summary->method = problem.HasIntegers() ? "cbc" : "clp";
+  auto fail = [&](const std::string& message) {
+    summary->termination = Termination::kFailure;
+    summary->message = message;
+    summary->total_seconds = internal::Seconds(start, internal::Clock::now());
+  };
+  try {
+    std::string error;
+    if (!internal::ValidateOptions(options, &error)) return fail(error);
+    if (!problem.Validate(&error)) return fail("Invalid problem: " + error);
+    internal::ExactSolver solver(problem, options, start);
+    solver.Run(allocation, summary);
+  } catch (const CoinError& e) {
+    fail("Coin error in " + e.className() + "::" + e.methodName() + ": " + e.message());
+  } catch (const std::exception& e) {
+    fail(std::string("Exception in the exact solver: ") + e.what());
+  } catch (...) {
+    fail("Unknown exception in the exact solver");
+  }
+}
+
+}  // namespace dede
