@@ -137,8 +137,6 @@ struct SquareAux {
   std::vector<double> points;
 };
 
-enum class Backend { kClp, kCbc };
-
 // One solve of the current model.
 struct RoundResult {
   enum class Status { kOptimal, kInfeasible, kUnbounded, kTimeLimit, kFailure };
@@ -201,6 +199,8 @@ class ExactSolver {
 
   ClpSimplex clp_;
   int clp_rows_loaded_ = 0;
+  bool qp_ray_checked_ = false;
+  bool qp_unbounded_ = false;
 };
 
 double ExactSolver::Remaining() const {
@@ -509,8 +509,18 @@ RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
     clp_.setMaximumSeconds(std::max(remaining, 0.0));
     clp_.setMaximumWallSeconds(std::max(remaining, 0.0));
   }
+  int iterations = 0;
   if (quadratic_objective_) {
-    clp_.primal();
+    // Clp's QP primal (reduced gradient) ends with a primal solution that lags its final basis
+    // slightly (1e-8 relative on a 100x100 transport QP); a second pass from that basis
+    // recomputes it, usually without an iteration. Clp's QP barrier would be faster on large
+    // problems but aborts the process on an assertion for some unbounded ones.
+    clp_.primal(first ? 0 : 1);
+    iterations = clp_.numberIterations();
+    if (clp_.status() == 0) {
+      clp_.primal(1);
+      iterations += clp_.numberIterations();
+    }
   } else if (first) {
     clp_.initialSolve();
   } else if (after_unbounded) {
@@ -521,13 +531,27 @@ RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
     // Added cuts keep the basis dual feasible, the case the dual simplex is made for.
     clp_.dual();
   }
-  result.iterations = clp_.numberIterations();
+  result.iterations = quadratic_objective_ ? iterations : clp_.numberIterations();
   const int status = clp_.status();
   const int n = clp_.numberColumns();
   result.x.assign(clp_.primalColumnSolution(), clp_.primalColumnSolution() + n);
   result.internal_objective = clp_.objectiveValue();
   switch (status) {
     case 0:
+      // Clp's QP primal does not detect unboundedness: it reports "optimal" with values near
+      // 1e30. A convex QP is unbounded iff it is feasible and some recession direction that
+      // leaves the quadratic variables alone decreases the linear cost. Cuts never change the
+      // recession cone, so one check per solve is enough.
+      if (quadratic_objective_ && !qp_ray_checked_) {
+        qp_ray_checked_ = true;
+        qp_unbounded_ = HasImprovingRay();
+      }
+      if (qp_unbounded_) {
+        result.status = RoundResult::Status::kUnbounded;
+        result.detail = "the objective decreases without bound along a recession direction "
+                        "that leaves every quadratic variable unchanged";
+        break;
+      }
       result.status = RoundResult::Status::kOptimal;
       result.x_is_solution = true;
       result.internal_bound = result.internal_objective;
@@ -613,9 +637,13 @@ RoundResult ExactSolver::SolveCbcRound(const std::vector<double>* start) {
     cbc.setBestSolution(start->data(), static_cast<int>(start->size()),
                         InternalObjective(*start), true);
   }
+  // Solving the root LP here (as Cbc's own examples do) lets its iterations be counted:
+  // CbcModel's counter only covers the tree search.
+  cbc.initialSolve();
+  const int root_iterations = cbc.solver()->getIterationCount();
   cbc.branchAndBound();
 
-  result.iterations = cbc.getIterationCount();
+  result.iterations = root_iterations + cbc.getIterationCount();
   result.nodes = cbc.getNodeCount();
   const double* best = cbc.bestSolution();
   if (best != nullptr) {

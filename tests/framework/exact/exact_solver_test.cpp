@@ -97,6 +97,15 @@ TEST(SolveExact, LocalVariablesAndEqualitiesAreModelled) {
   EXPECT_NEAR(r.allocation[overflow], 2, kValueTolerance);
 }
 
+TEST(SolveExact, ProblemWithoutVariablesReturnsItsConstant) {
+  Problem p(1, 1);
+  p.AddConstant(3.25);
+  const Result r = Solve(p);
+  ASSERT_EQ(r.summary.termination, Termination::kConverged) << r.summary.message;
+  EXPECT_EQ(r.summary.objective, 3.25);
+  EXPECT_TRUE(r.allocation.values.empty());
+}
+
 TEST(SolveExact, InfeasibleLpReportsInfeasible) {
   Problem p(1, 1);
   const int x = p.AddAllocation("x", Domain::NonNegative());
@@ -186,6 +195,50 @@ TEST(SolveExact, ConcaveQpIsMaximised) {
   EXPECT_NEAR(r.summary.objective, 3.5, kObjectiveTolerance);
   EXPECT_NEAR(r.allocation[x], 1.0, 1e-5);
   EXPECT_NEAR(r.allocation[y], 1.0, 1e-5);
+}
+
+TEST(SolveExact, InfeasibleQpReportsInfeasible) {
+  Problem p(1, 1);
+  const VarId x = p.AddLocal(BlockId::Resource(0), Domain::Free(), "x");
+  p.AddQuadraticCost(x, 1);
+  p.AddResourceConstraint(0, LinearExpr().Add(x, 1), Sense::kGreaterEqual, 2);
+  p.AddResourceConstraint(0, LinearExpr().Add(x, 1), Sense::kLessEqual, 1);
+  const Result r = Solve(p);
+  EXPECT_EQ(r.summary.termination, Termination::kInfeasible) << r.summary.message;
+  EXPECT_EQ(r.summary.method, "clp-qp");
+}
+
+TEST(SolveExact, UnboundedQpIsAFailureThatSaysUnbounded) {
+  // min x^2 - y with y unbounded above: the quadratic does not bound the linear direction.
+  Problem p(1, 1);
+  const VarId x = p.AddLocal(BlockId::Resource(0), Domain::Free(), "x");
+  const VarId y = p.AddLocal(BlockId::Resource(0), Domain::NonNegative(), "y");
+  p.AddQuadraticCost(x, 1);
+  p.AddLinearCost(y, -1);
+  p.AddResourceConstraint(0, LinearExpr().Add(x, 1).Add(y, -1), Sense::kLessEqual, 3);
+  const Result r = Solve(p);
+  EXPECT_EQ(r.summary.termination, Termination::kFailure);
+  EXPECT_NE(r.summary.message.find("unbounded"), std::string::npos) << r.summary.message;
+}
+
+TEST(SolveExact, QpWithEqualitiesAndFreeVariablesMatchesKkt) {
+  // min sum_i (i + 1) x_i^2 s.t. sum_i x_i = 6, x free: x_i = lambda / (2 (i + 1)) with
+  // lambda = 12 / H where H = sum 1 / (i + 1); optimum 36 / H for i = 0..3.
+  Problem p(1, 4);
+  const int m = p.AddAllocation("x", Domain::Free());
+  const std::vector<VarId> v = p.AddDenseEntries(m);
+  LinearExpr sum;
+  double h = 0;
+  for (int i = 0; i < 4; ++i) {
+    p.AddQuadraticCost(v[i], i + 1.0);
+    sum.Add(v[i], 1);
+    h += 1.0 / (i + 1);
+  }
+  p.AddResourceConstraint(0, sum, Sense::kEqual, 6);
+  const Result r = Solve(p);
+  ASSERT_EQ(r.summary.termination, Termination::kConverged) << r.summary.message;
+  EXPECT_LE(RelativeError(r.summary.objective, 36 / h), 1e-9);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(r.allocation[v[i]], 6 / h / (i + 1), 1e-6);
 }
 
 // ---- global terms --------------------------------------------------------------------------
