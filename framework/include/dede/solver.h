@@ -66,6 +66,9 @@ struct AdmmOptions {
   // further ADMM iterations in which each block solves its own small mixed-integer problem
   // exactly (branch and bound over its continuous solver), as the published DeDe does.
   int integer_iterations = 400;
+  // Factor applied to rho at every termination check of the integer phase until the copies
+  // agree (1 keeps rho fixed).
+  double integer_rho_growth = 1.3;
   int block_node_limit = 20000;      // branch-and-bound nodes per block solve
   bool verbose = false;              // print the residual trace to stderr
 };

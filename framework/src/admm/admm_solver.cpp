@@ -64,6 +64,8 @@ bool AdmmOptions::IsValid(std::string* error) const {
   if (!(feasibility_tolerance > 0))
     return fail("feasibility_tolerance", feasibility_tolerance, "feasibility_tolerance > 0");
   if (integer_iterations < 0) return fail("integer_iterations", integer_iterations, "integer_iterations >= 0");
+  if (!(integer_rho_growth >= 1))
+    return fail("integer_rho_growth", integer_rho_growth, "integer_rho_growth >= 1");
   if (block_node_limit < 1) return fail("block_node_limit", block_node_limit, "block_node_limit >= 1");
   return true;
 }
@@ -742,6 +744,15 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
       }
       if (integer_phase && integer_start > 0 && k - integer_start >= options_.integer_iterations) {
         break;
+      }
+      if (integer_phase && options_.integer_rho_growth > 1 &&
+          rho_ * options_.integer_rho_growth <= options_.rho_max) {
+        // Nonconvex ADMM over integer blocks can cycle between integral points that each side
+        // prefers; a growing penalty forces the two copies onto a common integral point.
+        const double proposed = rho_ * options_.integer_rho_growth;
+        for (double& u : u_) u *= rho_ / proposed;
+        SetRho(proposed);
+        ++rho_updates;
       }
       if (options_.rho_update == RhoUpdate::kResidualBalancing && !integer_phase &&
           k % options_.rho_update_every == 0) {
