@@ -121,7 +121,9 @@ struct LogAux {
   std::vector<double> coef;
   double constant = 0.0;
   double weight = 0.0;
-  std::vector<double> points;  // tangent points so far
+  double range_lower = -kInfinity;  // of expr over the variable bounds
+  double range_upper = kInfinity;
+  std::vector<double> points;  // tangent points of the cuts in the model
 
   double Expr(const double* x) const {
     double e = constant;
@@ -161,8 +163,8 @@ class ExactSolver {
 
  private:
   void Build();
-  void AddLogCut(LogAux* aux, double e0);
-  void AddSquareCut(SquareAux* aux, double v0);
+  void AddLogCut(int k, double e0);
+  void AddSquareCut(int k, double v0);
   // Cuts at x wherever the linearisation misses by more than the tolerance; returns how many.
   int AddViolatedCuts(const std::vector<double>& x);
   // Moves every outer approximation's outermost cut point further out.
@@ -175,6 +177,9 @@ class ExactSolver {
   // since tangents over-estimate log and under-estimate v^2).
   void RepairAuxiliary(std::vector<double>* x) const;
   double InternalObjective(const std::vector<double>& x) const;
+  // The problem's variables out of a model point, integers snapped; and their objective.
+  std::vector<double> UserValues(const std::vector<double>& x) const;
+  double UserObjective(const std::vector<double>& x) const;
   double Remaining() const;
 
   // first: load and solve from scratch; after_unbounded: the previous round was unbounded.
@@ -289,14 +294,6 @@ void ExactSolver::Build() {
         aux.coef.push_back(t.coef);
       }
     }
-    model_.AddRow(aux.index, aux.coef, kLogFloor - aux.constant, kInfinity);
-    logs_.push_back(std::move(aux));
-  }
-
-  base_rows_ = model_.num_rows();
-  // Initial cuts: a handful spread over the range the expression can take, so the first
-  // relaxation is bounded and already close to the curve wherever the optimum lies.
-  for (LogAux& aux : logs_) {
     double lo = aux.constant, hi = aux.constant;
     for (std::size_t k = 0; k < aux.index.size(); ++k) {
       const Variable& v = problem_.variable(aux.index[k]);
@@ -306,6 +303,19 @@ void ExactSolver::Build() {
       lo += std::isnan(l) ? -kInfinity : l;
       hi += std::isnan(u) ? kInfinity : u;
     }
+    aux.range_lower = lo;
+    aux.range_upper = hi;
+    // Bounds that already keep expr >= floor make the row redundant (its recession a'd >= 0
+    // is implied too, see HasImprovingRay).
+    if (!(lo >= kLogFloor)) model_.AddRow(aux.index, aux.coef, kLogFloor - aux.constant, kInfinity);
+    logs_.push_back(std::move(aux));
+  }
+
+  base_rows_ = model_.num_rows();
+  // Initial cuts: a handful spread over the range the expression can take, so the first
+  // relaxation is bounded and already close to the curve wherever the optimum lies.
+  for (int k = 0; k < static_cast<int>(logs_.size()); ++k) {
+    const double lo = logs_[k].range_lower, hi = logs_[k].range_upper;
     const double low = IsFinite(lo) ? std::max(lo, kLogFloor) : kLogFloor;
     double bottom, top;
     if (IsFinite(hi)) {
@@ -317,13 +327,13 @@ void ExactSolver::Build() {
       bottom = std::max(low, 1e-3);
       top = std::max(1e4, bottom * 1e7);
     }
-    for (int k = 0; k < kInitialCutPoints; ++k) {
-      const double f = static_cast<double>(k) / (kInitialCutPoints - 1);
-      AddLogCut(&aux, bottom * std::pow(top / bottom, f));
+    for (int j = 0; j < kInitialCutPoints; ++j) {
+      const double f = static_cast<double>(j) / (kInitialCutPoints - 1);
+      AddLogCut(k, bottom * std::pow(top / bottom, f));
     }
   }
-  for (SquareAux& aux : squares_) {
-    const Domain& d = problem_.variable(aux.var).domain;
+  for (int k = 0; k < static_cast<int>(squares_.size()); ++k) {
+    const Domain& d = problem_.variable(squares_[k].var).domain;
     const bool integral = d.IsIntegral();
     std::vector<double> points;
     if (IsFinite(d.lower) && IsFinite(d.upper)) {
@@ -337,12 +347,13 @@ void ExactSolver::Build() {
     }
     for (double p : points) {
       if (p < d.lower || p > d.upper) continue;
-      AddSquareCut(&aux, integral ? std::round(p) : p);
+      AddSquareCut(k, integral ? std::round(p) : p);
     }
   }
 }
 
-void ExactSolver::AddLogCut(LogAux* aux, double e0) {
+void ExactSolver::AddLogCut(int k, double e0) {
+  LogAux* aux = &logs_[k];
   e0 = std::max(e0, kLogFloor);
   for (double p : aux->points)
     if (std::abs(p - e0) <= 1e-12 * std::max(1.0, e0)) return;
@@ -357,7 +368,8 @@ void ExactSolver::AddLogCut(LogAux* aux, double e0) {
   ++num_cuts_;
 }
 
-void ExactSolver::AddSquareCut(SquareAux* aux, double v0) {
+void ExactSolver::AddSquareCut(int k, double v0) {
+  SquareAux* aux = &squares_[k];
   for (double p : aux->points)
     if (std::abs(p - v0) <= 1e-12 * std::max(1.0, std::abs(v0))) return;
   aux->points.push_back(v0);
@@ -369,31 +381,35 @@ void ExactSolver::AddSquareCut(SquareAux* aux, double v0) {
 int ExactSolver::AddViolatedCuts(const std::vector<double>& x) {
   const int before = num_cuts_;
   const double tol = options_.cut_tolerance;
-  for (LogAux& aux : logs_) {
-    const double e = std::max(aux.Expr(x.data()), kLogFloor);
+  for (int k = 0; k < static_cast<int>(logs_.size()); ++k) {
+    const double e = std::max(logs_[k].Expr(x.data()), kLogFloor);
     const double log_e = std::log(e);
-    if (x[aux.column] - log_e > tol * std::max(1.0, std::abs(log_e))) AddLogCut(&aux, e);
+    if (x[logs_[k].column] - log_e > tol * std::max(1.0, std::abs(log_e))) AddLogCut(k, e);
   }
-  for (SquareAux& aux : squares_) {
+  for (int k = 0; k < static_cast<int>(squares_.size()); ++k) {
+    const SquareAux& aux = squares_[k];
     double v = x[aux.var];
     if (problem_.variable(aux.var).domain.IsIntegral() &&
         std::abs(v - std::round(v)) <= kIntegerSnap)
       v = std::round(v);
-    if (v * v - x[aux.column] > tol * std::max(1.0, v * v)) AddSquareCut(&aux, v);
+    if (v * v - x[aux.column] > tol * std::max(1.0, v * v)) AddSquareCut(k, v);
   }
   return num_cuts_ - before;
 }
 
 void ExactSolver::ExtendCuts() {
-  for (LogAux& aux : logs_)
-    AddLogCut(&aux, 100.0 * *std::max_element(aux.points.begin(), aux.points.end()));
-  for (SquareAux& aux : squares_) {
-    const Domain& d = problem_.variable(aux.var).domain;
-    const auto [lo, hi] = std::minmax_element(aux.points.begin(), aux.points.end());
+  for (int k = 0; k < static_cast<int>(logs_.size()); ++k) {
+    const std::vector<double>& points = logs_[k].points;
+    AddLogCut(k, 100.0 * *std::max_element(points.begin(), points.end()));
+  }
+  for (int k = 0; k < static_cast<int>(squares_.size()); ++k) {
+    const Domain& d = problem_.variable(squares_[k].var).domain;
+    const std::vector<double>& points = squares_[k].points;
+    const auto [lo, hi] = std::minmax_element(points.begin(), points.end());
     const double far_hi = std::max(1.0, std::abs(*hi)) * 100.0;
     const double far_lo = -std::max(1.0, std::abs(*lo)) * 100.0;
-    if (far_hi <= d.upper) AddSquareCut(&aux, far_hi);
-    if (far_lo >= d.lower) AddSquareCut(&aux, far_lo);
+    if (far_hi <= d.upper) AddSquareCut(k, far_hi);
+    if (far_lo >= d.lower) AddSquareCut(k, far_lo);
   }
 }
 
@@ -678,6 +694,22 @@ RoundResult ExactSolver::SolveCbcRound(const std::vector<double>* start) {
   return result;
 }
 
+std::vector<double> ExactSolver::UserValues(const std::vector<double>& x) const {
+  const int n = problem_.num_variables();
+  std::vector<double> values(x.begin(), x.begin() + n);
+  // Cbc's integer tolerance is 1e-7: snap its noise so integrality holds exactly.
+  for (VarId id = 0; id < n; ++id) {
+    if (!problem_.variable(id).domain.IsIntegral()) continue;
+    const double r = std::round(values[id]);
+    if (std::abs(values[id] - r) <= kIntegerSnap) values[id] = r;
+  }
+  return values;
+}
+
+double ExactSolver::UserObjective(const std::vector<double>& x) const {
+  return problem_.EvaluateObjective(UserValues(x));
+}
+
 void ExactSolver::Finish(const RoundResult& round, Termination termination,
                          const std::string& message, bool have_bound, Allocation* allocation,
                          SolveSummary* summary) {
@@ -688,12 +720,7 @@ void ExactSolver::Finish(const RoundResult& round, Termination termination,
                          termination != Termination::kFailure;
   std::string text = message;
   if (has_point) {
-    std::vector<double> values(round.x.begin(), round.x.begin() + n);
-    for (VarId id = 0; id < n; ++id) {
-      if (!problem_.variable(id).domain.IsIntegral()) continue;
-      const double r = std::round(values[id]);
-      if (std::abs(values[id] - r) <= kIntegerSnap) values[id] = r;
-    }
+    std::vector<double> values = UserValues(round.x);
     summary->objective = problem_.EvaluateObjective(values);
     summary->max_violation = problem_.MeasureViolation(values).Max();
     summary->feasible = summary->max_violation <= kFeasibilityTolerance;
@@ -747,6 +774,11 @@ void ExactSolver::Run(Allocation* allocation, SolveSummary* summary) {
     round = integer_ ? SolveCbcRound(incumbent.empty() ? nullptr : &incumbent)
                      : SolveClpRound(first, after_unbounded);
     total_iterations += round.iterations;
+    if (options_.verbose)
+      std::fprintf(stderr, "[exact] round %d: %d rows, %d cuts, %d iterations, objective %.10g, %.3f s\n",
+                   rounds + 1, model_.num_rows(), num_cuts_, round.iterations,
+                   sign_ * round.internal_objective + problem_.objective_constant(),
+                   Seconds(start_, Clock::now()));
     if (round.status == RoundResult::Status::kUnbounded && outer) {
       if (HasImprovingRay()) {
         round.detail += ", and a recession direction of the feasible set improves the "
@@ -795,12 +827,19 @@ void ExactSolver::Run(Allocation* allocation, SolveSummary* summary) {
       have_bound = true;
       break;
     }
-    const int added = AddViolatedCuts(round.x);
+    // The relaxation's optimum bounds the true one, and the true objective at its point is
+    // attained: once they agree to the tolerance the point is certified, even if single terms
+    // are still linearised more loosely than cut_tolerance (Kelley's method spends most of
+    // its rounds tightening terms that no longer move the objective).
+    const double bound = sign_ * round.internal_bound + problem_.objective_constant();
+    const double gap = std::abs(bound - UserObjective(round.x)) / std::max(1.0, std::abs(bound));
+    const int added = gap <= options_.cut_tolerance ? 0 : AddViolatedCuts(round.x);
     if (added == 0) {
       termination = Termination::kConverged;
       message = "Outer approximation converged after " + std::to_string(rounds) +
-                " cut rounds (" + std::to_string(num_cuts_) + " cuts, " +
-                std::to_string(total_iterations) + " simplex iterations)";
+                " cut rounds: relative gap " + Num(gap) + " to the relaxation bound (" +
+                std::to_string(num_cuts_) + " cuts, " + std::to_string(total_iterations) +
+                " simplex iterations)";
       have_bound = true;
       break;
     }

@@ -64,8 +64,15 @@ bool ReadMps(const std::string& path, Problem* out, std::string* error) {
     const int num_errors = mps.readMps(path.c_str(), "");
     if (num_errors != 0) {
       std::string message = "MPS file '" + path + "': ";
-      message += num_errors < 0 ? "cannot open or read"
-                                : std::to_string(num_errors) + " error(s) while parsing";
+      // CoinMpsIO returns -1 when the file is not MPS at all, and adds 100000 to the count
+      // when it gave up after too many errors.
+      if (num_errors < 0) {
+        message += "not a readable MPS file";
+      } else if (num_errors >= 100000) {
+        message += "too many errors, parsing abandoned";
+      } else {
+        message += std::to_string(num_errors) + " error(s) while parsing";
+      }
       if (!handler.text().empty()) message += ": " + handler.text();
       return Fail(error, message);
     }

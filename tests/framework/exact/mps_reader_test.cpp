@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -11,11 +12,19 @@
 namespace dede::internal {
 namespace {
 
-std::string WriteFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
-  std::ofstream(path) << text;
-  return path;
-}
+// A file in the test temp dir that is removed again at the end of the test.
+class TempFile {
+ public:
+  TempFile(const std::string& name, const std::string& text)
+      : path_(::testing::TempDir() + name) {
+    std::ofstream(path_) << text;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // Every MPS feature the reader maps: L/G/E rows, a ranged row, an extra free N row, an RHS on
 // the objective row, integer markers and UP/MI/FR bounds.
@@ -57,7 +66,8 @@ const Constraint* FindConstraint(const Problem& problem, const std::string& name
 }
 
 TEST(ReadMps, MapsRowsColumnsBoundsAndObjectiveConstant) {
-  const std::string path = WriteFile("dede_features.mps", kFeatureMps);
+  const TempFile file("dede_features.mps", kFeatureMps);
+  const std::string& path = file.path();
   Problem problem(1, 1);
   std::string error;
   ASSERT_TRUE(ReadMps(path, &problem, &error)) << error;
@@ -114,7 +124,8 @@ TEST(ReadMps, MapsRowsColumnsBoundsAndObjectiveConstant) {
 TEST(ReadMps, ReadProblemSolvesToHandComputedOptimum) {
   // x3 = 7 + x2 and 4 <= x2 + x3 <= 6 force x2 in [-1.5, -0.5], so the integer x2 = -1, x3 = 6,
   // and x1 = 1 (from LIM2): objective 1 - 2 - 6 + 5 = -2.
-  const std::string path = WriteFile("dede_features_solve.mps", kFeatureMps);
+  const TempFile file("dede_features_solve.mps", kFeatureMps);
+  const std::string& path = file.path();
   Problem problem(1, 1);
   std::string error;
   ASSERT_TRUE(ReadMps(path, &problem, &error)) << error;
@@ -139,7 +150,7 @@ TEST(ReadMps, MissingFileIsAnErrorNamingTheFile) {
 }
 
 TEST(ReadMps, ParseErrorNamesTheFileAndTheLine) {
-  const std::string path = WriteFile("dede_broken.mps", R"(NAME          BROKEN
+  const TempFile file("dede_broken.mps", R"(NAME          BROKEN
 ROWS
  N  COST
  L  LIM1
@@ -150,12 +161,22 @@ RHS
     RHS       LIM1         4.0
 ENDATA
 )");
+  const std::string& path = file.path();
   Problem problem(1, 1);
   std::string error;
   EXPECT_FALSE(ReadMps(path, &problem, &error));
   EXPECT_NE(error.find(path), std::string::npos) << error;
   EXPECT_NE(error.find("NOSUCHROW"), std::string::npos) << error;
-  EXPECT_NE(error.find("line"), std::string::npos) << error;
+  EXPECT_NE(error.find("line 7"), std::string::npos) << error;
+}
+
+TEST(ReadMps, NonMpsFileIsAnErrorNamingTheLine) {
+  const TempFile file("dede_garbage.mps", "this is not an MPS file\n");
+  Problem problem(1, 1);
+  std::string error;
+  EXPECT_FALSE(ReadMps(file.path(), &problem, &error));
+  EXPECT_NE(error.find(file.path()), std::string::npos) << error;
+  EXPECT_NE(error.find("line 1"), std::string::npos) << error;
 }
 
 }  // namespace
