@@ -25,7 +25,6 @@
 #include <CoinFinite.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -97,7 +96,9 @@ struct LinearModel {
     is_integer.push_back(integer ? 1 : 0);
     return num_cols() - 1;
   }
-  void AddRow(const std::vector<int>& index, const std::vector<double>& value, double lower,
+  void AddRow(const std::vector<int>& index,
+              const std::vector<double>& value,
+              double lower,
               double upper) {
     row_index.insert(row_index.end(), index.begin(), index.end());
     row_value.insert(row_value.end(), value.begin(), value.end());
@@ -109,8 +110,14 @@ struct LinearModel {
     std::vector<int> length(num_rows());
     for (int i = 0; i < num_rows(); ++i)
       length[i] = static_cast<int>(row_start[i + 1] - row_start[i]);
-    return CoinPackedMatrix(false, num_cols(), num_rows(), row_start.back(), row_value.data(),
-                            row_index.data(), row_start.data(), length.data());
+    return CoinPackedMatrix(false,
+                            num_cols(),
+                            num_rows(),
+                            row_start.back(),
+                            row_value.data(),
+                            row_index.data(),
+                            row_start.data(),
+                            length.data());
   }
 };
 
@@ -143,7 +150,7 @@ struct SquareAux {
 struct RoundResult {
   enum class Status { kOptimal, kInfeasible, kUnbounded, kTimeLimit, kFailure };
   Status status = Status::kFailure;
-  std::vector<double> x;  // all columns; empty if the solver has no point
+  std::vector<double> x;       // all columns; empty if the solver has no point
   bool x_is_solution = false;  // x is feasible (an incumbent) for the round's model
   double internal_objective = 0.0;
   double internal_bound = -COIN_DBL_MAX;
@@ -186,8 +193,12 @@ class ExactSolver {
   RoundResult SolveClpRound(bool first, bool after_unbounded);
   RoundResult SolveCbcRound(const std::vector<double>* start);
 
-  void Finish(const RoundResult& round, Termination termination, const std::string& message,
-              bool have_bound, Allocation* allocation, SolveSummary* summary);
+  void Finish(const RoundResult& round,
+              Termination termination,
+              const std::string& message,
+              bool have_bound,
+              Allocation* allocation,
+              SolveSummary* summary);
 
   const Problem& problem_;
   const ExactOptions& options_;
@@ -284,8 +295,8 @@ void ExactSolver::Build() {
     aux.constant = l.expr.constant;
     // Merge duplicate variables: the floor row must list each column once.
     std::vector<Term> terms = l.expr.terms;
-    std::sort(terms.begin(), terms.end(),
-              [](const Term& a, const Term& b) { return a.var < b.var; });
+    std::sort(
+        terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.var < b.var; });
     for (const Term& t : terms) {
       if (!aux.index.empty() && aux.index.back() == t.var) {
         aux.coef.back() += t.coef;
@@ -444,8 +455,8 @@ bool ExactSolver::HasImprovingRay() {
                  model_.row_index.begin() + model_.row_start[i + 1]);
     value.assign(model_.row_value.begin() + model_.row_start[i],
                  model_.row_value.begin() + model_.row_start[i + 1]);
-    ray.AddRow(index, value, zero_if_finite(model_.row_lower[i]),
-               zero_if_finite(model_.row_upper[i]));
+    ray.AddRow(
+        index, value, zero_if_finite(model_.row_lower[i]), zero_if_finite(model_.row_upper[i]));
   }
   index.clear();
   value.clear();
@@ -466,8 +477,12 @@ bool ExactSolver::HasImprovingRay() {
   ClpSimplex clp;
   clp.setLogLevel(0);
   const CoinPackedMatrix matrix = ray.Matrix();
-  clp.loadProblem(matrix, ray.col_lower.data(), ray.col_upper.data(), ray.cost.data(),
-                  ray.row_lower.data(), ray.row_upper.data());
+  clp.loadProblem(matrix,
+                  ray.col_lower.data(),
+                  ray.col_upper.data(),
+                  ray.cost.data(),
+                  ray.row_lower.data(),
+                  ray.row_upper.data());
   const double remaining = Remaining();
   if (IsFinite(remaining)) clp.setMaximumWallSeconds(std::max(remaining, 0.0));
   clp.initialSolve();
@@ -475,7 +490,8 @@ bool ExactSolver::HasImprovingRay() {
 }
 
 void ExactSolver::RepairAuxiliary(std::vector<double>* x) const {
-  for (const LogAux& aux : logs_) (*x)[aux.column] = std::log(std::max(aux.Expr(x->data()), kLogFloor));
+  for (const LogAux& aux : logs_)
+    (*x)[aux.column] = std::log(std::max(aux.Expr(x->data()), kLogFloor));
   for (const SquareAux& aux : squares_) (*x)[aux.column] = (*x)[aux.var] * (*x)[aux.var];
 }
 
@@ -490,8 +506,12 @@ RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
   if (first) {
     clp_.setLogLevel(options_.verbose ? 1 : 0);
     const CoinPackedMatrix matrix = model_.Matrix();
-    clp_.loadProblem(matrix, model_.col_lower.data(), model_.col_upper.data(),
-                     model_.cost.data(), model_.row_lower.data(), model_.row_upper.data());
+    clp_.loadProblem(matrix,
+                     model_.col_lower.data(),
+                     model_.col_upper.data(),
+                     model_.cost.data(),
+                     model_.row_lower.data(),
+                     model_.row_upper.data());
     if (quadratic_objective_) {
       // Clp's objective is c'x + 1/2 x'Qx, so the diagonal of Q is 2 * (sign * q).
       const int n = model_.num_cols();
@@ -514,8 +534,11 @@ RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
     const CoinBigIndex offset = model_.row_start[first_row];
     std::vector<CoinBigIndex> starts(count + 1);
     for (int i = 0; i <= count; ++i) starts[i] = model_.row_start[first_row + i] - offset;
-    clp_.addRows(count, model_.row_lower.data() + first_row, model_.row_upper.data() + first_row,
-                 starts.data(), model_.row_index.data() + offset,
+    clp_.addRows(count,
+                 model_.row_lower.data() + first_row,
+                 model_.row_upper.data() + first_row,
+                 starts.data(),
+                 model_.row_index.data() + offset,
                  model_.row_value.data() + offset);
   }
   clp_rows_loaded_ = model_.num_rows();
@@ -564,8 +587,9 @@ RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
       }
       if (qp_unbounded_) {
         result.status = RoundResult::Status::kUnbounded;
-        result.detail = "the objective decreases without bound along a recession direction "
-                        "that leaves every quadratic variable unchanged";
+        result.detail =
+            "the objective decreases without bound along a recession direction "
+            "that leaves every quadratic variable unchanged";
         break;
       }
       result.status = RoundResult::Status::kOptimal;
@@ -584,13 +608,13 @@ RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
     case 3:
       // The iteration limit is Clp's default (unlimited), so only the clock stops it here.
       result.status = RoundResult::Status::kTimeLimit;
-      result.detail = "Clp stopped on its time limit after " +
-                      std::to_string(result.iterations) + " iterations";
+      result.detail = "Clp stopped on its time limit after " + std::to_string(result.iterations) +
+                      " iterations";
       break;
     default:
       result.status = RoundResult::Status::kFailure;
-      result.detail = "Clp stopped with status " + std::to_string(status) +
-                      " (secondary " + std::to_string(clp_.secondaryStatus()) + ")";
+      result.detail = "Clp stopped with status " + std::to_string(status) + " (secondary " +
+                      std::to_string(clp_.secondaryStatus()) + ")";
       break;
   }
   return result;
@@ -600,8 +624,12 @@ RoundResult ExactSolver::SolveCbcRound(const std::vector<double>* start) {
   RoundResult result;
   OsiClpSolverInterface solver;
   const CoinPackedMatrix matrix = model_.Matrix();
-  solver.loadProblem(matrix, model_.col_lower.data(), model_.col_upper.data(),
-                     model_.cost.data(), model_.row_lower.data(), model_.row_upper.data());
+  solver.loadProblem(matrix,
+                     model_.col_lower.data(),
+                     model_.col_upper.data(),
+                     model_.cost.data(),
+                     model_.row_lower.data(),
+                     model_.row_upper.data());
   for (int j = 0; j < model_.num_cols(); ++j)
     if (model_.is_integer[j]) solver.setInteger(j);
   const int log_level = options_.verbose ? 1 : 0;
@@ -650,8 +678,8 @@ RoundResult ExactSolver::SolveCbcRound(const std::vector<double>* start) {
   if (start != nullptr) {
     // The previous round's point with exact auxiliary values is feasible for this round's
     // model (tangents never cut off the curve), so it is a valid first incumbent.
-    cbc.setBestSolution(start->data(), static_cast<int>(start->size()),
-                        InternalObjective(*start), true);
+    cbc.setBestSolution(
+        start->data(), static_cast<int>(start->size()), InternalObjective(*start), true);
   }
   // Solving the root LP here (as Cbc's own examples do) lets its iterations be counted:
   // CbcModel's counter only covers the tree search.
@@ -710,8 +738,11 @@ double ExactSolver::UserObjective(const std::vector<double>& x) const {
   return problem_.EvaluateObjective(UserValues(x));
 }
 
-void ExactSolver::Finish(const RoundResult& round, Termination termination,
-                         const std::string& message, bool have_bound, Allocation* allocation,
+void ExactSolver::Finish(const RoundResult& round,
+                         Termination termination,
+                         const std::string& message,
+                         bool have_bound,
+                         Allocation* allocation,
                          SolveSummary* summary) {
   summary->termination = termination;
   const int n = problem_.num_variables();
@@ -775,14 +806,19 @@ void ExactSolver::Run(Allocation* allocation, SolveSummary* summary) {
                      : SolveClpRound(first, after_unbounded);
     total_iterations += round.iterations;
     if (options_.verbose)
-      std::fprintf(stderr, "[exact] round %d: %d rows, %d cuts, %d iterations, objective %.10g, %.3f s\n",
-                   rounds + 1, model_.num_rows(), num_cuts_, round.iterations,
+      std::fprintf(stderr,
+                   "[exact] round %d: %d rows, %d cuts, %d iterations, objective %.10g, %.3f s\n",
+                   rounds + 1,
+                   model_.num_rows(),
+                   num_cuts_,
+                   round.iterations,
                    sign_ * round.internal_objective + problem_.objective_constant(),
                    Seconds(start_, Clock::now()));
     if (round.status == RoundResult::Status::kUnbounded && outer) {
       if (HasImprovingRay()) {
-        round.detail += ", and a recession direction of the feasible set improves the "
-                        "objective itself (through its linear part or a log argument)";
+        round.detail +=
+            ", and a recession direction of the feasible set improves the "
+            "objective itself (through its linear part or a log argument)";
       } else if (unbounded_retries < kMaxUnboundedRetries) {
         // Only the linearisation is unbounded (a log tangent rises faster than a linear cost
         // falls, or no tangent of v^2 is steep enough yet): push the outermost cuts out.
@@ -791,16 +827,24 @@ void ExactSolver::Run(Allocation* allocation, SolveSummary* summary) {
         continue;
       } else {
         round.status = RoundResult::Status::kFailure;
-        round.detail = "The outer approximation stayed unbounded after moving its outermost "
-                       "cuts out " + std::to_string(unbounded_retries) +
-                       " times, although no improving recession direction was found";
+        round.detail =
+            "The outer approximation stayed unbounded after moving its outermost "
+            "cuts out " +
+            std::to_string(unbounded_retries) +
+            " times, although no improving recession direction was found";
       }
     }
     if (round.status != RoundResult::Status::kOptimal) {
       switch (round.status) {
-        case RoundResult::Status::kInfeasible: termination = Termination::kInfeasible; break;
-        case RoundResult::Status::kTimeLimit: termination = Termination::kTimeLimit; break;
-        default: termination = Termination::kFailure; break;
+        case RoundResult::Status::kInfeasible:
+          termination = Termination::kInfeasible;
+          break;
+        case RoundResult::Status::kTimeLimit:
+          termination = Termination::kTimeLimit;
+          break;
+        default:
+          termination = Termination::kFailure;
+          break;
       }
       message = round.detail;
       if (round.status == RoundResult::Status::kUnbounded)
@@ -820,8 +864,7 @@ void ExactSolver::Run(Allocation* allocation, SolveSummary* summary) {
     ++rounds;
     if (!outer) {
       termination = Termination::kConverged;
-      message = round.detail.empty() ? "Clp: optimal after " +
-                                           std::to_string(round.iterations) +
+      message = round.detail.empty() ? "Clp: optimal after " + std::to_string(round.iterations) +
                                            " simplex iterations"
                                      : round.detail;
       have_bound = true;
@@ -883,7 +926,9 @@ bool ValidateOptions(const ExactOptions& options, std::string* error) {
 }  // namespace
 }  // namespace internal
 
-void SolveExact(const Problem& problem, const ExactOptions& options, Allocation* allocation,
+void SolveExact(const Problem& problem,
+                const ExactOptions& options,
+                Allocation* allocation,
                 SolveSummary* summary) {
   const auto start = internal::Clock::now();
   *summary = SolveSummary{};

@@ -4,7 +4,6 @@
 #include <CoinMessageHandler.hpp>
 #include <CoinMpsIO.hpp>
 #include <CoinPackedMatrix.hpp>
-
 #include <cmath>
 #include <exception>
 #include <fstream>
@@ -95,9 +94,9 @@ bool ReadMps(const std::string& path, Problem* out, std::string* error) {
       domain.lower = FromCoin(col_lower[j], coin_infinity);
       domain.upper = FromCoin(col_upper[j], coin_infinity);
       if (std::isnan(domain.lower) || std::isnan(domain.upper) || domain.lower > domain.upper)
-        return Fail(error, "MPS file '" + path + "': column '" + mps.columnName(j) +
-                               "' has bounds [" + std::to_string(col_lower[j]) + ", " +
-                               std::to_string(col_upper[j]) + "]");
+        return Fail(error,
+                    "MPS file '" + path + "': column '" + mps.columnName(j) + "' has bounds [" +
+                        std::to_string(col_lower[j]) + ", " + std::to_string(col_upper[j]) + "]");
       domain.type = mps.isInteger(j) ? VarType::kInteger : VarType::kContinuous;
       ids[j] = problem.AddLocal(owner, domain, mps.columnName(j));
       if (cost[j] != 0.0) problem.AddLinearCost(ids[j], cost[j]);
@@ -112,9 +111,9 @@ bool ReadMps(const std::string& path, Problem* out, std::string* error) {
       const double upper = FromCoin(row_upper[i], coin_infinity);
       if (lower == -kInfinity && upper == kInfinity) continue;  // a free (extra N) row
       if (lower > upper)
-        return Fail(error, "MPS file '" + path + "': row '" + mps.rowName(i) +
-                               "' has an empty range [" + std::to_string(lower) + ", " +
-                               std::to_string(upper) + "]");
+        return Fail(error,
+                    "MPS file '" + path + "': row '" + mps.rowName(i) + "' has an empty range [" +
+                        std::to_string(lower) + ", " + std::to_string(upper) + "]");
       const CoinShallowPackedVector row = by_row->getVector(i);
       LinearExpr expr;
       expr.terms.reserve(row.getNumElements());
@@ -125,18 +124,19 @@ bool ReadMps(const std::string& path, Problem* out, std::string* error) {
         problem.AddConstraint(owner, expr, Sense::kEqual, lower, name);
       } else {
         if (lower > -kInfinity)
-          problem.AddConstraint(owner, expr, Sense::kGreaterEqual, lower,
-                                upper < kInfinity ? name + ".lo" : name);
+          problem.AddConstraint(
+              owner, expr, Sense::kGreaterEqual, lower, upper < kInfinity ? name + ".lo" : name);
         if (upper < kInfinity)
-          problem.AddConstraint(owner, expr, Sense::kLessEqual, upper,
-                                lower > -kInfinity ? name + ".up" : name);
+          problem.AddConstraint(
+              owner, expr, Sense::kLessEqual, upper, lower > -kInfinity ? name + ".up" : name);
       }
     }
     *out = std::move(problem);
     return true;
   } catch (const CoinError& e) {
-    return Fail(error, "MPS file '" + path + "': " + e.className() + "::" + e.methodName() +
-                           ": " + e.message());
+    return Fail(
+        error,
+        "MPS file '" + path + "': " + e.className() + "::" + e.methodName() + ": " + e.message());
   } catch (const std::exception& e) {
     return Fail(error, "MPS file '" + path + "': " + e.what());
   }

@@ -248,8 +248,8 @@ TEST(SolveExact, MaxMinEqualisesWeightedShares) {
   Problem p(1, 3);
   const int m = p.AddAllocation("x", Domain::NonNegative());
   const std::vector<VarId> v = p.AddDenseEntries(m);
-  p.AddResourceConstraint(0, LinearExpr().Add(v[0], 1).Add(v[1], 1).Add(v[2], 1),
-                          Sense::kLessEqual, 10);
+  p.AddResourceConstraint(
+      0, LinearExpr().Add(v[0], 1).Add(v[1], 1).Add(v[2], 1), Sense::kLessEqual, 10);
   std::vector<LinearExpr> exprs(3);
   const double w[3] = {1, 2, 4};
   for (int d = 0; d < 3; ++d) exprs[d].Add(v[d], w[d]);
@@ -273,8 +273,7 @@ TEST(SolveExact, MinMaxBalancesLoadOverCapacities) {
   const double size[3] = {3, 4, 5};
   const double capacity[2] = {1, 2};
   for (int d = 0; d < 3; ++d)
-    p.AddDemandConstraint(d, LinearExpr().Add(v[d], 1).Add(v[3 + d], 1), Sense::kEqual,
-                          size[d]);
+    p.AddDemandConstraint(d, LinearExpr().Add(v[d], 1).Add(v[3 + d], 1), Sense::kEqual, size[d]);
   std::vector<LinearExpr> exprs(2);
   for (int r = 0; r < 2; ++r)
     for (int d = 0; d < 3; ++d) exprs[r].Add(v[r * 3 + d], 1.0 / capacity[r]);

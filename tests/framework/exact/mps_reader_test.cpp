@@ -15,8 +15,7 @@ namespace {
 // A file in the test temp dir that is removed again at the end of the test.
 class TempFile {
  public:
-  TempFile(const std::string& name, const std::string& text)
-      : path_(::testing::TempDir() + name) {
+  TempFile(const std::string& name, const std::string& text) : path_(::testing::TempDir() + name) {
     std::ofstream(path_) << text;
   }
   ~TempFile() { std::remove(path_.c_str()); }

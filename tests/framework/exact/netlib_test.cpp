@@ -62,13 +62,12 @@ const std::map<std::string, Reference>& References() {
 
 // Every file copied into tests/data/netlib (all Netlib LPs of the project's copy up to 200 KiB).
 const std::vector<std::string> kInstances = {
-    "ADLITTLE", "AFIRO",    "AGG",     "BANDM",    "BEACONFD", "BLEND",    "BOEING1",
-    "BOEING2",  "BORE3D",   "BRANDY",  "CAPRI",    "DEGEN2",   "E226",     "ETAMACRO",
-    "FINNIS",   "FORPLAN",  "GROW15",  "GROW7",    "ISRAEL",   "KB2",      "LOTFI",
-    "PILOT4",   "RECIPE",   "SC105",   "SC205",    "SC50A",    "SC50B",    "SCAGR25",
-    "SCAGR7",   "SCFXM1",   "SCORPION", "SCRS8",   "SCSD1",    "SCSD6",    "SCTAP1",
-    "SHARE1B",  "SHARE2B",  "SHIP04S", "STAIR",    "STANDATA", "STANDMPS", "STOCFOR1",
-    "TUFF",     "VTP.BASE",
+    "ADLITTLE", "AFIRO",    "AGG",    "BANDM",    "BEACONFD", "BLEND",    "BOEING1",  "BOEING2",
+    "BORE3D",   "BRANDY",   "CAPRI",  "DEGEN2",   "E226",     "ETAMACRO", "FINNIS",   "FORPLAN",
+    "GROW15",   "GROW7",    "ISRAEL", "KB2",      "LOTFI",    "PILOT4",   "RECIPE",   "SC105",
+    "SC205",    "SC50A",    "SC50B",  "SCAGR25",  "SCAGR7",   "SCFXM1",   "SCORPION", "SCRS8",
+    "SCSD1",    "SCSD6",    "SCTAP1", "SHARE1B",  "SHARE2B",  "SHIP04S",  "STAIR",    "STANDATA",
+    "STANDMPS", "STOCFOR1", "TUFF",   "VTP.BASE",
 };
 
 class Netlib : public ::testing::TestWithParam<std::string> {};
@@ -117,12 +116,16 @@ TEST_P(Netlib, MatchesPublishedOptimum) {
     }
   }
   std::printf("[netlib] %-9s objective %.11g  reference %.11g (%s)  relative error %.2e  %s\n",
-              name.c_str(), compared, best_value, best_source.c_str(), best_error,
+              name.c_str(),
+              compared,
+              best_value,
+              best_source.c_str(),
+              best_error,
               best_error <= kNetlibRelativeTolerance ? "pass" : "FAIL");
   RecordProperty("reference_source", best_source);
   EXPECT_LE(best_error, kNetlibRelativeTolerance)
-      << name << ": objective " << compared << ", closest published value "
-      << best_value << " (" << best_source << "). " << summary.message;
+      << name << ": objective " << compared << ", closest published value " << best_value << " ("
+      << best_source << "). " << summary.message;
 }
 
 std::string InstanceTestName(const ::testing::TestParamInfo<std::string>& info) {
