@@ -27,7 +27,6 @@
 #include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
 
 #include "core/check.h"
@@ -137,8 +136,9 @@ class AdmmEngine {
   void ColdStart();
   void SetRho(double rho);
   // Returns false and fills *message on a block failure.
-  bool HalfStep(int side, bool integer_phase, std::string* message, Termination* termination);
-  void UpdateGlobalAlpha(int side);
+  bool HalfStep(int side, bool integer_phase, bool measure, std::string* message,
+                Termination* termination);
+  void UpdateGlobalAlpha(int side, bool measure);
   void Residuals(IterationSummary* it, bool want_objective);
   void GatherValues(std::vector<double>* values, int entry_side) const;
   bool Repair(std::vector<double>* values, int* rounds, std::string* message);
@@ -157,7 +157,14 @@ class AdmmEngine {
   int global_side_ = -1;             // side whose blocks hold t_b (-1: no global term)
 
   // Iterates, indexed by pair.
-  std::vector<double> x_, z_, z_prev_, u_, xh_;
+  std::vector<double> x_, z_, u_, xh_;
+  double relaxation_ = 1.0;  // over-relaxation in effect this iteration
+  // Squared norms for the residuals, accumulated per demand block (plus one slot for the
+  // global pairs) on check iterations and summed in block order: deterministic.
+  struct Norms {
+    double r = 0, s = 0, x = 0, z = 0, u = 0;
+  };
+  std::vector<Norms> norms_;
   double alpha_ = 0;
   double rho_ = 1;
   double xz_norm_ = 0, u_norm_ = 0;  // from the last residual check
@@ -288,7 +295,7 @@ void AdmmEngine::Build() {
   const std::size_t np = pairs_.size();
   x_.assign(np, 0);
   z_.assign(np, 0);
-  z_prev_.assign(np, 0);
+  norms_.assign(blocks_[1].size() + 1, Norms{});
   u_.assign(np, 0);
   xh_.assign(np, 0);
 }
@@ -397,20 +404,24 @@ void AdmmEngine::ForEachBlock(int side, F&& f) {
                     });
 }
 
-// Solves every block of one side against the other side's current values.
-bool AdmmEngine::HalfStep(int side, bool integer_phase, std::string* message,
+// Solves every block of one side against the other side's current values. The per-pair
+// updates of the iteration are fused into the block loops so that they run in parallel and
+// touch each pair once per half step:
+//   resource side: x = solve(z - u), xh = a x + (1 - a) z
+//   demand side:   z = solve(xh + u), u += xh - z   (and the residual norms when `measure`)
+bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::string* message,
                           Termination* termination) {
   std::atomic<bool> failed{false};
   std::vector<BlockStatus> status(blocks_[side].size(), BlockStatus::kOptimal);
+  const double a = relaxation_;
   ForEachBlock(side, [&](int b) {
     Block& block = blocks_[side][b];
     if (block.vars.empty()) return;
     BlockProblem& bp = block.problem;
-    for (std::size_t i = 0; i < block.vars.size(); ++i) {
+    const std::size_t n = block.vars.size();
+    for (std::size_t i = 0; i < n; ++i) {
       const int p = block.vars[i].pair;
       if (p < 0) continue;
-      // Resource side: x = argmin ... + rho/2 (x - z + u)^2 -> target z - u.
-      // Demand side:   z = argmin ... + rho/2 (xh - z + u)^2 -> target xh + u.
       bp.prox_target[i] = side == 0 ? z_[p] - u_[p] : xh_[p] + u_[p];
     }
     const bool integral = integer_phase && block.has_integers;
@@ -423,9 +434,33 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, std::string* message,
       failed = true;
       return;
     }
-    double* out = side == 0 ? x_.data() : z_.data();
-    for (std::size_t i = 0; i < block.vars.size(); ++i)
-      if (block.vars[i].pair >= 0) out[block.vars[i].pair] = block.v[i];
+    if (side == 0) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const int p = block.vars[i].pair;
+        if (p < 0) continue;
+        x_[p] = block.v[i];
+        xh_[p] = a * block.v[i] + (1 - a) * z_[p];
+      }
+      return;
+    }
+    Norms acc;
+    for (std::size_t i = 0; i < n; ++i) {
+      const int p = block.vars[i].pair;
+      if (p < 0) continue;
+      const double z_new = block.v[i];
+      if (measure) {
+        const double dz = z_new - z_[p];
+        const double d = x_[p] - z_new;
+        acc.s += dz * dz;
+        acc.r += d * d;
+        acc.x += x_[p] * x_[p];
+        acc.z += z_new * z_new;
+      }
+      z_[p] = z_new;
+      u_[p] += xh_[p] - z_new;
+      if (measure) acc.u += u_[p] * u_[p];
+    }
+    if (measure) norms_[b] = acc;
   });
   if (!failed) return true;
   for (std::size_t b = 0; b < status.size(); ++b) {
@@ -443,63 +478,55 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, std::string* message,
   return true;
 }
 
-// Closed-form update of the global scalar alpha, which lives on side 1 - global_side_.
-void AdmmEngine::UpdateGlobalAlpha(int side) {
+// Closed-form update of the global scalar alpha, which lives on side 1 - global_side_, with
+// the same fused per-pair updates as HalfStep.
+void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
   if (global_side_ < 0 || side == global_side_ || global_pairs_.empty()) return;
   const GlobalTerm& global = problem_.global_term();
   const double n = static_cast<double>(global_pairs_.size());
+  const double a = relaxation_;
   double sum = 0;
   if (side == 0) {
     // alpha is a resource-side (x) value, t_b demand-side: max-min over demands.
     // alpha = argmin -w alpha + rho/2 sum_b (alpha - z_b + u_b)^2.
     for (int p : global_pairs_) sum += z_[p] - u_[p];
     alpha_ = sum / n + global.weight / (rho_ * n);
-    for (int p : global_pairs_) x_[p] = alpha_;
-  } else {
-    // alpha is a demand-side (z) value, t_b resource-side: min-max over resources.
-    // alpha = argmin w alpha + rho/2 sum_b (xh_b - alpha + u_b)^2.
-    for (int p : global_pairs_) sum += xh_[p] + u_[p];
-    alpha_ = sum / n - global.weight / (rho_ * n);
-    for (int p : global_pairs_) z_[p] = alpha_;
+    for (int p : global_pairs_) {
+      x_[p] = alpha_;
+      xh_[p] = a * alpha_ + (1 - a) * z_[p];
+    }
+    return;
   }
-  // A max-min objective minimizes -w alpha: the sign above already accounts for the sense.
-  (void)global;
+  // alpha is a demand-side (z) value, t_b resource-side: min-max over resources.
+  // alpha = argmin w alpha + rho/2 sum_b (xh_b - alpha + u_b)^2.
+  for (int p : global_pairs_) sum += xh_[p] + u_[p];
+  alpha_ = sum / n - global.weight / (rho_ * n);
+  Norms acc;
+  for (int p : global_pairs_) {
+    if (measure) {
+      const double dz = alpha_ - z_[p];
+      const double d = x_[p] - alpha_;
+      acc.s += dz * dz;
+      acc.r += d * d;
+      acc.x += x_[p] * x_[p];
+      acc.z += alpha_ * alpha_;
+    }
+    z_[p] = alpha_;
+    u_[p] += xh_[p] - alpha_;
+    if (measure) acc.u += u_[p] * u_[p];
+  }
+  if (measure) norms_.back() = acc;
 }
 
-namespace {
-struct Norms {
-  double r = 0, s = 0, x = 0, z = 0, u = 0;
-  void Join(const Norms& o) {
-    r += o.r;
-    s += o.s;
-    x += o.x;
-    z += o.z;
-    u += o.u;
-  }
-};
-}  // namespace
-
 void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
-  // parallel_deterministic_reduce splits the range the same way for any thread count, so the
-  // residuals (and every decision taken from them) do not depend on the number of threads.
-  const Norms n = tbb::parallel_deterministic_reduce(
-      tbb::blocked_range<std::size_t>(0, pairs_.size(), 4096), Norms{},
-      [&](const tbb::blocked_range<std::size_t>& range, Norms acc) {
-        for (std::size_t p = range.begin(); p != range.end(); ++p) {
-          const double d = x_[p] - z_[p];
-          const double dz = z_[p] - z_prev_[p];
-          acc.r += d * d;
-          acc.s += dz * dz;
-          acc.x += x_[p] * x_[p];
-          acc.z += z_[p] * z_[p];
-          acc.u += u_[p] * u_[p];
-        }
-        return acc;
-      },
-      [](Norms a, const Norms& b) {
-        a.Join(b);
-        return a;
-      });
+  Norms n;
+  for (const Norms& b : norms_) {  // fixed order: independent of the thread count
+    n.r += b.r;
+    n.s += b.s;
+    n.x += b.x;
+    n.z += b.z;
+    n.u += b.u;
+  }
   const double sqrt_n = std::sqrt(static_cast<double>(pairs_.size()));
   it->primal_residual = std::sqrt(n.r);
   it->dual_residual = rho_ * std::sqrt(n.s);
@@ -689,25 +716,23 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
         integer_phase = true;
         integer_start = k;
       }
-      z_prev_ = z_;
+      const bool measure = k % options_.check_termination_every == 0;
+      if (measure) std::fill(norms_.begin(), norms_.end(), Norms{});
+      relaxation_ = integer_phase ? 1.0 : options_.relaxation;
       auto t0 = Clock::now();
-      if (!HalfStep(0, integer_phase, &message, &termination)) {
+      if (!HalfStep(0, integer_phase, measure, &message, &termination)) {
         failed = true;
         break;
       }
-      UpdateGlobalAlpha(0);
+      UpdateGlobalAlpha(0, measure);
       resource_seconds += Seconds(t0);
-      // Over-relaxation on the consensus pairs.
-      const double a = integer_phase ? 1.0 : options_.relaxation;
-      for (std::size_t p = 0; p < pairs_.size(); ++p) xh_[p] = a * x_[p] + (1 - a) * z_prev_[p];
       t0 = Clock::now();
-      if (!HalfStep(1, integer_phase, &message, &termination)) {
+      if (!HalfStep(1, integer_phase, measure, &message, &termination)) {
         failed = true;
         break;
       }
-      UpdateGlobalAlpha(1);
+      UpdateGlobalAlpha(1, measure);
       demand_seconds += Seconds(t0);
-      for (std::size_t p = 0; p < pairs_.size(); ++p) u_[p] += xh_[p] - z_[p];
       iterations = k;
 
       if (k % options_.check_termination_every != 0) continue;
