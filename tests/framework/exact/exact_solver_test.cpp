@@ -91,7 +91,9 @@ TEST(SolveExact, LocalVariablesAndEqualitiesAreModelled) {
   p.AddDemandConstraint(0, LinearExpr().Add(e, 1), Sense::kEqual, 7);
   p.AddLinearCost(e, 1);
   p.AddLinearCost(overflow, 10);
-  const Result r = Solve(p);
+  ExactOptions options;
+  options.time_limit_seconds = kInfinity;  // no limit at all is valid too
+  const Result r = Solve(p, options);
   ASSERT_EQ(r.summary.termination, Termination::kConverged) << r.summary.message;
   EXPECT_NEAR(r.summary.objective, 27, kObjectiveTolerance);
   EXPECT_NEAR(r.allocation[overflow], 2, kValueTolerance);
@@ -534,6 +536,31 @@ TEST(SolveExact, TimeLimitIsHonoured) {
   ASSERT_EQ(static_cast<int>(r.allocation.values.size()), p.num_variables());
   EXPECT_TRUE(r.summary.feasible) << r.summary.message;
   EXPECT_LE(r.summary.bound, r.summary.objective + 1e-9);
+}
+
+TEST(SolveExact, TimeLimitStopsTheCutRounds) {
+  // 40x40 log utilities take many cut rounds of a few thousand simplex iterations each.
+  constexpr int kN = 40;
+  Problem p(kN, kN);
+  const int m = p.AddAllocation("x", Domain::Box(1, kInfinity));
+  const std::vector<VarId> v = p.AddDenseEntries(m);
+  for (int i = 0; i < kN; ++i) {
+    LinearExpr row, col;
+    for (int j = 0; j < kN; ++j) {
+      row.Add(v[i * kN + j], 1);
+      col.Add(v[j * kN + i], 1);
+      p.AddLogTerm(BlockId::Resource(i), LinearExpr().Add(v[i * kN + j], 1), 1.0 + (i + j) % 3);
+    }
+    p.AddResourceConstraint(i, row, Sense::kLessEqual, kN * (i + 1.0));
+    p.AddDemandConstraint(i, col, Sense::kLessEqual, kN * (i + 1.0));
+  }
+  p.SetObjectiveSense(ObjectiveSense::kMaximize);
+  ExactOptions options;
+  options.time_limit_seconds = 0.2;
+  const Result r = Solve(p, options);
+  EXPECT_EQ(r.summary.termination, Termination::kTimeLimit) << r.summary.message;
+  EXPECT_LE(r.summary.total_seconds, 1.5);
+  EXPECT_EQ(r.summary.method, "clp-oa");
 }
 
 // ---- the two 10x10 reference problems --------------------------------------------------------

@@ -70,7 +70,45 @@ const std::vector<std::string> kInstances = {
     "STANDMPS", "STOCFOR1", "TUFF",   "VTP.BASE",
 };
 
-class Netlib : public ::testing::TestWithParam<std::string> {};
+// Tally for the closing summary line ("[netlib] 44 of 44 instances ...").
+struct Tally {
+  int run = 0;
+  int passed = 0;
+  std::vector<std::string> failed;
+};
+Tally& NetlibTally() {
+  static Tally tally;
+  return tally;
+}
+
+class NetlibSummary : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    const Tally& t = NetlibTally();
+    if (t.run == 0) return;
+    std::printf("[netlib] %d of %d instances within %.0e of a published optimum",
+                t.passed,
+                t.run,
+                kNetlibRelativeTolerance);
+    for (std::size_t i = 0; i < t.failed.size(); ++i)
+      std::printf("%s%s", i == 0 ? "; failed: " : ", ", t.failed[i].c_str());
+    std::printf("\n");
+  }
+};
+const auto* const kNetlibSummary = ::testing::AddGlobalTestEnvironment(new NetlibSummary);
+
+class Netlib : public ::testing::TestWithParam<std::string> {
+ protected:
+  void TearDown() override {
+    Tally& t = NetlibTally();
+    ++t.run;
+    if (HasFailure()) {
+      t.failed.push_back(GetParam());
+    } else {
+      ++t.passed;
+    }
+  }
+};
 
 TEST_P(Netlib, MatchesPublishedOptimum) {
   const std::string& name = GetParam();
