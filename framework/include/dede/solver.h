@@ -150,6 +150,11 @@ struct ExactOptions {
   double cut_tolerance = 1e-7;
   int max_cut_rounds = 500;
   double mip_gap = 1e-9;
+  // Quadratic costs of continuous problems: false (default) handles them like integer
+  // problems, by outer approximation with tangent cuts, solved with Clp's dual simplex; true
+  // uses Clp's QP primal, which is faster but in our random-QP property tests reported
+  // non-optimal and even infeasible points as optimal, and can ignore the time limit.
+  bool use_clp_qp = false;
   bool verbose = false;
 };
 

@@ -271,11 +271,12 @@ void ExactSolver::Build() {
     }
   }
 
-  // Quadratic costs: Clp's quadratic objective for continuous problems, tangents otherwise.
+  // Quadratic costs: tangent cuts by default; Clp's QP primal only when asked for (see
+  // ExactOptions::use_clp_qp).
   for (VarId id = 0; id < n; ++id) {
     const double q = problem_.variable(id).quadratic_cost;
     if (q == 0.0) continue;
-    if (!integer_) {
+    if (!integer_ && options_.use_clp_qp) {
       quadratic_objective_ = true;
       continue;
     }
@@ -774,7 +775,7 @@ void ExactSolver::Run(Allocation* allocation, SolveSummary* summary) {
   const bool outer = !logs_.empty() || !squares_.empty();
   if (integer_) {
     summary->method = outer ? "cbc-oa" : "cbc";
-  } else if (!logs_.empty()) {
+  } else if (outer) {
     summary->method = "clp-oa";
   } else {
     summary->method = quadratic_objective_ ? "clp-qp" : "clp";

@@ -160,6 +160,36 @@ TEST(SolveExact, InvalidOptionsFailNamingTheField) {
 }
 
 // ---- QP ----------------------------------------------------------------------------------
+// The default handles squares by outer approximation: the objective is exact to the cut
+// tolerance, the point to about its square root. The tests that pin points to 1e-5 use Clp's
+// QP primal (ExactOptions::use_clp_qp), which is exact where it works.
+
+ExactOptions ClpQp() {
+  ExactOptions options;
+  options.use_clp_qp = true;
+  return options;
+}
+
+TEST(SolveExact, DefaultQpUsesOuterApproximationWithExactObjective) {
+  // min (x - 1)^2 + (y - 2)^2 s.t. x + y <= 2: the projection of (1, 2) is (0.5, 1.5), value 0.5.
+  Problem p(1, 2);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  const VarId x = p.AddEntry(m, 0, 0);
+  const VarId y = p.AddEntry(m, 0, 1);
+  p.AddQuadraticCost(x, 1);
+  p.AddLinearCost(x, -2);
+  p.AddQuadraticCost(y, 1);
+  p.AddLinearCost(y, -4);
+  p.AddConstant(5);
+  p.AddResourceConstraint(0, LinearExpr().Add(x, 1).Add(y, 1), Sense::kLessEqual, 2);
+  const Result r = Solve(p);
+  ASSERT_EQ(r.summary.termination, Termination::kConverged) << r.summary.message;
+  EXPECT_EQ(r.summary.method, "clp-oa");
+  EXPECT_NEAR(r.summary.objective, 0.5, 1e-6);
+  EXPECT_NEAR(r.allocation[x], 0.5, 1e-3);
+  EXPECT_NEAR(r.allocation[y], 1.5, 1e-3);
+  EXPECT_LE(r.summary.max_violation, 1e-9);
+}
 
 TEST(SolveExact, QpProjectsOntoTheSimplex) {
   // min (x - 1)^2 + (y - 2)^2 s.t. x + y <= 2: the projection of (1, 2) is (0.5, 1.5), value 0.5.
@@ -173,7 +203,7 @@ TEST(SolveExact, QpProjectsOntoTheSimplex) {
   p.AddLinearCost(y, -4);
   p.AddConstant(5);
   p.AddResourceConstraint(0, LinearExpr().Add(x, 1).Add(y, 1), Sense::kLessEqual, 2);
-  const Result r = Solve(p);
+  const Result r = Solve(p, ClpQp());
   ASSERT_EQ(r.summary.termination, Termination::kConverged) << r.summary.message;
   EXPECT_EQ(r.summary.method, "clp-qp");
   EXPECT_NEAR(r.summary.objective, 0.5, kObjectiveTolerance);
@@ -191,7 +221,7 @@ TEST(SolveExact, ConcaveQpIsMaximised) {
   p.AddQuadraticCost(y, -0.5);
   p.AddLinearCost(y, 1);
   p.SetObjectiveSense(ObjectiveSense::kMaximize);
-  const Result r = Solve(p);
+  const Result r = Solve(p, ClpQp());
   ASSERT_EQ(r.summary.termination, Termination::kConverged) << r.summary.message;
   EXPECT_EQ(r.summary.method, "clp-qp");
   EXPECT_NEAR(r.summary.objective, 3.5, kObjectiveTolerance);
@@ -205,7 +235,7 @@ TEST(SolveExact, InfeasibleQpReportsInfeasible) {
   p.AddQuadraticCost(x, 1);
   p.AddResourceConstraint(0, LinearExpr().Add(x, 1), Sense::kGreaterEqual, 2);
   p.AddResourceConstraint(0, LinearExpr().Add(x, 1), Sense::kLessEqual, 1);
-  const Result r = Solve(p);
+  const Result r = Solve(p, ClpQp());
   EXPECT_EQ(r.summary.termination, Termination::kInfeasible) << r.summary.message;
   EXPECT_EQ(r.summary.method, "clp-qp");
 }
@@ -237,7 +267,7 @@ TEST(SolveExact, QpWithEqualitiesAndFreeVariablesMatchesKkt) {
     h += 1.0 / (i + 1);
   }
   p.AddResourceConstraint(0, sum, Sense::kEqual, 6);
-  const Result r = Solve(p);
+  const Result r = Solve(p, ClpQp());
   ASSERT_EQ(r.summary.termination, Termination::kConverged) << r.summary.message;
   EXPECT_LE(RelativeError(r.summary.objective, 36 / h), 1e-9);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(r.allocation[v[i]], 6 / h / (i + 1), 1e-6);
