@@ -761,7 +761,12 @@ void ExactSolver::Finish(const RoundResult& round,
     text += ". Objective " + Num(summary->objective);
     if (!std::isnan(summary->bound)) text += ", bound " + Num(summary->bound);
     text += ", max violation " + Num(summary->max_violation);
-    if (!summary->feasible) text += " (not feasible within " + Num(kFeasibilityTolerance) + ")";
+    if (!summary->feasible) {
+      text += " (not feasible within " + Num(kFeasibilityTolerance) + ")";
+      // The solver's own tolerances let the point through; it is not a proven optimum.
+      if (termination == Termination::kConverged)
+        summary->termination = Termination::kConvergedInaccurate;
+    }
     text += ".";
     allocation->values = std::move(values);
   } else {
