@@ -47,8 +47,8 @@ struct AdmmOptions {
   double relaxation = 1.6;
   // Termination on the consensus x = z: ||x - z|| <= sqrt(n) eps_abs + eps_rel max(||x||,||z||)
   // and rho ||z - z_prev|| <= sqrt(n) eps_abs + eps_rel rho ||u||.
-  double eps_abs = 1e-6;
-  double eps_rel = 1e-5;
+  double eps_abs = 1e-5;
+  double eps_rel = 1e-4;
   int check_termination_every = 10;  // residuals are a parallel reduction: not every iteration
   RhoUpdate rho_update = RhoUpdate::kResidualBalancing;
   int rho_update_every = 50;         // in iterations; a multiple of check_termination_every

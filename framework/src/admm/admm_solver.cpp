@@ -571,10 +571,19 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
   *rounds = 0;
   Problem::Violation viol = problem_.MeasureViolation(*values);
   if (viol.Max() <= target) return true;
-  // Build projectors on first use.
+  // Build projectors on first use; later, copy the current parameters (rhs, coefficients,
+  // bounds) into them, since they may have changed since the last solve.
   for (int s = 0; s < 2; ++s) {
     for (Block& block : blocks_[s]) {
-      if (block.vars.empty() || block.projector) continue;
+      if (block.vars.empty()) continue;
+      if (block.projector) {
+        BlockProblem& pp = block.projection;
+        pp.lower = block.problem.lower;
+        pp.upper = block.problem.upper;
+        pp.rows = block.problem.rows;
+        ++pp.revision;
+        continue;
+      }
       BlockProblem& pp = block.projection;
       pp = block.problem;
       pp.logs.clear();
