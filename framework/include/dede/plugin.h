@@ -1,0 +1,133 @@
+// The plugin SDK: what a domain plugin (a shared object) implements and exports.
+//
+//   class MyDomain : public dede::DomainPlugin { ... };
+//   DEDE_DECLARE_PLUGIN(MyDomain, "my_domain", "0.1.0")
+//
+// A plugin sees framework types only (Problem, Allocation, ConfigNode, Status): no yaml-cpp,
+// Clp, SQLite or Asio. It links dede::plugin_sdk and is loaded by the runtime with
+// boost::dll; the exported C symbol returns a descriptor that the loader checks (ABI version,
+// struct size and alignment, toolchain) before any C++ object crosses the boundary.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "dede/config_node.h"
+#include "dede/problem.h"
+#include "dede/solver.h"
+#include "dede/status.h"
+
+namespace dede {
+
+// Bumped on any incompatible change of the types below.
+inline constexpr std::uint32_t kPluginAbiVersion = 1;
+
+#define DEDE_PLUGIN_STRINGIFY2(x) #x
+#define DEDE_PLUGIN_STRINGIFY(x) DEDE_PLUGIN_STRINGIFY2(x)
+// Compiler and standard library: C++ objects cross the boundary, so both must match.
+#if defined(__clang__)
+#define DEDE_PLUGIN_COMPILER "clang-" DEDE_PLUGIN_STRINGIFY(__clang_major__)
+#elif defined(__GNUC__)
+#define DEDE_PLUGIN_COMPILER "gcc-" DEDE_PLUGIN_STRINGIFY(__GNUC__)
+#else
+#define DEDE_PLUGIN_COMPILER "unknown"
+#endif
+#if defined(_GLIBCXX_USE_CXX11_ABI) && _GLIBCXX_USE_CXX11_ABI
+#define DEDE_PLUGIN_STDLIB "libstdc++-cxx11"
+#elif defined(_LIBCPP_VERSION)
+#define DEDE_PLUGIN_STDLIB "libc++"
+#else
+#define DEDE_PLUGIN_STDLIB "libstdc++-old"
+#endif
+#define DEDE_PLUGIN_TOOLCHAIN DEDE_PLUGIN_COMPILER "/" DEDE_PLUGIN_STDLIB
+
+struct PluginContext {
+  std::string config_file;  // the deployment file
+  std::string config_dir;   // its directory: resolve relative data paths against it
+  std::uint64_t seed = 0;   // deployment seed, for plugins that generate data
+};
+
+struct Metric {
+  std::string name;
+  double value = 0.0;
+};
+
+// A resource or demand as the domain names it, with its parameters in this round
+// (capacity, volume, weight, ...). Persisted so analysts can join allocations with them.
+struct EntityRecord {
+  Side side = Side::kResource;
+  int index = 0;
+  std::string name;
+  std::vector<std::pair<std::string, double>> parameters;
+};
+
+struct RoundReport {
+  std::vector<Metric> metrics;          // domain metrics of the round
+  std::vector<EntityRecord> entities;   // resources and demands with their parameters
+};
+
+class DomainPlugin {
+ public:
+  virtual ~DomainPlugin() = default;
+  // Reads the plugin's own `settings` section of the deployment. Must reject unknown keys
+  // (ConfigNode::CheckKeys) and out-of-range values with messages that name file and key.
+  virtual Status Configure(const ConfigNode& settings, const PluginContext& context) = 0;
+  // Declares resources, demands, variables, constraints and the objective. Called once,
+  // after Configure; the structure is fixed afterwards.
+  virtual Status Describe(Problem* problem) = 0;
+  // Loads or refreshes the state of `round` (0-based) and writes it into the problem with the
+  // Problem::Set* parameter methods. Must be a function of the round number and the
+  // configuration only (not of earlier calls), so a restarted deployment resumes exactly.
+  // Sets *finished when there is no data for this round (the deployment then stops).
+  virtual Status Refresh(int round, Problem* problem, bool* finished) = 0;
+  // Optional domain repair of the solver's allocation (after the framework's own).
+  virtual Status Repair(const Problem& problem, Allocation* allocation) {
+    (void)problem;
+    (void)allocation;
+    return Status::Ok();
+  }
+  // Turns the allocation into domain metrics and entity records.
+  virtual Status Report(int round, const Problem& problem, const Allocation& allocation,
+                        RoundReport* report) = 0;
+};
+
+// Standard layout; append fields, never reorder.
+struct PluginDescriptor {
+  std::uint32_t abi_version;       // kPluginAbiVersion as the plugin saw it
+  std::uint32_t descriptor_size;   // sizeof(PluginDescriptor) as the plugin saw it
+  std::uint32_t descriptor_align;  // alignof(PluginDescriptor)
+  const char* toolchain;           // DEDE_PLUGIN_TOOLCHAIN
+  const char* name;                // "traffic_engineering"
+  const char* plugin_version;      // the plugin's own semver
+  DomainPlugin* (*create)();       // factory ...
+  void (*destroy)(DomainPlugin*);  // ... and deleter from the same library
+};
+static_assert(std::is_standard_layout_v<PluginDescriptor>);
+
+inline constexpr const char* kPluginEntryPoint = "dede_plugin_descriptor_v1";
+
+}  // namespace dede
+
+#define DEDE_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+#define DEDE_DECLARE_PLUGIN(Class, Name, Version)                                           \
+  static_assert(std::is_base_of_v<::dede::DomainPlugin, Class>,                             \
+                "DEDE_DECLARE_PLUGIN: " #Class " must derive from dede::DomainPlugin");    \
+  static_assert(std::is_default_constructible_v<Class>,                                     \
+                "DEDE_DECLARE_PLUGIN: " #Class " must be default-constructible");          \
+  static_assert(sizeof(Name) > 1, "DEDE_DECLARE_PLUGIN: the name must be a non-empty literal"); \
+  extern "C" DEDE_PLUGIN_EXPORT const ::dede::PluginDescriptor* dede_plugin_descriptor_v1() { \
+    static const ::dede::PluginDescriptor descriptor{                                       \
+        ::dede::kPluginAbiVersion,                                                          \
+        static_cast<std::uint32_t>(sizeof(::dede::PluginDescriptor)),                       \
+        static_cast<std::uint32_t>(alignof(::dede::PluginDescriptor)),                      \
+        DEDE_PLUGIN_TOOLCHAIN,                                                              \
+        Name,                                                                               \
+        Version,                                                                            \
+        []() -> ::dede::DomainPlugin* { return new Class(); },                              \
+        [](::dede::DomainPlugin* p) { delete p; }};                                         \
+    return &descriptor;                                                                     \
+  }

@@ -1,0 +1,60 @@
+// YAML deployments: the only code that includes yaml-cpp.
+//
+// A deployment file names the plugin and its settings, the solver options, the round
+// interval, the database and the stopping rule. Every key is in the option registry; unknown
+// keys, wrong types and out-of-range values are reported with file, line and key before
+// anything runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dede/config_node.h"
+#include "dede/solver.h"
+#include "dede/status.h"
+
+namespace dede::internal {
+
+enum class OverrunPolicy : std::uint8_t { kSkip, kBackToBack };
+enum class SolverKind : std::uint8_t { kAdmm, kExact };
+
+struct DeploymentConfig {
+  std::string file;              // path of the YAML file
+  std::string dir;               // its directory; relative paths are resolved against it
+  std::string text;              // full text of the file
+  std::string name;              // deployment.name
+  std::uint64_t seed = 0;        // deployment.seed
+  std::string plugin;            // plugin.name
+  std::vector<std::string> plugin_paths;  // plugin.paths: directories or .so files (resolved)
+  ConfigNode plugin_settings;    // plugin.settings (Map, possibly empty)
+  SolverKind solver = SolverKind::kAdmm;  // solver.kind: admm | exact
+  AdmmOptions admm;              // solver.admm.*   (keys = AdmmOptions field names)
+  ExactOptions exact;            // solver.exact.*  (keys = ExactOptions field names)
+  double interval_seconds = 60;  // schedule.interval_seconds > 0
+  OverrunPolicy overrun = OverrunPolicy::kSkip;  // schedule.overrun: skip | back_to_back
+  bool simulated_time = false;   // schedule.simulated_time: rounds run back to back, time is virtual
+  std::string database;          // storage.database (resolved; ":memory:" allowed)
+  int max_rounds = 0;            // stop.max_rounds (0: unlimited)
+  double max_wall_seconds = 0;   // stop.max_wall_seconds (0: unlimited)
+};
+
+// One registry entry per option: generates validation, defaults and the reference text.
+struct OptionInfo {
+  std::string key;          // dotted YAML key, "solver.admm.rho"
+  std::string type;         // "double", "int", "bool", "string", "choice", "map", "list"
+  std::string default_value;
+  std::string bounds;       // human-readable, "> 0", "[0, 2)", "admm|exact"
+  std::string description;
+  bool reloadable = false;  // can change without rebuilding the solver
+};
+const std::vector<OptionInfo>& OptionRegistry();
+
+// Parses YAML into a ConfigNode tree (line/column kept). Errors name file:line:column.
+Result<ConfigNode> ParseYamlFile(const std::string& path);
+Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& file_name);
+
+// Loads and validates a deployment file.
+Result<DeploymentConfig> LoadDeployment(const std::string& path);
+
+}  // namespace dede::internal

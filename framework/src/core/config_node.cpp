@@ -1,0 +1,1 @@
+// ConfigNode (being written).

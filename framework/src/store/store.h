@@ -1,0 +1,85 @@
+// SQLite persistence of deployments and their rounds. The only code that includes sqlite3.h.
+//
+// Schema: numbered SQL files in schemas/sqlite/NNNN_name.sql, embedded at build time and
+// applied as forward-only migrations, each in its own transaction ending in
+// `PRAGMA user_version = N`. A database whose user_version is newer than the binary is
+// refused and never altered. WAL mode, foreign keys on, a busy timeout.
+// Every round is written in ONE transaction (summary + allocation + metrics + parameters), so a
+// crash never leaves a half-written round.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dede/plugin.h"
+#include "dede/problem.h"
+#include "dede/solver.h"
+#include "dede/status.h"
+
+namespace dede::internal {
+
+struct DeploymentRecord {
+  std::string name;            // unique; a re-run of the same deployment resumes it
+  std::string plugin;          // plugin name
+  std::string plugin_version;
+  std::string config_file;     // path as given
+  std::string config_yaml;     // full text of the deployment file
+};
+
+struct RoundRecord {
+  int round = 0;
+  double started_unix_seconds = 0;
+  std::string solver;          // "admm", "exact"
+  SolveSummary summary;        // termination, message, iterations, residuals, objective, ...
+  // Non-zero values (|v| > 1e-12) by VarId, entries and locals.
+  std::vector<std::pair<VarId, double>> allocation;
+  RoundReport report;          // domain metrics and entity parameters
+};
+
+struct LastRound {
+  int round = -1;
+  std::vector<double> values;  // full assignment by VarId (zeros where not stored)
+};
+
+struct QueryResult {
+  std::vector<std::string> columns;
+  // Each cell as text; NULL is std::nullopt. Numbers keep their SQLite type in `numeric`.
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  std::vector<std::vector<bool>> numeric;
+};
+
+class Store {
+ public:
+  // Opens (creating and migrating if needed, unless read_only) the database at `path`
+  // (":memory:" allowed). Errors name the path: a newer schema, a corrupt file, a locked one.
+  static Result<std::unique_ptr<Store>> Open(const std::string& path, bool read_only = false);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  static int LatestSchemaVersion();
+  int schema_version() const;
+
+  // Inserts the deployment or, if the name exists, checks the plugin matches and returns its id.
+  Result<std::int64_t> UpsertDeployment(const DeploymentRecord& deployment);
+  // Variable catalogue (what each VarId is: matrix, resource, demand, local owner); written
+  // once per deployment, verified (same count) on resume.
+  Status WriteVariables(std::int64_t deployment_id, const Problem& problem);
+  // The last committed round and its allocation, for resume and warm start; round = -1 if none.
+  Result<LastRound> LoadLastRound(std::int64_t deployment_id, int num_variables);
+  // One transaction. Fails (and writes nothing) if the round already exists.
+  Status WriteRound(std::int64_t deployment_id, const RoundRecord& record);
+  // Read-only query (the connection is opened read-only by `dede query`).
+  Result<QueryResult> Query(const std::string& sql);
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dede::internal
