@@ -133,6 +133,9 @@ class AdmmSolver {
   void Solve(Allocation* allocation, SolveSummary* summary) { Solve({}, allocation, summary); }
   // Forget the iterates: the next solve starts cold.
   void Reset();
+  // Start the next solve from a full assignment (by VarId), e.g. an allocation restored from
+  // the database after a restart. Ignored if the size does not match.
+  void WarmStart(const std::vector<double>& values);
   // Options that take effect at the next Solve (threads, tolerances, budgets).
   void SetOptions(const AdmmOptions& options);
   const AdmmOptions& options() const;

@@ -125,6 +125,7 @@ class AdmmEngine {
   void SetOptions(const AdmmOptions& options) { options_ = options; }
   const std::string& setup_error() const { return setup_error_; }
   void Reset() { cold_ = true; }
+  void WarmStart(const std::vector<double>& values);
 
   void Solve(std::stop_token stop, Allocation* allocation, SolveSummary* summary);
 
@@ -379,6 +380,44 @@ void AdmmEngine::ColdStart() {
     for (Block& block : blocks_[s]) std::fill(block.v.begin(), block.v.end(), 0.0);
   SetRho(options_.rho);
   cold_ = false;
+}
+
+// Starts the next solve from a stored allocation (e.g. the last committed round after a
+// restart): both copies of every entry take its value, locals keep theirs, the global copies
+// take their expression values, duals start at zero and rho at its initial value.
+void AdmmEngine::WarmStart(const std::vector<double>& values) {
+  if (!setup_error_.empty() || static_cast<int>(values.size()) != problem_.num_variables()) return;
+  ColdStart();
+  const GlobalTerm& global = problem_.global_term();
+  std::vector<double> expr_value(global.exprs.size(), 0.0);
+  for (std::size_t k = 0; k < global.exprs.size(); ++k) {
+    double v = global.exprs[k].constant;
+    for (const Term& t : global.exprs[k].terms) v += t.coef * values[t.var];
+    expr_value[k] = v;
+  }
+  if (!expr_value.empty()) {
+    alpha_ = global.kind == GlobalKind::kMaxMin
+                 ? *std::min_element(expr_value.begin(), expr_value.end())
+                 : *std::max_element(expr_value.begin(), expr_value.end());
+  }
+  for (int s = 0; s < 2; ++s) {
+    for (Block& block : blocks_[s]) {
+      for (std::size_t i = 0; i < block.vars.size(); ++i) {
+        const VarId var = block.vars[i].var;
+        block.v[i] = var >= 0 ? values[var] : expr_value[block.global_expr];
+      }
+    }
+  }
+  for (int s = 0; s < 2; ++s) {
+    for (const Block& block : blocks_[s]) {
+      for (std::size_t i = 0; i < block.vars.size(); ++i) {
+        const int p = block.vars[i].pair;
+        if (p < 0) continue;
+        (s == 0 ? x_ : z_)[p] = block.v[i];
+      }
+    }
+  }
+  for (int p : global_pairs_) (global_side_ == 0 ? z_ : x_)[p] = alpha_;
 }
 
 void AdmmEngine::SetRho(double rho) {
@@ -878,6 +917,7 @@ void AdmmSolver::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   }
 }
 void AdmmSolver::Reset() { engine_->Reset(); }
+void AdmmSolver::WarmStart(const std::vector<double>& values) { engine_->WarmStart(values); }
 void AdmmSolver::SetOptions(const AdmmOptions& options) { engine_->SetOptions(options); }
 const AdmmOptions& AdmmSolver::options() const { return engine_->options(); }
 const std::string& AdmmSolver::setup_error() const { return engine_->setup_error(); }

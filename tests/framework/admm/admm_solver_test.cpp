@@ -245,3 +245,28 @@ TEST(AdmmSolver, IterationBudgetReturnsRepairedAllocation) {
 
 }  // namespace
 }  // namespace dede
+
+namespace dede {
+namespace {
+
+TEST(AdmmSolver, WarmStartFromStoredAllocationConvergesQuickly) {
+  TransportProblem first;
+  AdmmSolver solver(first.problem, AdmmOptions());
+  Allocation allocation;
+  SolveSummary cold;
+  solver.Solve(&allocation, &cold);
+  ASSERT_TRUE(cold.IsSolutionUsable());
+  // A new process: a fresh solver on an identical problem, started from the stored values.
+  TransportProblem second;
+  AdmmSolver restarted(second.problem, AdmmOptions());
+  restarted.WarmStart(allocation.values);
+  Allocation again;
+  SolveSummary warm;
+  restarted.Solve(&again, &warm);
+  ASSERT_TRUE(warm.IsSolutionUsable()) << warm.FullReport();
+  EXPECT_NEAR(warm.objective, cold.objective, 1e-3 * std::abs(cold.objective));
+  EXPECT_LT(warm.iterations, cold.iterations) << warm.BriefReport() << "\n" << cold.BriefReport();
+}
+
+}  // namespace
+}  // namespace dede
