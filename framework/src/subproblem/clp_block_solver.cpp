@@ -1,1 +1,860 @@
-// (in progress)
+#include "subproblem/clp_block_solver.h"
+
+#include <coin/ClpSimplex.hpp>
+#include <coin/CoinError.hpp>
+#include <coin/CoinFinite.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <limits>
+#include <string>
+
+#include "subproblem/separable_solver.h"
+
+namespace dede::internal {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Clp's defaults (1e-7) leave ~1e-7 errors in its solutions; 1e-10 makes the LP path agree
+// with the exact solvers to ~1e-10 at no measurable cost.
+constexpr double kMinClpTolerance = 1e-10;
+constexpr double kMaxClpTolerance = 1e-7;
+// A "proven optimal" point further than this from feasible triggers a cold re-solve.
+constexpr double kAcceptViolation = 1e-7;
+
+double ToClp(double x) {
+  if (x >= COIN_DBL_MAX) return COIN_DBL_MAX;
+  if (x <= -COIN_DBL_MAX) return -COIN_DBL_MAX;
+  return x;
+}
+
+const char* ClpStatusName(int status) {
+  switch (status) {
+    case 0: return "optimal";
+    case 1: return "primal infeasible";
+    case 2: return "dual infeasible (unbounded)";
+    case 3: return "stopped on iterations or time";
+    case 4: return "stopped due to errors";
+    case 5: return "stopped by event handler";
+    default: return "unknown status";
+  }
+}
+
+// Solves a x = b (a: dim x dim, row-major; both overwritten, b becomes x) by Gaussian
+// elimination with partial pivoting. False if a pivot vanishes relative to the matrix.
+bool DenseSolve(std::vector<double>* a_in, int dim, std::vector<double>* b_in) {
+  std::vector<double>& a = *a_in;
+  std::vector<double>& b = *b_in;
+  double scale = 0.0;
+  for (double e : a) scale = std::max(scale, std::fabs(e));
+  const double tiny = 1e-14 * std::max(scale, 1e-300);
+  for (int k = 0; k < dim; ++k) {
+    int piv = k;
+    for (int r = k + 1; r < dim; ++r) {
+      if (std::fabs(a[r * dim + k]) > std::fabs(a[piv * dim + k])) piv = r;
+    }
+    if (!(std::fabs(a[piv * dim + k]) > tiny)) return false;
+    if (piv != k) {
+      for (int c = k; c < dim; ++c) std::swap(a[k * dim + c], a[piv * dim + c]);
+      std::swap(b[k], b[piv]);
+    }
+    const double inv = 1.0 / a[k * dim + k];
+    for (int r = k + 1; r < dim; ++r) {
+      const double f = a[r * dim + k] * inv;
+      if (f == 0.0) continue;
+      for (int c = k + 1; c < dim; ++c) a[r * dim + c] -= f * a[k * dim + c];
+      b[r] -= f * b[k];
+    }
+  }
+  for (int k = dim - 1; k >= 0; --k) {
+    double s = b[k];
+    for (int c = k + 1; c < dim; ++c) s -= a[k * dim + c] * b[c];
+    b[k] = s / a[k * dim + k];
+  }
+  return true;
+}
+
+// If a (rows x cols, row-major) has rank < cols, stores a null vector in *d and returns true.
+// Complete pivoting with a relative rank tolerance.
+bool NullVector(std::vector<double> a, int rows, int cols, std::vector<double>* d) {
+  if (cols == 0) return false;
+  double scale = 0.0;
+  for (double e : a) scale = std::max(scale, std::fabs(e));
+  const double tiny = 1e-11 * std::max(scale, 1e-300);
+  std::vector<int> col_perm(cols);
+  for (int c = 0; c < cols; ++c) col_perm[c] = c;
+  int rank = 0;
+  for (; rank < std::min(rows, cols); ++rank) {
+    int pr = -1, pc = -1;
+    double best = tiny;
+    for (int r = rank; r < rows; ++r) {
+      for (int c = rank; c < cols; ++c) {
+        if (std::fabs(a[r * cols + c]) > best) {
+          best = std::fabs(a[r * cols + c]);
+          pr = r;
+          pc = c;
+        }
+      }
+    }
+    if (pr < 0) break;
+    if (pr != rank) {
+      for (int c = 0; c < cols; ++c) std::swap(a[rank * cols + c], a[pr * cols + c]);
+    }
+    if (pc != rank) {
+      for (int r = 0; r < rows; ++r) std::swap(a[r * cols + rank], a[r * cols + pc]);
+      std::swap(col_perm[rank], col_perm[pc]);
+    }
+    const double inv = 1.0 / a[rank * cols + rank];
+    for (int r = rank + 1; r < rows; ++r) {
+      const double f = a[r * cols + rank] * inv;
+      if (f == 0.0) continue;
+      for (int c = rank; c < cols; ++c) a[r * cols + c] -= f * a[rank * cols + c];
+    }
+  }
+  if (rank == cols) return false;
+  // Permuted unknowns y: y[rank] = 1, y[rank+1..] = 0, back-substitute the pivots.
+  std::vector<double> y(cols, 0.0);
+  y[rank] = 1.0;
+  for (int k = rank - 1; k >= 0; --k) {
+    double s = 0.0;
+    for (int c = k + 1; c < cols; ++c) s -= a[k * cols + c] * y[c];
+    y[k] = s / a[k * cols + k];
+  }
+  d->assign(cols, 0.0);
+  for (int c = 0; c < cols; ++c) (*d)[col_perm[c]] = y[c];
+  return true;
+}
+
+}  // namespace
+
+// ---- ActiveSetQp ----------------------------------------------------------------------------
+//
+// Primal active-set method (Nocedal & Wright, Numerical Optimization, 2nd ed., Alg. 16.3) for
+//   min sum_i h_i/2 x_i^2 + c_i x_i   s.t.  row_lo <= A x <= row_hi,  lo <= x <= hi,  h >= 0.
+// The working set W holds variables at a bound (or held at their value) and rows at one of
+// their bounds. With F the free variables, split into P (h > 0) and Z (h = 0), the equality
+// problem on W is solved in absolute form through the Schur complement of the diagonal block:
+//   x_P = -(c_P + A_WP' mu) / h_P,
+//   [ A_WP H_P^-1 A_WP'   -A_WZ ] [mu ]   [ -A_WP H_P^-1 c_P - b_W ]
+//   [ A_WZ'                 0   ] [x_Z] = [ -c_Z                    ]
+// (b_W: the rows' active bounds minus the contribution of the fixed variables), a dense
+// system of size |W rows| + |Z|. It is non-singular while A_WZ has full column rank; when a
+// dropped constraint breaks that, A_WZ has a null vector d, a zero-curvature direction, and
+// the method moves along it (descent by the sign of the dropped multiplier) until a
+// constraint blocks, or reports the block unbounded.
+class ActiveSetQp {
+ public:
+  enum class VarState : std::uint8_t { kFree, kLower, kUpper, kHeld };
+  enum class RowState : std::uint8_t { kInactive, kLower, kUpper };
+
+  ActiveSetQp(int n, int m, const std::vector<int>* col_start, const std::vector<int>* col_row,
+              const std::vector<double>* col_value, const std::vector<double>* h,
+              const std::vector<double>* c, const std::vector<double>* lo,
+              const std::vector<double>* hi, const std::vector<double>* row_lo,
+              const std::vector<double>* row_hi)
+      : n_(n), m_(m), col_start_(*col_start), col_row_(*col_row), col_value_(*col_value),
+        h_(*h), c_(*c), lo_(*lo), hi_(*hi), row_lo_(*row_lo), row_hi_(*row_hi) {}
+
+  // Takes the working set from a basic solution of Clp (phase 1).
+  void StartFromBasis(const ClpSimplex& model);
+  // After a parameter change: moves the working set onto the new bounds and jumps to its
+  // equality-problem solution. False if that point is infeasible (the caller restarts).
+  bool Retarget();
+  BlockStatus Run(std::string* error);
+
+  bool has_state() const { return has_state_; }
+  void Invalidate() { has_state_ = false; }
+  const std::vector<double>& x() const { return x_; }
+
+ private:
+  enum class Eqp { kSolved, kSingular, kFailed };
+  void Partition();
+  // Solves the equality problem on W into xs_ / mu_, or finds the null direction dz_.
+  Eqp SolveEqp();
+  bool Feasible(const std::vector<double>& x, double tol) const;
+
+  const int n_, m_;
+  const std::vector<int>& col_start_;
+  const std::vector<int>& col_row_;
+  const std::vector<double>& col_value_;
+  const std::vector<double>& h_;
+  const std::vector<double>& c_;
+  const std::vector<double>& lo_;
+  const std::vector<double>& hi_;
+  const std::vector<double>& row_lo_;
+  const std::vector<double>& row_hi_;
+
+  bool has_state_ = false;
+  std::vector<double> x_;
+  std::vector<VarState> vs_;
+  std::vector<RowState> rs_;
+
+  // Scratch of one iteration.
+  std::vector<int> p_, z_, w_, wpos_, zpos_;
+  std::vector<double> kkt_, rhs_, xs_, mu_, dz_, awz_, delta_, delta_abs_, act_;
+};
+
+void ActiveSetQp::StartFromBasis(const ClpSimplex& model) {
+  const double* x = model.primalColumnSolution();
+  const double* activity = model.primalRowSolution();
+  x_.assign(x, x + n_);
+  vs_.assign(n_, VarState::kFree);
+  rs_.assign(m_, RowState::kInactive);
+  for (int i = 0; i < n_; ++i) {
+    x_[i] = std::clamp(x_[i], lo_[i], hi_[i]);
+    switch (model.getColumnStatus(i)) {
+      case ClpSimplex::basic:
+        break;
+      case ClpSimplex::atLowerBound:
+      case ClpSimplex::isFixed:
+        if (std::isfinite(lo_[i])) {
+          vs_[i] = VarState::kLower;
+          x_[i] = lo_[i];
+        } else {
+          vs_[i] = VarState::kHeld;
+        }
+        break;
+      case ClpSimplex::atUpperBound:
+        if (std::isfinite(hi_[i])) {
+          vs_[i] = VarState::kUpper;
+          x_[i] = hi_[i];
+        } else {
+          vs_[i] = VarState::kHeld;
+        }
+        break;
+      default:  // isFree / superBasic: nonbasic away from a bound
+        vs_[i] = h_[i] > 0.0 ? VarState::kFree : VarState::kHeld;
+        break;
+    }
+  }
+  for (int r = 0; r < m_; ++r) {
+    if (model.getRowStatus(r) == ClpSimplex::basic) continue;
+    const double a = activity[r];
+    const bool lo_ok = std::isfinite(row_lo_[r]), hi_ok = std::isfinite(row_hi_[r]);
+    if (lo_ok && (!hi_ok || std::fabs(a - row_lo_[r]) <= std::fabs(a - row_hi_[r]))) {
+      rs_[r] = RowState::kLower;
+    } else if (hi_ok) {
+      rs_[r] = RowState::kUpper;
+    }
+  }
+  has_state_ = true;
+}
+
+void ActiveSetQp::Partition() {
+  p_.clear();
+  z_.clear();
+  w_.clear();
+  wpos_.assign(m_, -1);
+  zpos_.assign(n_, -1);
+  for (int i = 0; i < n_; ++i) {
+    if (vs_[i] != VarState::kFree) continue;
+    if (h_[i] > 0.0) {
+      p_.push_back(i);
+    } else {
+      zpos_[i] = static_cast<int>(z_.size());
+      z_.push_back(i);
+    }
+  }
+  for (int r = 0; r < m_; ++r) {
+    if (rs_[r] == RowState::kInactive) continue;
+    wpos_[r] = static_cast<int>(w_.size());
+    w_.push_back(r);
+  }
+}
+
+ActiveSetQp::Eqp ActiveSetQp::SolveEqp() {
+  Partition();
+  const int w = static_cast<int>(w_.size()), z = static_cast<int>(z_.size());
+  if (z > 0) {
+    awz_.assign(static_cast<size_t>(w) * z, 0.0);
+    for (int k = 0; k < z; ++k) {
+      const int i = z_[k];
+      for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
+        const int pos = wpos_[col_row_[e]];
+        if (pos >= 0) awz_[static_cast<size_t>(pos) * z + k] = col_value_[e];
+      }
+    }
+    if (NullVector(awz_, w, z, &dz_)) return Eqp::kSingular;
+  }
+  const int dim = w + z;
+  kkt_.assign(static_cast<size_t>(dim) * dim, 0.0);
+  rhs_.assign(dim, 0.0);
+  for (int k = 0; k < w; ++k) {
+    const int r = w_[k];
+    rhs_[k] = -(rs_[r] == RowState::kLower ? row_lo_[r] : row_hi_[r]);
+  }
+  for (int i = 0; i < n_; ++i) {
+    const bool free = vs_[i] == VarState::kFree;
+    const bool curved = h_[i] > 0.0;
+    for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
+      const int k = wpos_[col_row_[e]];
+      if (k < 0) continue;
+      const double a = col_value_[e];
+      if (!free) {
+        rhs_[k] += a * x_[i];
+      } else if (curved) {
+        rhs_[k] -= a * c_[i] / h_[i];
+        for (int e2 = col_start_[i]; e2 < col_start_[i + 1]; ++e2) {
+          const int k2 = wpos_[col_row_[e2]];
+          if (k2 >= 0) kkt_[static_cast<size_t>(k) * dim + k2] += a * col_value_[e2] / h_[i];
+        }
+      } else {
+        const int zk = w + zpos_[i];
+        kkt_[static_cast<size_t>(k) * dim + zk] = -a;
+        kkt_[static_cast<size_t>(zk) * dim + k] = a;
+      }
+    }
+  }
+  for (int k = 0; k < z; ++k) rhs_[w + k] = -c_[z_[k]];
+  if (dim > 0 && !DenseSolve(&kkt_, dim, &rhs_)) return Eqp::kFailed;
+  mu_.assign(rhs_.begin(), rhs_.begin() + w);
+  xs_ = x_;
+  for (int i : p_) {
+    double s = c_[i];
+    for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
+      const int k = wpos_[col_row_[e]];
+      if (k >= 0) s += col_value_[e] * mu_[k];
+    }
+    xs_[i] = -s / h_[i];
+  }
+  for (int k = 0; k < z; ++k) xs_[z_[k]] = rhs_[w + k];
+  return Eqp::kSolved;
+}
+
+bool ActiveSetQp::Feasible(const std::vector<double>& x, double tol) const {
+  for (int i = 0; i < n_; ++i) {
+    if (!(x[i] >= lo_[i] - tol * (1.0 + std::fabs(lo_[i])) &&
+          x[i] <= hi_[i] + tol * (1.0 + std::fabs(hi_[i])))) {
+      return false;
+    }
+  }
+  std::vector<double> act(m_, 0.0);
+  for (int i = 0; i < n_; ++i) {
+    for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) act[col_row_[e]] += col_value_[e] * x[i];
+  }
+  for (int r = 0; r < m_; ++r) {
+    if (act[r] < row_lo_[r] - tol * (1.0 + std::fabs(row_lo_[r])) ||
+        act[r] > row_hi_[r] + tol * (1.0 + std::fabs(row_hi_[r]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ActiveSetQp::Retarget() {
+  if (!has_state_) return false;
+  for (int i = 0; i < n_; ++i) {
+    switch (vs_[i]) {
+      case VarState::kLower:
+        if (std::isfinite(lo_[i])) {
+          x_[i] = lo_[i];
+        } else {
+          vs_[i] = h_[i] > 0.0 ? VarState::kFree : VarState::kHeld;
+        }
+        break;
+      case VarState::kUpper:
+        if (std::isfinite(hi_[i])) {
+          x_[i] = hi_[i];
+        } else {
+          vs_[i] = h_[i] > 0.0 ? VarState::kFree : VarState::kHeld;
+        }
+        break;
+      case VarState::kHeld:
+        x_[i] = std::clamp(x_[i], lo_[i], hi_[i]);
+        break;
+      case VarState::kFree:
+        break;
+    }
+  }
+  for (int r = 0; r < m_; ++r) {
+    if (rs_[r] == RowState::kLower && !std::isfinite(row_lo_[r])) rs_[r] = RowState::kInactive;
+    if (rs_[r] == RowState::kUpper && !std::isfinite(row_hi_[r])) rs_[r] = RowState::kInactive;
+  }
+  if (SolveEqp() != Eqp::kSolved || !Feasible(xs_, 1e-12)) {
+    has_state_ = false;
+    return false;
+  }
+  for (int i = 0; i < n_; ++i) x_[i] = std::clamp(xs_[i], lo_[i], hi_[i]);
+  return true;
+}
+
+BlockStatus ActiveSetQp::Run(std::string* error) {
+  const int max_iterations = 20 * (n_ + m_) + 200;
+  bool single_drop = false;
+  double grad_scale = 1.0;
+  for (int i = 0; i < n_; ++i) grad_scale = std::max(grad_scale, std::fabs(c_[i]));
+  for (int it = 0; it < max_iterations; ++it) {
+    const Eqp eqp = SolveEqp();
+    if (eqp == Eqp::kFailed) {
+      *error = "active-set QP: singular equality system (dependent active rows)";
+      has_state_ = false;
+      return BlockStatus::kError;
+    }
+    // Row activities of the current point.
+    act_.assign(m_, 0.0);
+    for (int i = 0; i < n_; ++i) {
+      for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) act_[col_row_[e]] += col_value_[e] * x_[i];
+    }
+    // Step direction: to the equality-problem solution, or along the zero-curvature ray.
+    bool ray = eqp == Eqp::kSingular;
+    if (ray) {
+      double slope = 0.0, slope_abs = 0.0;
+      for (size_t k = 0; k < z_.size(); ++k) {
+        slope += c_[z_[k]] * dz_[k];
+        slope_abs += std::fabs(c_[z_[k]] * dz_[k]);
+      }
+      if (slope > 0.0) {
+        for (double& d : dz_) d = -d;
+        slope = -slope;
+      }
+      if (!(slope < -1e-13 * std::max(slope_abs, 1e-300))) {
+        // Flat direction: hold the variable that moves most where it is (removes the
+        // direction without changing the objective).
+        size_t best = 0;
+        for (size_t k = 1; k < z_.size(); ++k) {
+          if (std::fabs(dz_[k]) > std::fabs(dz_[best])) best = k;
+        }
+        vs_[z_[best]] = VarState::kHeld;
+        continue;
+      }
+      xs_ = x_;
+      for (size_t k = 0; k < z_.size(); ++k) xs_[z_[k]] = x_[z_[k]] + dz_[k];  // p = dz
+    }
+    // p = xs - x on free variables.
+    double p_max = 0.0;
+    for (int i = 0; i < n_; ++i) {
+      if (vs_[i] != VarState::kFree) continue;
+      p_max = std::max(p_max, std::fabs(xs_[i] - x_[i]) / (1.0 + std::fabs(x_[i])));
+    }
+    if (!ray && p_max <= 1e-14) {
+      // Minimizer on W: optimal unless a multiplier has the wrong sign.
+      for (int i = 0; i < n_; ++i) {
+        if (vs_[i] == VarState::kFree) x_[i] = xs_[i];
+      }
+      const double tol = 1e-10 * grad_scale;
+      int drop_var = -1, drop_row = -1;
+      double worst = tol;
+      std::vector<int> batch;
+      for (int i = 0; i < n_; ++i) {
+        if (vs_[i] == VarState::kFree || lo_[i] == hi_[i]) continue;
+        double nu = h_[i] * x_[i] + c_[i];
+        for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
+          const int k = wpos_[col_row_[e]];
+          if (k >= 0) nu += col_value_[e] * mu_[k];
+        }
+        double violation;
+        if (vs_[i] == VarState::kLower) {
+          violation = -nu;
+        } else if (vs_[i] == VarState::kUpper) {
+          violation = nu;
+        } else {
+          violation = std::fabs(nu);
+        }
+        if (violation > tol && h_[i] > 0.0) batch.push_back(i);
+        if (violation > worst) {
+          worst = violation;
+          drop_var = i;
+        }
+      }
+      for (size_t k = 0; k < w_.size(); ++k) {
+        const int r = w_[k];
+        if (row_lo_[r] == row_hi_[r]) continue;  // equality rows stay
+        const double violation = rs_[r] == RowState::kUpper ? -mu_[k] : mu_[k];
+        if (violation > worst) {
+          worst = violation;
+          drop_row = r;
+          drop_var = -1;
+        }
+      }
+      if (drop_var < 0 && drop_row < 0) return BlockStatus::kOptimal;
+      if (drop_row >= 0) {
+        rs_[drop_row] = RowState::kInactive;
+      } else if (!single_drop && h_[drop_var] > 0.0) {
+        // Freeing every wrong-signed curved variable at once keeps the equality problem
+        // non-singular and cuts the iterations of a cold start from n to a handful; a
+        // zero-length step afterwards switches back to one drop at a time.
+        for (int i : batch) vs_[i] = VarState::kFree;
+      } else {
+        vs_[drop_var] = VarState::kFree;
+      }
+      continue;
+    }
+    // Ratio test along p.
+    delta_.assign(m_, 0.0);
+    delta_abs_.assign(m_, 0.0);
+    double alpha = ray ? kInf : 1.0;
+    int block_var = -1, block_row = -1;
+    bool block_upper = false;
+    for (int i = 0; i < n_; ++i) {
+      if (vs_[i] != VarState::kFree) continue;
+      const double p = xs_[i] - x_[i];
+      if (p == 0.0) continue;
+      for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
+        delta_[col_row_[e]] += col_value_[e] * p;
+        delta_abs_[col_row_[e]] += std::fabs(col_value_[e] * p);
+      }
+      if (p < 0.0 && std::isfinite(lo_[i])) {
+        const double t = std::max(0.0, (lo_[i] - x_[i]) / p);
+        if (t < alpha) {
+          alpha = t;
+          block_var = i;
+          block_row = -1;
+          block_upper = false;
+        }
+      } else if (p > 0.0 && std::isfinite(hi_[i])) {
+        const double t = std::max(0.0, (hi_[i] - x_[i]) / p);
+        if (t < alpha) {
+          alpha = t;
+          block_var = i;
+          block_row = -1;
+          block_upper = true;
+        }
+      }
+    }
+    for (int r = 0; r < m_; ++r) {
+      if (rs_[r] != RowState::kInactive) continue;
+      const double d = delta_[r];
+      // Rows that p leaves unchanged up to rounding (dependent on W) never block.
+      if (!(std::fabs(d) > 1e-11 * delta_abs_[r])) continue;
+      if (d > 0.0 && std::isfinite(row_hi_[r])) {
+        const double t = std::max(0.0, (row_hi_[r] - act_[r]) / d);
+        if (t < alpha) {
+          alpha = t;
+          block_row = r;
+          block_var = -1;
+          block_upper = true;
+        }
+      } else if (d < 0.0 && std::isfinite(row_lo_[r])) {
+        const double t = std::max(0.0, (row_lo_[r] - act_[r]) / d);
+        if (t < alpha) {
+          alpha = t;
+          block_row = r;
+          block_var = -1;
+          block_upper = false;
+        }
+      }
+    }
+    if (alpha == kInf) {
+      *error = "active-set QP: objective unbounded below along a zero-curvature direction";
+      return BlockStatus::kUnbounded;
+    }
+    if (block_var < 0 && block_row < 0) {
+      for (int i = 0; i < n_; ++i) {
+        if (vs_[i] == VarState::kFree) x_[i] = xs_[i];
+      }
+      continue;
+    }
+    if (alpha == 0.0) single_drop = true;
+    for (int i = 0; i < n_; ++i) {
+      if (vs_[i] == VarState::kFree) x_[i] += alpha * (xs_[i] - x_[i]);
+    }
+    if (block_var >= 0) {
+      vs_[block_var] = block_upper ? VarState::kUpper : VarState::kLower;
+      x_[block_var] = block_upper ? hi_[block_var] : lo_[block_var];
+    } else {
+      rs_[block_row] = block_upper ? RowState::kUpper : RowState::kLower;
+    }
+  }
+  *error = "active-set QP: no convergence within " + std::to_string(max_iterations) +
+           " iterations (cycling on a degenerate point?)";
+  has_state_ = false;
+  return BlockStatus::kError;
+}
+
+// ---- ClpBlockSolver -------------------------------------------------------------------------
+
+ClpBlockSolver::~ClpBlockSolver() = default;
+
+std::string ClpBlockSolver::name() const { return IsQuadratic() ? "clp+qp" : "clp"; }
+
+bool ClpBlockSolver::IsQuadratic() const {
+  return std::any_of(hessian_.begin(), hessian_.end(), [](double h) { return h != 0.0; });
+}
+
+std::unique_ptr<ClpBlockSolver> ClpBlockSolver::Create(const BlockProblem& structure,
+                                                       const BlockSolverOptions& options,
+                                                       std::string* error) {
+  for (const BlockLog& log : structure.logs) {
+    if (!log.index.empty()) {
+      *error = "clp block solver: block has " + std::to_string(structure.logs.size()) +
+               " log terms and " + std::to_string(structure.rows.size()) +
+               " rows; Clp supports linear and quadratic objectives only";
+      return nullptr;
+    }
+  }
+  std::unique_ptr<ClpBlockSolver> solver(new ClpBlockSolver());
+  solver->options_ = options;
+  const int n = structure.num_vars();
+  const int m = static_cast<int>(structure.rows.size());
+  solver->num_vars_ = n;
+  solver->num_rows_ = m;
+  // Column-major pattern of the rows (fixed structure).
+  std::vector<int> count(n, 0);
+  for (const BlockRow& row : structure.rows) {
+    for (int i : row.index) {
+      if (i < 0 || i >= n) {
+        *error = "clp block solver: row references variable " + std::to_string(i) + " of " +
+                 std::to_string(n);
+        return nullptr;
+      }
+      ++count[i];
+    }
+  }
+  solver->col_start_.assign(n + 1, 0);
+  for (int i = 0; i < n; ++i) solver->col_start_[i + 1] = solver->col_start_[i] + count[i];
+  const int nnz = solver->col_start_[n];
+  solver->col_row_.assign(nnz, 0);
+  solver->col_value_.assign(nnz, 0.0);
+  solver->element_of_.resize(m);
+  std::vector<int> fill(solver->col_start_.begin(), solver->col_start_.end() - 1);
+  for (int r = 0; r < m; ++r) {
+    const BlockRow& row = structure.rows[r];
+    solver->element_of_[r].resize(row.index.size());
+    for (size_t k = 0; k < row.index.size(); ++k) {
+      const int e = fill[row.index[k]]++;
+      solver->col_row_[e] = r;
+      solver->element_of_[r][k] = e;
+    }
+  }
+  solver->col_lo_.assign(n, 0.0);
+  solver->col_hi_.assign(n, 0.0);
+  solver->hessian_.assign(n, 0.0);
+  solver->objective_.assign(n, 0.0);
+  solver->row_lo_.assign(m, 0.0);
+  solver->row_hi_.assign(m, 0.0);
+  solver->qp_ = std::make_unique<ActiveSetQp>(
+      n, m, &solver->col_start_, &solver->col_row_, &solver->col_value_, &solver->hessian_,
+      &solver->objective_, &solver->col_lo_, &solver->col_hi_, &solver->row_lo_,
+      &solver->row_hi_);
+  return solver;
+}
+
+ClpBlockSolver::Changes ClpBlockSolver::LoadParameters(const BlockProblem& problem) {
+  Changes changes;
+  for (int i = 0; i < num_vars_; ++i) {
+    const double lo = problem.lower[i], hi = problem.upper[i];
+    if (lo != col_lo_[i] || hi != col_hi_[i]) {
+      col_lo_[i] = lo;
+      col_hi_[i] = hi;
+      changes.bounds = true;
+    }
+    const double h = 2.0 * problem.quadratic[i] + problem.prox_weight[i];
+    if (h != hessian_[i]) {
+      hessian_[i] = h;
+      changes.hessian = true;
+    }
+  }
+  for (int r = 0; r < num_rows_; ++r) {
+    const BlockRow& row = problem.rows[r];
+    const double lo = row.sense == Sense::kLessEqual ? -kInf : row.rhs;
+    const double hi = row.sense == Sense::kGreaterEqual ? kInf : row.rhs;
+    if (lo != row_lo_[r] || hi != row_hi_[r]) {
+      row_lo_[r] = lo;
+      row_hi_[r] = hi;
+      changes.bounds = true;
+    }
+    for (size_t k = 0; k < row.coef.size(); ++k) {
+      double& value = col_value_[element_of_[r][k]];
+      if (value != row.coef[k]) {
+        value = row.coef[k];
+        changes.coefficients = true;
+      }
+    }
+  }
+  return changes;
+}
+
+void ClpBlockSolver::BuildModel() {
+  std::vector<unsigned char> status;
+  if (model_ != nullptr && solved_once_) {
+    status.assign(model_->statusArray(), model_->statusArray() + num_vars_ + num_rows_);
+  }
+  auto model = std::make_unique<ClpSimplex>();
+  model->setLogLevel(0);
+  const double tol = std::clamp(options_.tolerance, kMinClpTolerance, kMaxClpTolerance);
+  model->setPrimalTolerance(tol);
+  model->setDualTolerance(tol);
+  std::vector<CoinBigIndex> start(col_start_.begin(), col_start_.end());
+  std::vector<double> lo(num_vars_), hi(num_vars_), rlo(num_rows_), rhi(num_rows_);
+  for (int i = 0; i < num_vars_; ++i) {
+    lo[i] = ToClp(col_lo_[i]);
+    hi[i] = ToClp(col_hi_[i]);
+  }
+  for (int r = 0; r < num_rows_; ++r) {
+    rlo[r] = ToClp(row_lo_[r]);
+    rhi[r] = ToClp(row_hi_[r]);
+  }
+  std::vector<double> zero(num_vars_, 0.0);
+  model->loadProblem(num_vars_, num_rows_, start.data(), col_row_.data(), col_value_.data(),
+                     lo.data(), hi.data(), clp_objective_zero_ ? zero.data() : objective_.data(),
+                     rlo.data(), rhi.data());
+  if (!status.empty()) model->copyinStatus(status.data());
+  model_ = std::move(model);
+}
+
+void ClpBlockSolver::SetClpObjective(bool zero) {
+  for (int i = 0; i < num_vars_; ++i) model_->setObjectiveCoefficient(i, zero ? 0.0 : objective_[i]);
+  clp_objective_zero_ = zero;
+}
+
+BlockStatus ClpBlockSolver::Solve(const BlockProblem& problem, std::vector<double>* v) {
+  error_.clear();
+  if (problem.num_vars() != num_vars_ || static_cast<int>(problem.rows.size()) != num_rows_) {
+    error_ = "block structure changed since the solver was created";
+    return BlockStatus::kError;
+  }
+  try {
+    bool bounds_changed = false, changed = false;
+    if (!loaded_ || problem.revision != revision_) {
+      const Changes changes = LoadParameters(problem);
+      if (!loaded_ || changes.coefficients) {
+        BuildModel();
+      } else if (changes.bounds) {
+        for (int i = 0; i < num_vars_; ++i) {
+          model_->setColumnBounds(i, ToClp(col_lo_[i]), ToClp(col_hi_[i]));
+        }
+        for (int r = 0; r < num_rows_; ++r) {
+          model_->setRowBounds(r, ToClp(row_lo_[r]), ToClp(row_hi_[r]));
+        }
+      }
+      bounds_changed = !loaded_ || changes.bounds || changes.coefficients;
+      changed = bounds_changed || changes.hessian;
+      revision_ = problem.revision;
+      loaded_ = true;
+    }
+    for (int i = 0; i < num_vars_; ++i) {
+      objective_[i] = problem.linear[i] - problem.prox_weight[i] * problem.prox_target[i];
+    }
+    if (IsQuadratic()) return SolveQp(changed, problem, v);
+    return SolveLp(bounds_changed, problem, v);
+  } catch (const CoinError& e) {
+    error_ = "Clp error in " + e.className() + "::" + e.methodName() + ": " + e.message();
+  } catch (const std::exception& e) {
+    error_ = std::string("exception in Clp block solve: ") + e.what();
+  }
+  // The model may be in any state after an exception: start from scratch next time.
+  model_.reset();
+  qp_->Invalidate();
+  loaded_ = false;
+  solved_once_ = false;
+  return BlockStatus::kError;
+}
+
+BlockStatus ClpBlockSolver::SolveLp(bool bounds_changed, const BlockProblem& problem,
+                                    std::vector<double>* v) {
+  if (clp_objective_zero_) {
+    SetClpObjective(false);
+    bounds_changed = true;  // the basis is not primal-optimal for c: let dual simplex decide
+  } else {
+    for (int i = 0; i < num_vars_; ++i) {
+      if (model_->objective()[i] != objective_[i]) model_->setObjectiveCoefficient(i, objective_[i]);
+    }
+  }
+  // An objective change keeps the basis primal feasible (primal simplex); a bound change
+  // keeps it dual feasible (dual simplex).
+  auto run = [&](bool warm) {
+    if (!warm) model_->allSlackBasis(true);
+    if (warm && !bounds_changed) {
+      model_->primal();
+    } else {
+      model_->dual();
+    }
+  };
+  const bool warm = solved_once_;
+  run(warm);
+  solved_once_ = true;
+  int status = model_->status();
+  auto violation = [&]() {
+    scratch_.assign(model_->primalColumnSolution(), model_->primalColumnSolution() + num_vars_);
+    for (int i = 0; i < num_vars_; ++i) {
+      scratch_[i] = std::clamp(scratch_[i], problem.lower[i], problem.upper[i]);
+    }
+    return MaxBlockViolation(problem, scratch_);
+  };
+  // A warm start can leave Clp stalled or, rarely, with a wrong verdict: confirm anything but
+  // a clean optimum from an all-slack basis.
+  if (warm && (status != 0 || violation() > kAcceptViolation)) {
+    run(false);
+    status = model_->status();
+  }
+  if (status == 0) {
+    const double worst = violation();
+    if (worst > kAcceptViolation) {
+      char buf[160];
+      std::snprintf(buf, sizeof(buf),
+                    "Clp reported optimal but the point violates the block by %.3g", worst);
+      error_ = buf;
+      return BlockStatus::kError;
+    }
+    v->swap(scratch_);
+    return BlockStatus::kOptimal;
+  }
+  error_ = std::string("Clp: ") + ClpStatusName(status) + " (status " + std::to_string(status) +
+           ", secondary " + std::to_string(model_->secondaryStatus()) + ")";
+  if (status == 1) return BlockStatus::kInfeasible;
+  if (status == 2) return BlockStatus::kUnbounded;
+  return BlockStatus::kError;
+}
+
+BlockStatus ClpBlockSolver::SolveQp(bool parameters_changed, const BlockProblem& problem,
+                                    std::vector<double>* v) {
+  // Warm: the previous working set stays valid when only c changed; after a parameter
+  // change it is moved onto the new bounds if its equality solution is still feasible.
+  bool warm = qp_->has_state() && (!parameters_changed || qp_->Retarget());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!warm) {
+      // Phase 1: any basic feasible point of the rows and bounds.
+      if (!clp_objective_zero_) SetClpObjective(true);
+      if (solved_once_) {
+        model_->dual();
+      } else {
+        model_->allSlackBasis(true);
+        model_->dual();
+      }
+      solved_once_ = true;
+      int status = model_->status();
+      if (status != 0 && status != 1) {
+        model_->allSlackBasis(true);
+        model_->primal();
+        status = model_->status();
+      }
+      if (status == 1) {
+        error_ = "rows and bounds are infeasible (Clp phase 1: primal infeasible)";
+        return BlockStatus::kInfeasible;
+      }
+      if (status != 0) {
+        error_ = std::string("Clp phase 1: ") + ClpStatusName(status);
+        return BlockStatus::kError;
+      }
+      qp_->StartFromBasis(*model_);
+    }
+    std::string qp_error;
+    const BlockStatus status = qp_->Run(&qp_error);
+    if (status == BlockStatus::kOptimal) {
+      scratch_ = qp_->x();
+      for (int i = 0; i < num_vars_; ++i) {
+        scratch_[i] = std::clamp(scratch_[i], problem.lower[i], problem.upper[i]);
+      }
+      const double worst = MaxBlockViolation(problem, scratch_);
+      if (worst <= kAcceptViolation) {
+        v->swap(scratch_);
+        return BlockStatus::kOptimal;
+      }
+      char buf[160];
+      std::snprintf(buf, sizeof(buf), "active-set QP: final point violates the block by %.3g",
+                    worst);
+      qp_error = buf;
+      qp_->Invalidate();
+    }
+    error_ = qp_error;
+    if (status == BlockStatus::kUnbounded) return status;
+    if (!warm) break;
+    warm = false;  // a warm run that failed gets one cold retry
+  }
+  return BlockStatus::kError;
+}
+
+}  // namespace dede::internal

@@ -1,1 +1,743 @@
-// (in progress)
+#include "subproblem/separable_solver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+namespace dede::internal {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Feasibility slack of the row, relative to max(1, |rhs|): a row that misses by less than
+// this is treated as reachable (its nearest reachable value is used instead).
+constexpr double kRowFeasibilityTolerance = 1e-9;
+// Iteration caps of the safeguarded Newton searches; each iteration at least halves the
+// bracket once both ends are finite, so these are never reached in practice.
+constexpr int kMaxNewtonIterations = 300;
+constexpr int kMaxWarmNewtonSteps = 6;
+
+double Clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+// Largest gap below which two finite brackets are considered collapsed.
+bool Collapsed(double lo, double hi) {
+  return hi - lo <= 4.0 * std::numeric_limits<double>::epsilon() *
+                        std::max({1.0, std::fabs(lo), std::fabs(hi)});
+}
+
+// A point strictly inside (lo, hi) used to start or restart a search; grows geometrically
+// when one side is unbounded.
+double InteriorPoint(double lo, double hi) {
+  if (std::isfinite(lo) && std::isfinite(hi)) return lo + 0.5 * (hi - lo);
+  if (std::isfinite(lo)) return lo + std::max(1.0, std::fabs(lo));
+  if (std::isfinite(hi)) return hi - std::max(1.0, std::fabs(hi));
+  return 0.0;
+}
+
+// Sums terms that may be infinite without producing NaN: +inf and -inf together are reported.
+struct InfSum {
+  double finite = 0.0;
+  int pos = 0, neg = 0;
+  void Add(double y) {
+    if (y == kInf) {
+      ++pos;
+    } else if (y == -kInf) {
+      ++neg;
+    } else {
+      finite += y;
+    }
+  }
+  bool Conflict() const { return pos > 0 && neg > 0; }
+  double Value(double base) const { return pos > 0 ? kInf : (neg > 0 ? -kInf : base + finite); }
+};
+
+}  // namespace
+
+// ---- helpers ------------------------------------------------------------------------------
+
+double EvaluateBlockObjective(const BlockProblem& problem, const std::vector<double>& v) {
+  double objective = 0.0;
+  const int n = problem.num_vars();
+  for (int i = 0; i < n; ++i) {
+    const double x = v[i];
+    objective += problem.quadratic[i] * x * x + problem.linear[i] * x;
+    if (problem.prox_weight[i] != 0.0) {
+      const double d = x - problem.prox_target[i];
+      objective += 0.5 * problem.prox_weight[i] * d * d;
+    }
+  }
+  for (const BlockLog& log : problem.logs) {
+    if (log.weight == 0.0) continue;
+    double s = log.constant;
+    for (size_t k = 0; k < log.index.size(); ++k) s += log.coef[k] * v[log.index[k]];
+    if (!(s > 0.0)) return kInf;
+    objective -= log.weight * std::log(s);
+  }
+  return objective;
+}
+
+double MaxBlockViolation(const BlockProblem& problem, const std::vector<double>& v) {
+  double worst = 0.0;
+  const int n = problem.num_vars();
+  for (int i = 0; i < n; ++i) {
+    if (std::isnan(v[i])) return kInf;
+    worst = std::max({worst, problem.lower[i] - v[i], v[i] - problem.upper[i]});
+  }
+  for (const BlockRow& row : problem.rows) {
+    double activity = 0.0;
+    for (size_t k = 0; k < row.index.size(); ++k) activity += row.coef[k] * v[row.index[k]];
+    if (std::isnan(activity)) return kInf;
+    if (row.sense != Sense::kGreaterEqual) worst = std::max(worst, activity - row.rhs);
+    if (row.sense != Sense::kLessEqual) worst = std::max(worst, row.rhs - activity);
+  }
+  return worst;
+}
+
+std::vector<std::uint8_t> StrictlyConvexVariables(const BlockProblem& problem) {
+  const int n = problem.num_vars();
+  std::vector<std::uint8_t> strict(n, 0);
+  for (int i = 0; i < n; ++i) {
+    strict[i] = problem.quadratic[i] + 0.5 * problem.prox_weight[i] > 0.0;
+  }
+  for (const BlockLog& log : problem.logs) {
+    if (log.index.size() == 1 && log.coef[0] != 0.0 && log.weight > 0.0) strict[log.index[0]] = 1;
+  }
+  return strict;
+}
+
+// ---- SeparableCore: set-up ------------------------------------------------------------------
+
+bool SeparableCore::Init(const BlockProblem& structure, int skip_log, std::string* error) {
+  const int n = structure.num_vars();
+  if (structure.rows.size() > 1) {
+    *error = "separable solver: block has " + std::to_string(structure.rows.size()) +
+             " rows; at most 1 is supported";
+    return false;
+  }
+  skip_log_ = skip_log;
+  std::vector<std::vector<int>> per_var(n);
+  for (size_t k = 0; k < structure.logs.size(); ++k) {
+    if (static_cast<int>(k) == skip_log) continue;
+    const BlockLog& log = structure.logs[k];
+    if (log.index.size() > 1) {
+      *error = "separable solver: log term " + std::to_string(k) + " has " +
+               std::to_string(log.index.size()) + " variables; only one-variable logs are separable";
+      return false;
+    }
+    if (log.index.size() == 1) per_var[log.index[0]].push_back(static_cast<int>(k));
+  }
+  log_source_begin_.assign(n + 1, 0);
+  log_source_.clear();
+  for (int i = 0; i < n; ++i) {
+    log_source_.insert(log_source_.end(), per_var[i].begin(), per_var[i].end());
+    log_source_begin_[i + 1] = static_cast<int>(log_source_.size());
+  }
+  log_begin_.assign(n + 1, 0);
+  h_.assign(n, 0.0);
+  g_.assign(n, 0.0);
+  lo_.assign(n, 0.0);
+  hi_.assign(n, 0.0);
+  dom_lo_.assign(n, -kInf);
+  dom_hi_.assign(n, kInf);
+  kind_.assign(n, Kind::kLinear);
+  inv_curv_.assign(n, 0.0);
+  row_coef_dense_.assign(n, 0.0);
+  has_row_ = structure.rows.size() == 1;
+  return true;
+}
+
+void SeparableCore::LoadParameters(const BlockProblem& problem) {
+  const int n = num_vars();
+  logs_.clear();
+  for (int i = 0; i < n; ++i) {
+    h_[i] = 2.0 * problem.quadratic[i] + problem.prox_weight[i];
+    lo_[i] = problem.lower[i];
+    hi_[i] = problem.upper[i];
+    dom_lo_[i] = -kInf;
+    dom_hi_[i] = kInf;
+    for (int k = log_source_begin_[i]; k < log_source_begin_[i + 1]; ++k) {
+      const BlockLog& log = problem.logs[log_source_[k]];
+      const double alpha = log.coef[0];
+      // A zero weight removes the term; a zero coefficient makes it a constant.
+      if (log.weight <= 0.0 || alpha == 0.0) continue;
+      logs_.push_back({alpha, log.constant, log.weight});
+      const double boundary = -log.constant / alpha;  // alpha v + beta > 0 beyond this point
+      if (alpha > 0.0) {
+        dom_lo_[i] = std::max(dom_lo_[i], boundary);
+      } else {
+        dom_hi_[i] = std::min(dom_hi_[i], boundary);
+      }
+    }
+    log_begin_[i + 1] = static_cast<int>(logs_.size());
+    if (log_begin_[i + 1] > log_begin_[i]) {
+      kind_[i] = Kind::kLog;
+    } else {
+      kind_[i] = h_[i] > 0.0 ? Kind::kQuadratic : Kind::kLinear;
+    }
+  }
+
+  row_var_.clear();
+  row_a_.clear();
+  row_quadratic_.clear();
+  row_special_.clear();
+  std::fill(row_coef_dense_.begin(), row_coef_dense_.end(), 0.0);
+  if (!has_row_) return;
+  const BlockRow& row = problem.rows[0];
+  sense_ = row.sense;
+  rhs_ = row.rhs;
+  for (size_t k = 0; k < row.index.size(); ++k) {
+    if (row.coef[k] == 0.0) continue;
+    const int i = row.index[k];
+    const int pos = static_cast<int>(row_var_.size());
+    row_var_.push_back(i);
+    row_a_.push_back(row.coef[k]);
+    row_coef_dense_[i] = row.coef[k];
+    (kind_[i] == Kind::kQuadratic ? row_quadratic_ : row_special_).push_back(pos);
+  }
+  const size_t nq = row_quadratic_.size();
+  rq_a_.resize(nq);
+  rq_hinv_.resize(nq);
+  rq_lo_.resize(nq);
+  rq_hi_.resize(nq);
+  rq_g_.resize(nq);
+  for (size_t k = 0; k < nq; ++k) {
+    const int pos = row_quadratic_[k];
+    const int i = row_var_[pos];
+    rq_a_[k] = row_a_[pos];
+    rq_hinv_[k] = 1.0 / h_[i];
+    rq_lo_[k] = lo_[i];
+    rq_hi_[k] = hi_[i];
+  }
+}
+
+void SeparableCore::LoadLinear(const BlockProblem& problem) {
+  const int n = num_vars();
+  for (int i = 0; i < n; ++i) g_[i] = problem.linear[i] - problem.prox_weight[i] * problem.prox_target[i];
+}
+
+// ---- SeparableCore: one variable ------------------------------------------------------------
+
+// f_i'(x) + mu, with gg = g_i + mu.
+double SeparableCore::Derivative(int i, double gg, double x) const {
+  double d = h_[i] * x + gg;
+  for (int k = log_begin_[i]; k < log_begin_[i + 1]; ++k) {
+    const VarLog& l = logs_[k];
+    d -= l.weight * l.alpha / (l.alpha * x + l.beta);
+  }
+  return d;
+}
+
+double SeparableCore::Curvature(int i, double x) const {
+  double c = h_[i];
+  for (int k = log_begin_[i]; k < log_begin_[i + 1]; ++k) {
+    const VarLog& l = logs_[k];
+    const double s = l.alpha * x + l.beta;
+    c += l.weight * l.alpha * l.alpha / (s * s);
+  }
+  return c;
+}
+
+double SeparableCore::SolveVar(int i, double gg, State* state) const {
+  switch (kind_[i]) {
+    case Kind::kQuadratic: {
+      const double x = -gg / h_[i];
+      if (x <= lo_[i]) {
+        *state = State::kLower;
+        return lo_[i];
+      }
+      if (x >= hi_[i]) {
+        *state = State::kUpper;
+        return hi_[i];
+      }
+      *state = State::kFree;
+      return x;
+    }
+    case Kind::kLinear:
+      if (gg > 0.0) {
+        *state = State::kLower;
+        return lo_[i];
+      }
+      if (gg < 0.0) {
+        *state = State::kUpper;
+        return hi_[i];
+      }
+      *state = State::kTie;
+      return Clamp(0.0, lo_[i], hi_[i]);
+    case Kind::kLog:
+      break;
+  }
+  return SolveLogVar(i, gg, state);
+}
+
+// f_i' is strictly increasing on the open log domain and tends to -inf / +inf at a finite
+// domain boundary, so the minimizer is a bound (if the derivative there has the right sign)
+// or the unique root inside.
+double SeparableCore::SolveLogVar(int i, double gg, State* state) const {
+  const double lo = lo_[i], hi = hi_[i];
+  const bool lo_attainable = lo > dom_lo_[i];
+  const bool hi_attainable = hi < dom_hi_[i];
+  const double a = std::max(lo, dom_lo_[i]);
+  const double b = std::min(hi, dom_hi_[i]);
+  if (a > b || (a == b && !(lo_attainable && hi_attainable))) {
+    *state = State::kEmpty;
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  if (lo_attainable && Derivative(i, gg, lo) >= 0.0) {
+    *state = State::kLower;
+    return lo;
+  }
+  if (hi_attainable && Derivative(i, gg, hi) <= 0.0) {
+    *state = State::kUpper;
+    return hi;
+  }
+  *state = State::kFree;
+  const double h = h_[i];
+  double x;
+  if (log_begin_[i + 1] - log_begin_[i] == 1) {
+    // Single log: in s = alpha x + beta the stationarity condition
+    // h x + gg - w alpha / s = 0 is h s^2 + (gg alpha - h beta) s - w alpha^2 = 0, whose
+    // positive root is taken in the cancellation-free form.
+    const VarLog& l = logs_[log_begin_[i]];
+    const double B = gg * l.alpha - h * l.beta;
+    const double wa2 = l.weight * l.alpha * l.alpha;
+    double s;
+    if (h > 0.0) {
+      const double sq = std::sqrt(B * B + 4.0 * h * wa2);
+      s = B > 0.0 ? 2.0 * wa2 / (B + sq) : (sq - B) / (2.0 * h);
+    } else {
+      s = B > 0.0 ? wa2 / B : kInf;
+    }
+    if (s == kInf) return l.alpha > 0.0 ? kInf : -kInf;
+    x = (s - l.beta) / l.alpha;
+    // x = (s - beta) / alpha loses digits when |beta| >> s: one guarded Newton step restores
+    // them (the derivative is monotone, so a step that reduces |f'| stays correct).
+    if (!(x > a)) x = std::nextafter(a, kInf);
+    if (!(x < b)) x = std::nextafter(b, -kInf);
+    const double d = Derivative(i, gg, x);
+    if (d != 0.0) {
+      const double x2 = x - d / Curvature(i, x);
+      if (x2 > a && x2 < b && std::fabs(Derivative(i, gg, x2)) < std::fabs(d)) x = x2;
+    }
+    return x;
+  }
+  // Several logs on one variable: safeguarded Newton on the monotone derivative.
+  double left = a, right = b;
+  x = InteriorPoint(left, right);
+  for (int it = 0; it < kMaxNewtonIterations; ++it) {
+    const double d = Derivative(i, gg, x);
+    if (d == 0.0) return x;
+    if (d > 0.0) {
+      right = x;
+    } else {
+      left = x;
+    }
+    if (std::isfinite(left) && std::isfinite(right) && Collapsed(left, right)) return x;
+    double next = x - d / Curvature(i, x);
+    if (!(next > left && next < right)) next = InteriorPoint(left, right);
+    if (std::fabs(next) > 1e300) return next > 0 ? kInf : -kInf;  // no root: unbounded
+    if (next == x) return x;
+    x = next;
+  }
+  return x;
+}
+
+// ---- SeparableCore: the row -----------------------------------------------------------------
+
+SeparableCore::RowEval SeparableCore::EvalRow(double lambda) const {
+  RowEval e;
+  double sum = 0.0, slope = 0.0;
+  const size_t nq = rq_a_.size();
+  const double* a = rq_a_.data();
+  const double* hinv = rq_hinv_.data();
+  const double* lo = rq_lo_.data();
+  const double* hi = rq_hi_.data();
+  const double* g = rq_g_.data();
+  for (size_t k = 0; k < nq; ++k) {
+    double x = -(g[k] + lambda * a[k]) * hinv[k];
+    if (x <= lo[k]) {
+      x = lo[k];
+    } else if (x >= hi[k]) {
+      x = hi[k];
+    } else {
+      slope -= a[k] * a[k] * hinv[k];
+    }
+    sum += a[k] * x;
+  }
+  if (row_special_.empty()) {
+    e.minus = e.plus = sum;
+    e.slope = slope;
+    return e;
+  }
+  InfSum minus, plus;
+  for (int pos : row_special_) {
+    const int i = row_var_[pos];
+    const double ai = row_a_[pos];
+    if (kind_[i] == Kind::kLinear) {
+      // A zero-curvature variable is a step in lambda at mu = -g / a: before it the variable
+      // sits at the end that maximizes a v, after it at the end that minimizes it.
+      const double mu = -g_[i] / ai;
+      const double y_high = ai > 0.0 ? ai * hi_[i] : ai * lo_[i];
+      const double y_low = ai > 0.0 ? ai * lo_[i] : ai * hi_[i];
+      if (lambda < mu) {
+        minus.Add(y_high);
+        plus.Add(y_high);
+      } else if (lambda > mu) {
+        minus.Add(y_low);
+        plus.Add(y_low);
+      } else {
+        minus.Add(y_high);
+        plus.Add(y_low);
+      }
+      continue;
+    }
+    State state;
+    const double x = SolveLogVar(i, g_[i] + lambda * ai, &state);
+    if (state == State::kFree && std::isfinite(x)) slope -= ai * ai / Curvature(i, x);
+    minus.Add(ai * x);
+    plus.Add(ai * x);
+  }
+  e.unbounded = minus.Conflict() || plus.Conflict();
+  e.minus = minus.Value(sum);
+  e.plus = plus.Value(sum);
+  e.slope = slope;
+  return e;
+}
+
+// Multipliers at which some row variable changes regime (reaches or leaves a bound, or a
+// zero-curvature variable switches ends), strictly inside (lo, hi).
+void SeparableCore::CollectBreakpoints(double lo, double hi, std::vector<double>* out) const {
+  out->clear();
+  auto add = [&](double t) {
+    if (t > lo && t < hi) out->push_back(t);
+  };
+  for (size_t k = 0; k < rq_a_.size(); ++k) {
+    const double h = 1.0 / rq_hinv_[k];
+    if (std::isfinite(rq_lo_[k])) add(-(h * rq_lo_[k] + rq_g_[k]) / rq_a_[k]);
+    if (std::isfinite(rq_hi_[k])) add(-(h * rq_hi_[k] + rq_g_[k]) / rq_a_[k]);
+  }
+  for (int pos : row_special_) {
+    const int i = row_var_[pos];
+    const double ai = row_a_[pos];
+    if (kind_[i] == Kind::kLinear || h_[i] == 0.0) add(-g_[i] / ai);
+    if (kind_[i] != Kind::kLog) continue;
+    if (std::isfinite(lo_[i]) && lo_[i] > dom_lo_[i] && lo_[i] < dom_hi_[i]) {
+      add(-Derivative(i, g_[i], lo_[i]) / ai);
+    }
+    if (std::isfinite(hi_[i]) && hi_[i] < dom_hi_[i] && hi_[i] > dom_lo_[i]) {
+      add(-Derivative(i, g_[i], hi_[i]) / ai);
+    }
+  }
+  std::sort(out->begin(), out->end());
+  out->erase(std::unique(out->begin(), out->end()), out->end());
+}
+
+void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target,
+                              std::vector<double>* v) {
+  double* out = v->data();
+  double total = 0.0;
+  std::vector<int>& ties = tie_scratch_;
+  ties.clear();
+  for (size_t pos = 0; pos < row_var_.size(); ++pos) {
+    const int i = row_var_[pos];
+    const double ai = row_a_[pos];
+    double x;
+    if (kind_[i] == Kind::kLinear && lambda == -g_[i] / ai) {
+      // Indifferent variable: start from the clip solver's choice, adjust below.
+      x = Clamp(0.0, lo_[i], hi_[i]);
+      ties.push_back(static_cast<int>(pos));
+      inv_curv_[i] = 0.0;
+    } else {
+      State state;
+      x = SolveVar(i, g_[i] + lambda * ai, &state);
+      inv_curv_[i] = state == State::kFree && std::isfinite(x) ? 1.0 / Curvature(i, x) : 0.0;
+    }
+    out[i] = x;
+    total += ai * x;
+  }
+  if (ties.empty() || !std::isfinite(total)) return;
+  // Tied variables absorb whatever the row still needs (they are indifferent at lambda).
+  double delta = Clamp(total, lo_target, hi_target) - total;
+  for (int pos : ties) {
+    if (delta == 0.0) break;
+    const int i = row_var_[pos];
+    const double ai = row_a_[pos];
+    // Room in a v: moving x toward hi raises it when a > 0.
+    const double room_up = ai > 0.0 ? ai * (hi_[i] - out[i]) : ai * (lo_[i] - out[i]);
+    const double room_down = ai > 0.0 ? ai * (lo_[i] - out[i]) : ai * (hi_[i] - out[i]);
+    const double take = delta > 0.0 ? std::min(delta, room_up) : std::max(delta, room_down);
+    out[i] += take / ai;
+    delta -= take;
+  }
+}
+
+bool SeparableCore::TryWarmNewton(double rhs, double tol_r, double* lambda_lo, double* lambda_hi,
+                                  double* lambda) {
+  double x = last_lambda_;
+  if (!(x > *lambda_lo && x < *lambda_hi)) return false;
+  for (int step = 0; step < kMaxWarmNewtonSteps; ++step) {
+    const RowEval e = EvalRow(x);
+    if (e.unbounded || e.minus != e.plus || !std::isfinite(e.plus)) return false;
+    const double f = e.plus - rhs;
+    if (std::fabs(f) <= tol_r) {
+      *lambda = x;
+      return true;
+    }
+    if (f > 0.0) {
+      *lambda_lo = x;
+    } else {
+      *lambda_hi = x;
+    }
+    if (!(e.slope < 0.0)) return false;
+    const double next = x - f / e.slope;
+    if (!(next > *lambda_lo && next < *lambda_hi)) return false;
+    x = next;
+  }
+  return false;
+}
+
+BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
+  for (size_t k = 0; k < row_quadratic_.size(); ++k) rq_g_[k] = g_[row_var_[row_quadratic_[k]]];
+  const double rhs = rhs_;
+  const bool need_le = sense_ != Sense::kGreaterEqual;
+  const bool need_ge = sense_ != Sense::kLessEqual;
+
+  // Reachable range of a'v over the bounds (and open log domains).
+  double r_min = 0.0, r_max = 0.0;
+  bool min_open = false, max_open = false;
+  for (size_t pos = 0; pos < row_var_.size(); ++pos) {
+    const int i = row_var_[pos];
+    const double ai = row_a_[pos];
+    const bool lo_closed = lo_[i] > dom_lo_[i];
+    const bool hi_closed = hi_[i] < dom_hi_[i];
+    const double lo = lo_closed ? lo_[i] : dom_lo_[i];
+    const double hi = hi_closed ? hi_[i] : dom_hi_[i];
+    if (ai > 0.0) {
+      r_min += ai * lo;
+      r_max += ai * hi;
+      min_open |= !lo_closed && std::isfinite(lo);
+      max_open |= !hi_closed && std::isfinite(hi);
+    } else {
+      r_min += ai * hi;
+      r_max += ai * lo;
+      min_open |= !hi_closed && std::isfinite(hi);
+      max_open |= !lo_closed && std::isfinite(lo);
+    }
+  }
+  const double scale = std::max(1.0, std::fabs(rhs));
+  const double feas_tol = kRowFeasibilityTolerance * scale;
+  if ((need_le && (r_min > rhs + feas_tol || (r_min >= rhs && min_open))) ||
+      (need_ge && (r_max < rhs - feas_tol || (r_max <= rhs && max_open)))) {
+    char buf[160];
+    std::snprintf(buf, sizeof(buf),
+                  "row unreachable within bounds: a'v ranges over [%.9g, %.9g], rhs %.9g", r_min,
+                  r_max, rhs);
+    error_ = buf;
+    return BlockStatus::kInfeasible;
+  }
+  // Within the tolerance, aim at the nearest reachable value instead.
+  double target = rhs;
+  if (need_le) target = std::max(target, r_min);
+  if (need_ge) target = std::min(target, r_max);
+  const double tol_r = tolerance * scale;
+
+  // KKT: lambda >= 0 for <=, <= 0 for >=, free for =; at lambda = 0 the row may be slack.
+  double lambda_lo = -kInf, lambda_hi = kInf;
+  if (sense_ != Sense::kEqual) {
+    const RowEval e0 = EvalRow(0.0);
+    if (e0.unbounded) {
+      error_ = "objective unbounded below along the row";
+      return BlockStatus::kUnbounded;
+    }
+    if (sense_ == Sense::kLessEqual) {
+      if (e0.plus <= target) {
+        FinishRow(0.0, e0.plus, std::min(target, e0.minus), v);
+        lambda_ = 0.0;
+        return BlockStatus::kOptimal;
+      }
+      lambda_lo = 0.0;
+    } else {
+      if (e0.minus >= target) {
+        FinishRow(0.0, std::max(target, e0.plus), e0.minus, v);
+        lambda_ = 0.0;
+        return BlockStatus::kOptimal;
+      }
+      lambda_hi = 0.0;
+    }
+  }
+
+  // The ADMM engine changes the data a little between solves, so the previous multiplier is
+  // usually one semismooth Newton step away: try that before sorting breakpoints.
+  double lambda;
+  if (have_last_lambda_ && TryWarmNewton(target, tol_r, &lambda_lo, &lambda_hi, &lambda)) {
+    FinishRow(lambda, target, target, v);
+    lambda_ = lambda;
+    return BlockStatus::kOptimal;
+  }
+
+  // r(lambda) is non-increasing; find the first breakpoint b with r(b+) <= target.
+  CollectBreakpoints(lambda_lo, lambda_hi, &breakpoints_);
+  const std::vector<double>& bp = breakpoints_;
+  size_t first = 0, last = bp.size();
+  RowEval at_first;
+  bool have_at_first = false;
+  while (first < last) {
+    const size_t mid = first + (last - first) / 2;
+    const RowEval e = EvalRow(bp[mid]);
+    if (e.unbounded) {
+      error_ = "objective unbounded below along the row";
+      return BlockStatus::kUnbounded;
+    }
+    if (e.plus <= target) {
+      last = mid;
+      at_first = e;
+      have_at_first = true;
+    } else {
+      first = mid + 1;
+    }
+  }
+  if (first < bp.size()) {
+    if (!have_at_first || at_first.minus == at_first.plus) at_first = EvalRow(bp[first]);
+    if (at_first.minus >= target) {
+      // The crossing is at the breakpoint itself (a jump, or an exact hit).
+      const double t = Clamp(target, at_first.plus, at_first.minus);
+      FinishRow(bp[first], t, t, v);
+      lambda_ = bp[first];
+      return BlockStatus::kOptimal;
+    }
+  }
+  // Between two breakpoints every variable keeps its regime: r is linear (pure quadratic)
+  // or smooth and strictly decreasing (logs). Safeguarded Newton, exact in one step when
+  // linear.
+  double left = first == 0 ? lambda_lo : bp[first - 1];
+  double right = first == bp.size() ? lambda_hi : bp[first];
+  double x = InteriorPoint(left, right);
+  double best = x, best_f = kInf;
+  bool converged = false;
+  for (int it = 0; it < kMaxNewtonIterations; ++it) {
+    const RowEval e = EvalRow(x);
+    if (e.unbounded) {
+      error_ = "objective unbounded below along the row";
+      return BlockStatus::kUnbounded;
+    }
+    const double f = e.plus - target;
+    if (std::fabs(f) < best_f) {
+      best_f = std::fabs(f);
+      best = x;
+    }
+    if (std::fabs(f) <= tol_r) {
+      converged = true;
+      break;
+    }
+    if (f > 0.0) {
+      left = x;
+    } else {
+      right = x;
+    }
+    if (std::isfinite(left) && std::isfinite(right) && Collapsed(left, right)) {
+      converged = true;
+      break;
+    }
+    double next = std::isfinite(f) && e.slope < 0.0 ? x - f / e.slope : kInf;
+    if (!(next > left && next < right)) next = InteriorPoint(left, right);
+    if (!std::isfinite(next) || next == x) break;
+    x = next;
+  }
+  if (!converged) {
+    char buf[160];
+    std::snprintf(buf, sizeof(buf),
+                  "row multiplier search did not converge: |a'v - rhs| = %.3g at lambda %.9g",
+                  best_f, best);
+    error_ = buf;
+    return BlockStatus::kError;
+  }
+  FinishRow(x, target, target, v);
+  lambda_ = x;
+  return BlockStatus::kOptimal;
+}
+
+BlockStatus SeparableCore::Solve(double tolerance, std::vector<double>* v) {
+  error_.clear();
+  const int n = num_vars();
+  v->resize(n);
+  double* out = v->data();
+  for (int i = 0; i < n; ++i) {
+    if (lo_[i] > hi_[i] || std::isnan(lo_[i]) || std::isnan(hi_[i])) {
+      error_ = "variable " + std::to_string(i) + " has lower bound " + std::to_string(lo_[i]) +
+               " > upper bound " + std::to_string(hi_[i]);
+      return BlockStatus::kInfeasible;
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    if (row_coef_dense_[i] != 0.0) continue;
+    State state;
+    const double x = SolveVar(i, g_[i], &state);
+    if (state == State::kEmpty) {
+      error_ = "variable " + std::to_string(i) + ": bounds exclude the domain of its log term";
+      return BlockStatus::kInfeasible;
+    }
+    out[i] = x;
+    inv_curv_[i] = state == State::kFree && std::isfinite(x) ? 1.0 / Curvature(i, x) : 0.0;
+  }
+  lambda_ = 0.0;
+  row_active_ = false;
+  if (has_row_) {
+    for (int i : row_var_) {
+      State state;
+      if (kind_[i] == Kind::kLog) {
+        SolveLogVar(i, g_[i], &state);
+        if (state == State::kEmpty) {
+          error_ = "variable " + std::to_string(i) + ": bounds exclude the domain of its log term";
+          return BlockStatus::kInfeasible;
+        }
+      }
+    }
+    const BlockStatus status = SolveRow(tolerance, v);
+    if (status != BlockStatus::kOptimal) return status;
+    last_lambda_ = lambda_;
+    have_last_lambda_ = true;
+    row_active_ = sense_ == Sense::kEqual || lambda_ != 0.0;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (!std::isfinite(out[i])) {
+      error_ = "variable " + std::to_string(i) + " is unbounded (no curvature, no finite bound "
+               "in its improving direction)";
+      return BlockStatus::kUnbounded;
+    }
+  }
+  return BlockStatus::kOptimal;
+}
+
+// ---- SeparableSolver ------------------------------------------------------------------------
+
+std::unique_ptr<SeparableSolver> SeparableSolver::Create(const BlockProblem& structure,
+                                                         const BlockSolverOptions& options,
+                                                         std::string* error) {
+  std::unique_ptr<SeparableSolver> solver(new SeparableSolver());
+  if (!solver->core_.Init(structure, -1, error)) return nullptr;
+  solver->options_ = options;
+  solver->num_vars_ = structure.num_vars();
+  solver->num_rows_ = static_cast<int>(structure.rows.size());
+  return solver;
+}
+
+BlockStatus SeparableSolver::Solve(const BlockProblem& problem, std::vector<double>* v) {
+  if (problem.num_vars() != num_vars_ || static_cast<int>(problem.rows.size()) != num_rows_) {
+    error_ = "block structure changed since the solver was created";
+    return BlockStatus::kError;
+  }
+  if (!loaded_ || problem.revision != revision_) {
+    core_.LoadParameters(problem);
+    revision_ = problem.revision;
+    loaded_ = true;
+  }
+  core_.LoadLinear(problem);
+  // Solve into scratch: on failure the caller keeps its previous solution.
+  const BlockStatus status = core_.Solve(options_.tolerance, &scratch_);
+  error_ = core_.last_error();
+  if (status == BlockStatus::kOptimal) v->swap(scratch_);
+  return status;
+}
+
+}  // namespace dede::internal

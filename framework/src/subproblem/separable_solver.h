@@ -1,0 +1,155 @@
+// Fast exact solvers for separable blocks: no row ("clip") or one row ("one_row").
+//
+// Both reduce to per-variable terms
+//   f_i(v) = (h_i / 2) v^2 + g_i v - sum_k w_k log(alpha_k v + beta_k),   lo_i <= v <= hi_i,
+// with h_i = 2 q_i + p_i and g_i = c_i - p_i t_i, plus at most one row a'v (sense) rhs that is
+// handled through its Lagrange multiplier lambda: every variable then minimizes
+// f_i(v) + lambda a_i v on its own, and lambda is found by a one-dimensional search.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "subproblem/block_problem.h"
+
+namespace dede::internal {
+
+// ---- helpers shared by every block solver and the tests ----------------------------------
+
+// The block objective at v in the minimization form of block_problem.h (constants included).
+// +infinity when a log term with positive weight has a non-positive argument.
+double EvaluateBlockObjective(const BlockProblem& problem, const std::vector<double>& v);
+
+// Largest absolute violation of a bound or a row at v; 0 when v is feasible. Integrality is
+// not measured. NaN entries count as infinite violation.
+double MaxBlockViolation(const BlockProblem& problem, const std::vector<double>& v);
+
+// True if variable i is strictly convex through its own terms: q_i + p_i / 2 > 0 or a
+// one-variable log term with positive weight and non-zero coefficient.
+std::vector<std::uint8_t> StrictlyConvexVariables(const BlockProblem& problem);
+
+// ---- the separable core -------------------------------------------------------------------
+
+// Solves min sum_i f_i(v_i) s.t. (optional single row), lo <= v <= hi exactly. Reused by the
+// log solver, which shifts the linear terms and needs the sensitivity of the solution.
+class SeparableCore {
+ public:
+  // Takes the structure of `structure`. Every log term must have at most one variable, except
+  // `skip_log` (an index into structure.logs, or -1), which the caller handles itself. The
+  // block may have at most one row. Returns false and sets *error otherwise.
+  bool Init(const BlockProblem& structure, int skip_log, std::string* error);
+
+  // Reloads bounds, curvature, log terms and the row (call when problem.revision changed).
+  void LoadParameters(const BlockProblem& problem);
+  // Reloads g = c - p t (every solve).
+  void LoadLinear(const BlockProblem& problem);
+  // g_i, writable: the log solver adds its shift -theta * a_i before calling Solve.
+  std::vector<double>& linear() { return g_; }
+
+  // Solves with the current parameters. *v must have num_vars entries (its content is not
+  // used). On kOptimal, multiplier() and inverse_curvature() describe the solution.
+  BlockStatus Solve(double tolerance, std::vector<double>* v);
+
+  int num_vars() const { return static_cast<int>(h_.size()); }
+  bool has_row() const { return has_row_; }
+  // Row multiplier lambda (>= 0 for <=, <= 0 for >=), 0 without a row.
+  double multiplier() const { return lambda_; }
+  // True if the row restricts the solution (equality, or lambda != 0).
+  bool row_active() const { return row_active_; }
+  // 1 / f_i''(v_i) for variables strictly inside their bounds, 0 for variables at a bound
+  // (and for zero-curvature variables splitting the row's slack).
+  double inverse_curvature(int i) const { return inv_curv_[i]; }
+  // Row coefficient of variable i (0 if not in the row).
+  double row_coef(int i) const { return row_coef_dense_[i]; }
+  const std::string& last_error() const { return error_; }
+
+ private:
+  enum class Kind : std::uint8_t { kQuadratic, kLinear, kLog };
+  enum class State : std::uint8_t { kLower, kUpper, kFree, kTie, kEmpty };
+  struct VarLog {
+    double alpha, beta, weight;
+  };
+  struct RowEval {
+    double minus = 0.0, plus = 0.0;  // left / right limits of the row activity r(lambda)
+    double slope = 0.0;              // r'(lambda) away from breakpoints
+    bool unbounded = false;          // +inf and -inf terms at once: the Lagrangian is unbounded
+  };
+
+  double Derivative(int i, double gg, double x) const;
+  double Curvature(int i, double x) const;
+  // argmin over [lo_i, hi_i] of f_i(v) + mu v, with gg = g_i + mu.
+  double SolveVar(int i, double gg, State* state) const;
+  double SolveLogVar(int i, double gg, State* state) const;
+  // Activity of the row when every row variable minimizes its Lagrangian term at lambda.
+  RowEval EvalRow(double lambda) const;
+  void CollectBreakpoints(double lo, double hi, std::vector<double>* out) const;
+  // Sets v for the row variables at the final multiplier. Zero-curvature variables that are
+  // indifferent at lambda move (least first from the clip choice) so that a'v lands in
+  // [lo_target, hi_target].
+  void FinishRow(double lambda, double lo_target, double hi_target, std::vector<double>* v);
+  BlockStatus SolveRow(double tolerance, std::vector<double>* v);
+  // The warm-started semismooth Newton shortcut. Returns false to fall back to breakpoints,
+  // with [*lambda_lo, *lambda_hi] narrowed to what the trial evaluations proved.
+  bool TryWarmNewton(double rhs, double tol_r, double* lambda_lo, double* lambda_hi,
+                     double* lambda);
+
+  int skip_log_ = -1;
+  // One-variable logs per variable, CSR: log_source_[log_source_begin_[i] ..] index
+  // BlockProblem::logs (fixed structure); logs_[log_begin_[i] ..] are the active ones
+  // (positive weight, non-zero coefficient) of the current parameters.
+  std::vector<int> log_source_begin_, log_source_;
+  std::vector<int> log_begin_;
+  std::vector<VarLog> logs_;
+  std::vector<double> h_, g_, lo_, hi_, dom_lo_, dom_hi_;
+  std::vector<Kind> kind_;
+  std::vector<double> inv_curv_;
+
+  bool has_row_ = false;
+  Sense sense_ = Sense::kLessEqual;
+  double rhs_ = 0.0;
+  std::vector<int> row_var_;            // variables with a non-zero row coefficient
+  std::vector<double> row_a_;           // their coefficients
+  std::vector<double> row_coef_dense_;  // per variable, 0 if absent
+  std::vector<int> row_quadratic_;      // positions in row_var_ of kQuadratic variables
+  std::vector<int> row_special_;        // positions of kLinear and kLog variables
+  // Per kQuadratic row position (same order as row_quadratic_), structure of arrays for the
+  // hot loop: y = a v = clip(-(g + lambda a) a / h, ...), kept as a, 1/h, lo, hi, g.
+  std::vector<double> rq_a_, rq_hinv_, rq_lo_, rq_hi_, rq_g_;
+  std::vector<double> breakpoints_;
+  std::vector<int> tie_scratch_;
+
+  double lambda_ = 0.0;
+  double last_lambda_ = 0.0;
+  bool have_last_lambda_ = false;
+  bool row_active_ = false;
+  std::string error_;
+};
+
+// "clip" (no row) and "one_row" block solvers over SeparableCore.
+class SeparableSolver final : public BlockSolver {
+ public:
+  // Returns nullptr and sets *error if the structure is not separable with at most one row.
+  static std::unique_ptr<SeparableSolver> Create(const BlockProblem& structure,
+                                                 const BlockSolverOptions& options,
+                                                 std::string* error);
+
+  BlockStatus Solve(const BlockProblem& problem, std::vector<double>* v) override;
+  std::string name() const override { return core_.has_row() ? "one_row" : "clip"; }
+  std::string last_error() const override { return error_; }
+
+ private:
+  SeparableSolver() = default;
+
+  std::vector<double> scratch_;
+  std::string error_;
+  BlockSolverOptions options_;
+  SeparableCore core_;
+  int num_vars_ = 0;
+  int num_rows_ = 0;
+  std::uint64_t revision_ = 0;
+  bool loaded_ = false;
+};
+
+}  // namespace dede::internal
