@@ -1,0 +1,316 @@
+#include "runtime/runner.h"
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+namespace dede::internal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+double UnixSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Format(const char* fmt, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), fmt, value);
+  return buffer;
+}
+
+}  // namespace
+
+Runner::Runner(const DeploymentConfig& config, DomainPlugin* plugin, std::string plugin_version,
+               Store* store, RunnerOptions options)
+    : config_(config),
+      plugin_(plugin),
+      plugin_version_(std::move(plugin_version)),
+      store_(store),
+      options_(options),
+      log_(options.log ? options.log : &std::cout) {}
+
+Runner::~Runner() = default;
+
+// Nothing a plugin throws may cross into the host: convert it to a Status naming the call.
+Status Runner::GuardPlugin(const char* what, const std::function<Status()>& call) {
+  try {
+    Status status = call();
+    if (!status.ok()) {
+      return Status(status.code(),
+                    "plugin '" + config_.plugin + "' " + what + ": " + status.message());
+    }
+    return status;
+  } catch (const std::exception& e) {
+    return Internal("plugin '" + config_.plugin + "' threw in " + what + ": " + e.what());
+  } catch (...) {
+    return Internal("plugin '" + config_.plugin + "' threw a non-standard exception in " + what);
+  }
+}
+
+Status Runner::Setup() {
+  PluginContext context;
+  context.config_file = config_.file;
+  context.config_dir = config_.dir;
+  context.seed = config_.seed;
+  Status status = GuardPlugin("Configure", [&] { return plugin_->Configure(config_.plugin_settings, context); });
+  if (!status.ok()) return status;
+  // Describe() sizes the problem itself: start from an empty one it may replace.
+  problem_ = std::make_unique<Problem>(0, 0);
+  status = GuardPlugin("Describe", [&] { return plugin_->Describe(problem_.get()); });
+  if (!status.ok()) return status;
+  std::string error;
+  if (!problem_->Validate(&error)) {
+    return InvalidArgument("plugin '" + config_.plugin + "' described an invalid problem: " + error);
+  }
+  if (config_.solver == SolverKind::kAdmm) {
+    admm_ = std::make_unique<AdmmSolver>(*problem_, config_.admm);
+    if (!admm_->setup_error().empty()) {
+      return InvalidArgument(config_.file + ": solver.admm: " + admm_->setup_error());
+    }
+  }
+  if (store_ != nullptr) {
+    DeploymentRecord record;
+    record.name = config_.name;
+    record.plugin = config_.plugin;
+    record.plugin_version = plugin_version_;
+    record.config_file = config_.file;
+    record.config_yaml = config_.text;
+    Result<std::int64_t> id = store_->UpsertDeployment(record);
+    if (!id.ok()) return id.status();
+    deployment_id_ = id.value();
+    status = store_->WriteVariables(deployment_id_, *problem_);
+    if (!status.ok()) return status;
+    Result<LastRound> last = store_->LoadLastRound(deployment_id_, problem_->num_variables());
+    if (!last.ok()) return last.status();
+    if (last->round >= 0) {
+      next_round_ = last->round + 1;
+      if (admm_) admm_->WarmStart(last->values);
+      *log_ << "resuming deployment '" << config_.name << "' after round " << last->round
+            << " (warm start from its allocation)\n";
+    }
+  }
+  return Status::Ok();
+}
+
+Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
+  const Clock::time_point start = Clock::now();
+  const double started_unix = UnixSeconds();
+  *outcome = RoundOutcome();
+  outcome->round = next_round_;
+  bool finished = false;
+  Status status = GuardPlugin("Refresh", [&] {
+    return plugin_->Refresh(next_round_, problem_.get(), &finished);
+  });
+  if (!status.ok()) return status;
+  if (finished) {
+    outcome->finished = true;
+    return Status::Ok();
+  }
+  std::string error;
+  if (!problem_->Validate(&error)) {
+    return InvalidArgument("plugin '" + config_.plugin + "' set invalid parameters for round " +
+                           std::to_string(next_round_) + ": " + error);
+  }
+  if (admm_) {
+    admm_->Solve(stop, &outcome->allocation, &outcome->summary);
+  } else {
+    ExactOptions exact = config_.exact;
+    SolveExact(*problem_, exact, &outcome->allocation, &outcome->summary);
+  }
+  if (outcome->summary.termination == Termination::kCancelled) {
+    outcome->interrupted = true;
+    return Status::Ok();
+  }
+  const bool have_allocation =
+      static_cast<int>(outcome->allocation.values.size()) == problem_->num_variables();
+  if (have_allocation) {
+    status = GuardPlugin("Repair", [&] { return plugin_->Repair(*problem_, &outcome->allocation); });
+    if (!status.ok()) return status;
+    // The plugin's repair may change the allocation: measure what is persisted.
+    outcome->summary.objective = problem_->EvaluateObjective(outcome->allocation.values);
+    outcome->summary.max_violation = problem_->MeasureViolation(outcome->allocation.values).Max();
+    const double tolerance = admm_ ? config_.admm.feasibility_tolerance : 1e-6;
+    outcome->summary.feasible = outcome->summary.max_violation <= tolerance;
+    status = GuardPlugin("Report", [&] {
+      return plugin_->Report(next_round_, *problem_, outcome->allocation, &outcome->report);
+    });
+    if (!status.ok()) return status;
+  }
+  if (options_.persist && store_ != nullptr) {
+    RoundRecord record;
+    record.round = next_round_;
+    record.started_unix_seconds = started_unix;
+    record.solver = admm_ ? "admm" : "exact";
+    record.summary = outcome->summary;
+    record.report = outcome->report;
+    if (have_allocation) {
+      for (VarId v = 0; v < problem_->num_variables(); ++v) {
+        const double value = outcome->allocation.values[v];
+        if (std::abs(value) > 1e-12) record.allocation.emplace_back(v, value);
+      }
+    }
+    // A failed solve is recorded (termination and message) without an allocation: the last
+    // good allocation stays the latest one in the database.
+    status = store_->WriteRound(deployment_id_, record);
+    if (!status.ok()) return status;
+  }
+  outcome->seconds = Seconds(Clock::now() - start);
+  ++next_round_;
+  return Status::Ok();
+}
+
+void Runner::LogRound(const RoundOutcome& o) {
+  const SolveSummary& s = o.summary;
+  *log_ << "round " << o.round << "  " << TerminationName(s.termination) << "  iterations "
+        << s.iterations << "  objective " << Format("%.10g", s.objective) << "  violation "
+        << Format("%.2e", s.max_violation) << "  time " << Format("%.3f", o.seconds) << " s";
+  for (const Metric& m : o.report.metrics) {
+    *log_ << "  " << m.name << " " << Format("%.6g", m.value);
+  }
+  *log_ << "\n";
+  if (!s.IsSolutionUsable()) *log_ << "  " << s.message << "\n";
+  if (options_.verbose) *log_ << s.FullReport();
+  log_->flush();
+}
+
+Result<RunSummary> Runner::Run() {
+  namespace asio = boost::asio;
+  RunSummary summary;
+  summary.first_round = next_round_;
+  summary.last_round = next_round_ - 1;
+  const int limit = options_.max_rounds >= 0 ? options_.max_rounds : config_.max_rounds;
+  // stop.max_rounds counts the deployment's rounds (so a restart completes the same total);
+  // the --rounds override counts this invocation's rounds.
+  auto limit_reached = [&] {
+    if (limit <= 0) return false;
+    return options_.max_rounds >= 0 ? summary.rounds_run >= limit : next_round_ >= limit;
+  };
+  if (limit_reached()) {
+    summary.stop_reason = "deployment already has " + std::to_string(next_round_) + " rounds";
+    return summary;
+  }
+
+  asio::io_context io;
+  asio::thread_pool worker(1);  // solves run off the loop thread so signals are handled at once
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  asio::steady_timer timer(io);
+  // Keeps io.run() alive while a round runs on the worker (no handler is pending then).
+  auto work = asio::make_work_guard(io);
+  std::stop_source stop_source;
+  const Clock::time_point run_start = Clock::now();
+  const auto interval = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(config_.interval_seconds));
+  Status failure;
+  bool stopping = false;
+  bool round_in_flight = false;
+  RoundOutcome outcome;
+
+  std::function<void(Clock::time_point)> schedule;
+  auto finish = [&](std::string reason) {
+    if (stopping) return;
+    stopping = true;
+    summary.stop_reason = std::move(reason);
+    timer.cancel();
+    signals.cancel();
+    if (!round_in_flight) work.reset();
+  };
+
+  signals.async_wait([&](const boost::system::error_code& ec, int signal_number) {
+    if (ec) return;
+    *log_ << "received " << (signal_number == SIGINT ? "SIGINT" : "SIGTERM")
+          << (round_in_flight ? ": interrupting round " + std::to_string(next_round_) : "")
+          << "\n";
+    log_->flush();
+    summary.interrupted = true;
+    stop_source.request_stop();
+    finish("signal");
+  });
+
+  auto on_round_done = [&](Status status, Clock::time_point round_start) {
+    round_in_flight = false;
+    if (stopping) work.reset();
+    if (!status.ok()) {
+      failure = status;
+      finish("error");
+      return;
+    }
+    if (outcome.interrupted) {
+      *log_ << "round " << outcome.round << " interrupted; nothing written\n";
+      finish(summary.stop_reason.empty() ? "signal" : summary.stop_reason);
+      return;
+    }
+    if (outcome.finished) {
+      finish("plugin has no data for round " + std::to_string(outcome.round));
+      return;
+    }
+    LogRound(outcome);
+    ++summary.rounds_run;
+    summary.last_round = outcome.round;
+    if (stopping) return;
+    if (limit_reached()) {
+      finish("stop.max_rounds = " + std::to_string(limit) + " reached");
+      return;
+    }
+    if (config_.max_wall_seconds > 0 &&
+        Seconds(Clock::now() - run_start) >= config_.max_wall_seconds) {
+      finish("stop.max_wall_seconds reached");
+      return;
+    }
+    const Clock::time_point now = Clock::now();
+    if (config_.simulated_time) {
+      schedule(now);
+      return;
+    }
+    Clock::time_point next = round_start + interval;
+    if (now > next) {
+      const double over = Seconds(now - round_start);
+      if (config_.overrun == OverrunPolicy::kBackToBack) {
+        *log_ << "round " << outcome.round << " took " << Format("%.3f", over)
+              << " s, longer than the interval: next round starts now (overrun: back_to_back)\n";
+        next = now;
+      } else {
+        const auto missed = static_cast<int>((now - round_start) / interval);
+        next = round_start + interval * (missed + 1);
+        summary.rounds_skipped += missed;
+        *log_ << "round " << outcome.round << " took " << Format("%.3f", over) << " s: skipping "
+              << missed << " tick(s) (overrun: skip)\n";
+      }
+    }
+    schedule(next);
+  };
+
+  schedule = [&](Clock::time_point when) {
+    timer.expires_at(when);
+    timer.async_wait([&](const boost::system::error_code& ec) {
+      if (ec || stopping) return;
+      round_in_flight = true;
+      const Clock::time_point round_start = Clock::now();
+      asio::post(worker, [&, round_start] {
+        Status status = RunRound(stop_source.get_token(), &outcome);
+        asio::post(io, [&, status, round_start] { on_round_done(status, round_start); });
+      });
+    });
+  };
+
+  schedule(Clock::now());
+  io.run();
+  worker.join();
+  if (!failure.ok()) return failure;
+  return summary;
+}
+
+}  // namespace dede::internal

@@ -1,0 +1,88 @@
+// The deployment loop: the only code that includes Boost.Asio.
+//
+// Rounds run on a steady timer at the configured interval:
+//   refresh state -> update parameters -> warm-started solve -> repair -> persist -> log.
+// Rounds never overlap (the next one is scheduled when the current one has finished). A round
+// that outlasts the interval either skips the ticks it missed or starts the next round at
+// once (schedule.overrun). SIGINT / SIGTERM stop cleanly: a round whose solve was interrupted
+// is not written; a round being written commits whole (one transaction). After any stop,
+// including kill -9, the next run resumes from the database: the round counter continues after
+// the last committed round and the solver warm-starts from its allocation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <stop_token>
+#include <string>
+
+#include "config/deployment.h"
+#include "dede/plugin.h"
+#include "dede/solver.h"
+#include "dede/status.h"
+#include "store/store.h"
+
+namespace dede::internal {
+
+struct RunnerOptions {
+  bool verbose = false;  // print each round's residual trace
+  bool persist = true;   // false: `dede solve` (nothing is written)
+  int max_rounds = -1;   // overrides stop.max_rounds when >= 0 (counts this run's rounds)
+  std::ostream* log = nullptr;  // progress lines; std::cout when null
+};
+
+struct RoundOutcome {
+  int round = -1;
+  bool finished = false;     // the plugin has no data for this round
+  bool interrupted = false;  // the stop token fired during the solve: nothing was written
+  SolveSummary summary;
+  RoundReport report;
+  Allocation allocation;
+  double seconds = 0;        // wall time of the whole round
+};
+
+struct RunSummary {
+  int first_round = -1;  // first round run by this invocation
+  int last_round = -1;   // last committed round
+  int rounds_run = 0;
+  int rounds_skipped = 0;  // ticks skipped because a round outlasted the interval
+  bool interrupted = false;
+  std::string stop_reason;
+};
+
+class Runner {
+ public:
+  Runner(const DeploymentConfig& config, DomainPlugin* plugin, std::string plugin_version,
+         Store* store, RunnerOptions options);
+  ~Runner();
+
+  // Configure + Describe the plugin, build the solver, register the deployment and its
+  // variables, and restore the last committed round (round counter and warm start).
+  Status Setup();
+  int next_round() const { return next_round_; }
+  const Problem& problem() const { return *problem_; }
+
+  // One round, synchronously. Persists it unless options.persist is false.
+  Status RunRound(std::stop_token stop, RoundOutcome* outcome);
+
+  // The timer-driven loop until the stopping rule, the plugin's end of data, or a signal.
+  Result<RunSummary> Run();
+
+ private:
+  Status GuardPlugin(const char* what, const std::function<Status()>& call);
+  void LogRound(const RoundOutcome& outcome);
+
+  const DeploymentConfig& config_;
+  DomainPlugin* plugin_;
+  std::string plugin_version_;
+  Store* store_;
+  RunnerOptions options_;
+  std::unique_ptr<Problem> problem_;
+  std::unique_ptr<AdmmSolver> admm_;
+  std::int64_t deployment_id_ = -1;
+  int next_round_ = 0;
+  std::ostream* log_;
+};
+
+}  // namespace dede::internal

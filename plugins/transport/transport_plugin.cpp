@@ -1,0 +1,133 @@
+// transport: a weighted transportation problem with demand volumes that change every round.
+// See README.md in this directory.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dede/plugin.h"
+
+namespace {
+
+class TransportPlugin : public dede::DomainPlugin {
+ public:
+  dede::Status Configure(const dede::ConfigNode& settings,
+                         const dede::PluginContext& context) override {
+    if (!settings.IsNull()) {
+      dede::Status status = settings.CheckKeys({"resources", "demands", "entries_per_demand",
+                                                "capacity_factor", "fluctuation", "period",
+                                                "rounds"});
+      status.Update(settings.Read("resources", &resources_, 1, 1 << 20));
+      status.Update(settings.Read("demands", &demands_, 1, 1 << 22));
+      status.Update(settings.Read("entries_per_demand", &entries_per_demand_, 1, 1 << 20));
+      status.Update(settings.Read("capacity_factor", &capacity_factor_, 1e-6, 1e6));
+      status.Update(settings.Read("fluctuation", &fluctuation_, 0.0, 0.999));
+      status.Update(settings.Read("period", &period_, 1e-9, 1e9));
+      status.Update(settings.Read("rounds", &rounds_, 0, 1 << 30));
+      if (!status.ok()) return status;
+    }
+    seed_ = context.seed;
+    return dede::Status::Ok();
+  }
+
+  dede::Status Describe(dede::Problem* problem) override {
+    *problem = dede::Problem(resources_, demands_);
+    std::mt19937_64 rng(seed_);
+    std::uniform_real_distribution<double> weight(0.5, 1.5);
+    std::uniform_real_distribution<double> volume(1.0, 10.0);
+    std::uniform_real_distribution<double> phase(0.0, 1.0);
+    const int matrix = problem->AddAllocation("x", dede::Domain::NonNegative());
+    const int k = std::min(entries_per_demand_, resources_);
+    std::vector<int> pool(resources_);
+    for (int r = 0; r < resources_; ++r) pool[r] = r;
+    std::vector<dede::LinearExpr> rows(resources_);
+    std::vector<double> offered(resources_, 0.0);
+    problem->SetObjectiveSense(dede::ObjectiveSense::kMaximize);
+    for (int d = 0; d < demands_; ++d) {
+      for (int i = 0; i < k; ++i) {
+        std::uniform_int_distribution<int> pick(i, resources_ - 1);
+        std::swap(pool[i], pool[pick(rng)]);
+      }
+      base_volume_.push_back(volume(rng));
+      phase_.push_back(phase(rng));
+      dede::LinearExpr column;
+      for (int i = 0; i < k; ++i) {
+        const dede::VarId v = problem->AddEntry(matrix, pool[i], d);
+        problem->AddLinearCost(v, weight(rng));
+        column.Add(v, 1.0);
+        rows[pool[i]].Add(v, 1.0);
+        offered[pool[i]] += base_volume_.back() / k;
+      }
+      demand_rows_.push_back(
+          problem->AddDemandConstraint(d, column, dede::Sense::kLessEqual, base_volume_.back()));
+    }
+    for (int r = 0; r < resources_; ++r) {
+      capacity_.push_back(capacity_factor_ * offered[r] + 1.0);
+      resource_rows_.push_back(
+          problem->AddResourceConstraint(r, rows[r], dede::Sense::kLessEqual, capacity_[r]));
+    }
+    volume_ = base_volume_;
+    return dede::Status::Ok();
+  }
+
+  dede::Status Refresh(int round, dede::Problem* problem, bool* finished) override {
+    *finished = rounds_ > 0 && round >= rounds_;
+    if (*finished) return dede::Status::Ok();
+    for (int d = 0; d < demands_; ++d) {
+      const double angle = 2.0 * std::numbers::pi * (round / period_ + phase_[d]);
+      volume_[d] = base_volume_[d] * (1.0 + fluctuation_ * std::sin(angle));
+      problem->SetRhs(demand_rows_[d], volume_[d]);
+    }
+    return dede::Status::Ok();
+  }
+
+  dede::Status Report(int round, const dede::Problem& problem,
+                      const dede::Allocation& allocation, dede::RoundReport* report) override {
+    (void)round;
+    std::vector<double> load(resources_, 0.0);
+    double delivered = 0.0;
+    for (dede::VarId v = 0; v < problem.num_variables(); ++v) {
+      const dede::Variable& var = problem.variable(v);
+      if (!var.IsEntry()) continue;
+      load[var.resource] += allocation[v];
+      delivered += allocation[v];
+    }
+    double demand = 0.0;
+    for (double v : volume_) demand += v;
+    double max_utilization = 0.0;
+    for (int r = 0; r < resources_; ++r)
+      max_utilization = std::max(max_utilization, load[r] / capacity_[r]);
+    report->metrics = {{"delivered", delivered},
+                       {"demand", demand},
+                       {"satisfied", demand > 0 ? delivered / demand : 1.0},
+                       {"max_utilization", max_utilization}};
+    for (int r = 0; r < resources_; ++r) {
+      report->entities.push_back(
+          {dede::Side::kResource, r, "supplier" + std::to_string(r), {{"capacity", capacity_[r]}}});
+    }
+    for (int d = 0; d < demands_; ++d) {
+      report->entities.push_back(
+          {dede::Side::kDemand, d, "consumer" + std::to_string(d), {{"volume", volume_[d]}}});
+    }
+    return dede::Status::Ok();
+  }
+
+ private:
+  int resources_ = 50;
+  int demands_ = 500;
+  int entries_per_demand_ = 10;
+  double capacity_factor_ = 0.6;
+  double fluctuation_ = 0.2;
+  double period_ = 24;
+  int rounds_ = 0;
+  std::uint64_t seed_ = 0;
+  std::vector<double> base_volume_, phase_, volume_, capacity_;
+  std::vector<dede::ConstraintId> demand_rows_, resource_rows_;
+};
+
+}  // namespace
+
+DEDE_DECLARE_PLUGIN(TransportPlugin, "transport", "0.1.0")
