@@ -158,7 +158,12 @@ class AdmmEngine {
   int global_side_ = -1;             // side whose blocks hold t_b (-1: no global term)
 
   // Iterates, indexed by pair.
-  std::vector<double> x_, z_, u_, xh_;
+  // Iterates of one consensus pair, kept together: a block touches all of them for each of its
+  // pairs, and one side reaches its pairs in scattered order, so one cache line per pair.
+  struct PairState {
+    double x = 0, z = 0, u = 0, xh = 0;
+  };
+  std::vector<PairState> ps_;
   double relaxation_ = 1.0;  // over-relaxation in effect this iteration
   // Squared norms for the residuals, accumulated per demand block (plus one slot for the
   // global pairs) on check iterations and summed in block order: deterministic.
@@ -294,11 +299,8 @@ void AdmmEngine::Build() {
   RefreshParameters();
   if (!CreateSolvers(&error)) setup_error_ = error;
   const std::size_t np = pairs_.size();
-  x_.assign(np, 0);
-  z_.assign(np, 0);
+  ps_.assign(np, PairState{});
   norms_.assign(blocks_[1].size() + 1, Norms{});
-  u_.assign(np, 0);
-  xh_.assign(np, 0);
 }
 
 // Copies the current parameter values (bounds, costs, rhs, coefficients, weights) from the
@@ -372,9 +374,7 @@ bool AdmmEngine::CreateSolvers(std::string* error) {
 }
 
 void AdmmEngine::ColdStart() {
-  std::fill(x_.begin(), x_.end(), 0.0);
-  std::fill(z_.begin(), z_.end(), 0.0);
-  std::fill(u_.begin(), u_.end(), 0.0);
+  std::fill(ps_.begin(), ps_.end(), PairState{});
   alpha_ = 0;
   for (int s = 0; s < 2; ++s)
     for (Block& block : blocks_[s]) std::fill(block.v.begin(), block.v.end(), 0.0);
@@ -413,11 +413,11 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
       for (std::size_t i = 0; i < block.vars.size(); ++i) {
         const int p = block.vars[i].pair;
         if (p < 0) continue;
-        (s == 0 ? x_ : z_)[p] = block.v[i];
+        (s == 0 ? ps_[p].x : ps_[p].z) = block.v[i];
       }
     }
   }
-  for (int p : global_pairs_) (global_side_ == 0 ? z_ : x_)[p] = alpha_;
+  for (int p : global_pairs_) (global_side_ == 0 ? ps_[p].z : ps_[p].x) = alpha_;
 }
 
 void AdmmEngine::SetRho(double rho) {
@@ -461,7 +461,7 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
     for (std::size_t i = 0; i < n; ++i) {
       const int p = block.vars[i].pair;
       if (p < 0) continue;
-      bp.prox_target[i] = side == 0 ? z_[p] - u_[p] : xh_[p] + u_[p];
+      bp.prox_target[i] = side == 0 ? ps_[p].z - ps_[p].u : ps_[p].xh + ps_[p].u;
     }
     const bool integral = integer_phase && block.has_integers;
     BlockSolver* solver = integral ? block.integer_solver.get() : block.solver.get();
@@ -477,8 +477,8 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
       for (std::size_t i = 0; i < n; ++i) {
         const int p = block.vars[i].pair;
         if (p < 0) continue;
-        x_[p] = block.v[i];
-        xh_[p] = a * block.v[i] + (1 - a) * z_[p];
+        ps_[p].x = block.v[i];
+        ps_[p].xh = a * block.v[i] + (1 - a) * ps_[p].z;
       }
       return;
     }
@@ -488,16 +488,16 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
       if (p < 0) continue;
       const double z_new = block.v[i];
       if (measure) {
-        const double dz = z_new - z_[p];
-        const double d = x_[p] - z_new;
+        const double dz = z_new - ps_[p].z;
+        const double d = ps_[p].x - z_new;
         acc.s += dz * dz;
         acc.r += d * d;
-        acc.x += x_[p] * x_[p];
+        acc.x += ps_[p].x * ps_[p].x;
         acc.z += z_new * z_new;
       }
-      z_[p] = z_new;
-      u_[p] += xh_[p] - z_new;
-      if (measure) acc.u += u_[p] * u_[p];
+      ps_[p].z = z_new;
+      ps_[p].u += ps_[p].xh - z_new;
+      if (measure) acc.u += ps_[p].u * ps_[p].u;
     }
     if (measure) norms_[b] = acc;
   });
@@ -528,31 +528,31 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
   if (side == 0) {
     // alpha is a resource-side (x) value, t_b demand-side: max-min over demands.
     // alpha = argmin -w alpha + rho/2 sum_b (alpha - z_b + u_b)^2.
-    for (int p : global_pairs_) sum += z_[p] - u_[p];
+    for (int p : global_pairs_) sum += ps_[p].z - ps_[p].u;
     alpha_ = sum / n + global.weight / (rho_ * n);
     for (int p : global_pairs_) {
-      x_[p] = alpha_;
-      xh_[p] = a * alpha_ + (1 - a) * z_[p];
+      ps_[p].x = alpha_;
+      ps_[p].xh = a * alpha_ + (1 - a) * ps_[p].z;
     }
     return;
   }
   // alpha is a demand-side (z) value, t_b resource-side: min-max over resources.
   // alpha = argmin w alpha + rho/2 sum_b (xh_b - alpha + u_b)^2.
-  for (int p : global_pairs_) sum += xh_[p] + u_[p];
+  for (int p : global_pairs_) sum += ps_[p].xh + ps_[p].u;
   alpha_ = sum / n - global.weight / (rho_ * n);
   Norms acc;
   for (int p : global_pairs_) {
     if (measure) {
-      const double dz = alpha_ - z_[p];
-      const double d = x_[p] - alpha_;
+      const double dz = alpha_ - ps_[p].z;
+      const double d = ps_[p].x - alpha_;
       acc.s += dz * dz;
       acc.r += d * d;
-      acc.x += x_[p] * x_[p];
+      acc.x += ps_[p].x * ps_[p].x;
       acc.z += alpha_ * alpha_;
     }
-    z_[p] = alpha_;
-    u_[p] += xh_[p] - alpha_;
-    if (measure) acc.u += u_[p] * u_[p];
+    ps_[p].z = alpha_;
+    ps_[p].u += ps_[p].xh - alpha_;
+    if (measure) acc.u += ps_[p].u * ps_[p].u;
   }
   if (measure) norms_.back() = acc;
 }
@@ -823,7 +823,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
         // Nonconvex ADMM over integer blocks can cycle between integral points that each side
         // prefers; a growing penalty forces the two copies onto a common integral point.
         const double proposed = rho_ * options_.integer_rho_growth;
-        for (double& u : u_) u *= rho_ / proposed;
+        for (PairState& q : ps_) q.u *= rho_ / proposed;
         SetRho(proposed);
         ++rho_updates;
       }
@@ -838,7 +838,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
               proposed < rho_ / options_.rho_update_tolerance) {
             // Scaled duals u = y / rho must follow rho.
             const double scale = rho_ / proposed;
-            for (double& u : u_) u *= scale;
+            for (PairState& q : ps_) q.u *= scale;
             SetRho(proposed);
             ++rho_updates;
           }
