@@ -83,26 +83,27 @@ BlockStatus BranchAndBoundSolver::Solve(const BlockProblem& problem, std::vector
   };
 
   // Warm start: the previous solution's integral part, rounded into the root box, with the
-  // continuous variables re-optimized. Usually already optimal in the ADMM loop, which then
-  // prunes most of the tree at once.
-  if (static_cast<int>(v->size()) == n) {
-    Node fixed = root;
-    bool usable = true;
-    for (size_t k = 0; k < ni && usable; ++k) {
-      const double value = (*v)[integral_vars_[k]];
-      usable = std::isfinite(value);
-      fixed.lo[k] = fixed.hi[k] = std::clamp(std::round(value), root.lo[k], root.hi[k]);
-    }
-    if (usable) {
-      x = *v;
-      const BlockStatus status = SolveNode(fixed.lo, fixed.hi, &x);
-      if (status == BlockStatus::kOptimal) accept(x);
-    }
+  // continuous variables re-optimized, becomes the first incumbent. It is tried right after
+  // the root relaxation, and only if that one is fractional (an integral root needs nothing
+  // else). The previous point also picks the child explored first.
+  std::vector<double> previous;
+  if (static_cast<int>(v->size()) == n &&
+      std::all_of(v->begin(), v->end(), [](double x) { return std::isfinite(x); })) {
+    previous = *v;
   }
+  auto try_previous = [&]() {
+    Node fixed = root;
+    for (size_t k = 0; k < ni; ++k) {
+      fixed.lo[k] = fixed.hi[k] =
+          std::clamp(std::round(previous[integral_vars_[k]]), root.lo[k], root.hi[k]);
+    }
+    x = previous;
+    if (SolveNode(fixed.lo, fixed.hi, &x) == BlockStatus::kOptimal) accept(x);
+  };
 
   std::vector<Node> stack;
-  stack.push_back(std::move(root));
-  bool limit_hit = false;
+  stack.push_back(root);
+  bool limit_hit = false, at_root = true;
   while (!stack.empty()) {
     if (nodes_ >= options_.node_limit) {
       limit_hit = true;
@@ -110,9 +111,12 @@ BlockStatus BranchAndBoundSolver::Solve(const BlockProblem& problem, std::vector
     }
     Node node = std::move(stack.back());
     stack.pop_back();
-    x = best.empty() ? *v : best;
+    x = best.empty() ? (previous.empty() ? std::vector<double>(n, 0.0) : previous) : best;
     const BlockStatus status = SolveNode(node.lo, node.hi, &x);
-    if (status == BlockStatus::kInfeasible) continue;
+    if (status == BlockStatus::kInfeasible) {
+      if (at_root) break;  // the relaxation of the whole block is infeasible
+      continue;
+    }
     if (status != BlockStatus::kOptimal) {
       error_ = "relaxation (" + relaxation_->name() + ") returned " + BlockStatusName(status) +
                ": " + relaxation_->last_error();
@@ -136,17 +140,22 @@ BlockStatus BranchAndBoundSolver::Solve(const BlockProblem& problem, std::vector
       continue;
     }
     const double value = x[integral_vars_[branch]];
+    const double down_value = std::floor(value);
     Node down = node, up = std::move(node);
-    down.hi[branch] = std::floor(value);
-    up.lo[branch] = std::ceil(value);
-    // Depth first, nearer rounding first (it is popped first).
-    if (value - std::floor(value) < 0.5) {
+    down.hi[branch] = down_value;
+    up.lo[branch] = down_value + 1.0;
+    // Depth first; the child holding the previous solution's value (else the nearer
+    // rounding) is pushed last, so it is explored first.
+    const double lean = previous.empty() ? value : previous[integral_vars_[branch]];
+    if (lean - down_value < 0.5) {
       stack.push_back(std::move(up));
       stack.push_back(std::move(down));
     } else {
       stack.push_back(std::move(down));
       stack.push_back(std::move(up));
     }
+    if (at_root && !previous.empty() && nodes_ < options_.node_limit) try_previous();
+    at_root = false;
   }
 
   if (best.empty()) {

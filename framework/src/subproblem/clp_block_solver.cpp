@@ -621,7 +621,11 @@ std::unique_ptr<ClpBlockSolver> ClpBlockSolver::Create(const BlockProblem& struc
   }
   solver->col_lo_.assign(n, 0.0);
   solver->col_hi_.assign(n, 0.0);
+  // The structure's curvature decides name() until the first solve reloads it.
   solver->hessian_.assign(n, 0.0);
+  for (int i = 0; i < n; ++i) {
+    solver->hessian_[i] = 2.0 * structure.quadratic[i] + structure.prox_weight[i];
+  }
   solver->objective_.assign(n, 0.0);
   solver->row_lo_.assign(m, 0.0);
   solver->row_hi_.assign(m, 0.0);

@@ -472,29 +472,36 @@ void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target,
   }
 }
 
-bool SeparableCore::TryWarmNewton(double rhs, double tol_r, double* lambda_lo, double* lambda_hi,
-                                  double* lambda) {
+bool SeparableCore::TryWarmNewton(double rhs, double tol_r, double tol_exact,
+                                  double* lambda_lo, double* lambda_hi, double* lambda) {
   double x = last_lambda_;
   if (!(x > *lambda_lo && x < *lambda_hi)) return false;
+  double best_x = x, best_f = kInf;
   for (int step = 0; step < kMaxWarmNewtonSteps; ++step) {
     const RowEval e = EvalRow(x);
-    if (e.unbounded || e.minus != e.plus || !std::isfinite(e.plus)) return false;
+    if (e.unbounded || e.minus != e.plus || !std::isfinite(e.plus)) break;
     const double f = e.plus - rhs;
-    if (std::fabs(f) <= tol_r) {
-      *lambda = x;
-      return true;
+    const double abs_f = std::fabs(f);
+    // Within tolerance and no longer improving: rounding level reached.
+    if (best_f <= tol_r && abs_f >= best_f) break;
+    if (abs_f < best_f) {
+      best_f = abs_f;
+      best_x = x;
     }
+    if (abs_f <= tol_exact) break;
     if (f > 0.0) {
       *lambda_lo = x;
     } else {
       *lambda_hi = x;
     }
-    if (!(e.slope < 0.0)) return false;
+    if (!(e.slope < 0.0)) break;
     const double next = x - f / e.slope;
-    if (!(next > *lambda_lo && next < *lambda_hi)) return false;
+    if (!(next > *lambda_lo && next < *lambda_hi)) break;
     x = next;
   }
-  return false;
+  if (best_f > tol_r) return false;
+  *lambda = best_x;
+  return true;
 }
 
 BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
@@ -541,6 +548,9 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
   if (need_le) target = std::max(target, r_min);
   if (need_ge) target = std::min(target, r_max);
   const double tol_r = tolerance * scale;
+  // Newton keeps going past tol_r while it still gains: on a linear piece the next step is
+  // exact, which keeps warm and cold answers identical to rounding.
+  const double tol_exact = 1e-15 * scale;
 
   // KKT: lambda >= 0 for <=, <= 0 for >=, free for =; at lambda = 0 the row may be slack.
   double lambda_lo = -kInf, lambda_hi = kInf;
@@ -570,7 +580,8 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
   // The ADMM engine changes the data a little between solves, so the previous multiplier is
   // usually one semismooth Newton step away: try that before sorting breakpoints.
   double lambda;
-  if (have_last_lambda_ && TryWarmNewton(target, tol_r, &lambda_lo, &lambda_hi, &lambda)) {
+  if (have_last_lambda_ &&
+      TryWarmNewton(target, tol_r, tol_exact, &lambda_lo, &lambda_hi, &lambda)) {
     FinishRow(lambda, target, target, v);
     lambda_ = lambda;
     return BlockStatus::kOptimal;
@@ -622,11 +633,16 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
       return BlockStatus::kUnbounded;
     }
     const double f = e.plus - target;
-    if (std::fabs(f) < best_f) {
-      best_f = std::fabs(f);
+    const double abs_f = std::fabs(f);
+    if (best_f <= tol_r && abs_f >= best_f) {
+      converged = true;  // within tolerance and no longer improving
+      break;
+    }
+    if (abs_f < best_f) {
+      best_f = abs_f;
       best = x;
     }
-    if (std::fabs(f) <= tol_r) {
+    if (abs_f <= tol_exact) {
       converged = true;
       break;
     }
@@ -641,9 +657,13 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
     }
     double next = std::isfinite(f) && e.slope < 0.0 ? x - f / e.slope : kInf;
     if (!(next > left && next < right)) next = InteriorPoint(left, right);
-    if (!std::isfinite(next) || next == x) break;
+    if (!std::isfinite(next) || next == x) {
+      converged = best_f <= tol_r;
+      break;
+    }
     x = next;
   }
+  if (!converged && best_f <= tol_r) converged = true;
   if (!converged) {
     char buf[160];
     std::snprintf(buf, sizeof(buf),
@@ -652,8 +672,8 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
     error_ = buf;
     return BlockStatus::kError;
   }
-  FinishRow(x, target, target, v);
-  lambda_ = x;
+  FinishRow(best, target, target, v);
+  lambda_ = best;
   return BlockStatus::kOptimal;
 }
 

@@ -92,8 +92,8 @@ class SeparableCore {
   BlockStatus SolveRow(double tolerance, std::vector<double>* v);
   // The warm-started semismooth Newton shortcut. Returns false to fall back to breakpoints,
   // with [*lambda_lo, *lambda_hi] narrowed to what the trial evaluations proved.
-  bool TryWarmNewton(double rhs, double tol_r, double* lambda_lo, double* lambda_hi,
-                     double* lambda);
+  bool TryWarmNewton(double rhs, double tol_r, double tol_exact, double* lambda_lo,
+                     double* lambda_hi, double* lambda);
 
   int skip_log_ = -1;
   // One-variable logs per variable, CSR: log_source_[log_source_begin_[i] ..] index

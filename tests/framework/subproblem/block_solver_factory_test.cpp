@@ -1,0 +1,160 @@
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "framework/subproblem/block_test_util.h"
+#include "subproblem/block_problem.h"
+
+namespace dede::internal {
+namespace {
+
+using testing::EmptyBlock;
+
+std::string Chosen(const BlockProblem& p, bool force_clp = false) {
+  BlockSolverOptions options;
+  options.force_clp = force_clp;
+  std::string error;
+  std::unique_ptr<BlockSolver> solver = CreateBlockSolver(p, options, &error);
+  return solver == nullptr ? "error: " + error : solver->name();
+}
+
+// Three prox variables; `row_on` adds one row over all of them.
+BlockProblem ProxBlock(bool row_on) {
+  BlockProblem p = EmptyBlock(3);
+  p.prox_weight = {1.0, 1.0, 1.0};
+  if (row_on) p.rows.push_back({{0, 1, 2}, {1.0, 1.0, 1.0}, Sense::kLessEqual, 1.0});
+  return p;
+}
+
+TEST(CreateBlockSolver, SelectsTheFastestExactSolverByStructure) {
+  EXPECT_EQ(Chosen(ProxBlock(false)), "clip");
+  EXPECT_EQ(Chosen(ProxBlock(true)), "one_row");
+
+  BlockProblem local = ProxBlock(true);  // a zero-curvature variable in the row
+  local.prox_weight[2] = 0.0;
+  EXPECT_EQ(Chosen(local), "clp+qp");
+  local.prox_weight = {0.0, 0.0, 0.0};
+  EXPECT_EQ(Chosen(local), "clp");
+
+  BlockProblem two_rows = ProxBlock(true);
+  two_rows.rows.push_back({{0, 1}, {1.0, -1.0}, Sense::kEqual, 0.0});
+  EXPECT_EQ(Chosen(two_rows), "clp+qp");
+
+  BlockProblem quad_only = ProxBlock(true);  // q alone also makes a variable strictly convex
+  quad_only.prox_weight = {0.0, 0.0, 0.0};
+  quad_only.quadratic = {1.0, 1.0, 1.0};
+  EXPECT_EQ(Chosen(quad_only), "one_row");
+
+  BlockProblem one_var_log = ProxBlock(true);  // the log makes variable 2 strictly convex
+  one_var_log.prox_weight[2] = 0.0;
+  one_var_log.logs.push_back({{2}, {1.0}, 0.0, 1.0});
+  EXPECT_EQ(Chosen(one_var_log), "one_row");
+
+  BlockProblem no_row_logs = ProxBlock(false);
+  no_row_logs.prox_weight[0] = 0.0;
+  no_row_logs.logs.push_back({{0}, {2.0}, 1.0, 1.0});
+  EXPECT_EQ(Chosen(no_row_logs), "clip");
+
+  BlockProblem multi_log = ProxBlock(false);
+  multi_log.logs.push_back({{0, 1, 2}, {1.0, 2.0, 3.0}, 0.0, 1.0});
+  EXPECT_EQ(Chosen(multi_log), "log");
+  multi_log.rows = ProxBlock(true).rows;
+  EXPECT_EQ(Chosen(multi_log), "log");
+
+  BlockProblem integral = ProxBlock(true);
+  integral.integral = {1, 0, 0};
+  EXPECT_EQ(Chosen(integral), "bnb(one_row)");
+  EXPECT_EQ(Chosen(integral, /*force_clp=*/true), "bnb(clp+qp)");
+  EXPECT_EQ(Chosen(ProxBlock(false), /*force_clp=*/true), "clp+qp");
+}
+
+TEST(CreateBlockSolver, OneRowWithLogsAcceptsZeroCurvatureRowVariables) {
+  // Clp cannot take the log term, the multiplier search can (the zero-curvature variable is
+  // a step in the multiplier).
+  BlockProblem p = ProxBlock(true);
+  p.prox_weight[0] = 0.0;
+  p.upper[0] = 1.0;
+  p.logs.push_back({{1}, {1.0}, 0.0, 1.0});
+  EXPECT_EQ(Chosen(p), "one_row");
+}
+
+TEST(CreateBlockSolver, NamesUnsupportedStructures) {
+  BlockProblem two_logs = ProxBlock(true);
+  two_logs.logs.push_back({{0, 1}, {1.0, 1.0}, 0.0, 1.0});
+  two_logs.logs.push_back({{1, 2}, {1.0, 1.0}, 0.0, 1.0});
+  two_logs.rows.push_back({{0, 2}, {1.0, 1.0}, Sense::kLessEqual, 1.0});
+  std::string chosen = Chosen(two_logs);
+  EXPECT_NE(chosen.find("block has 2 log terms (2 over several variables) and 2 rows"),
+            std::string::npos)
+      << chosen;
+  EXPECT_NE(chosen.find("supported:"), std::string::npos) << chosen;
+
+  BlockProblem log_and_rows = ProxBlock(true);
+  log_and_rows.logs.push_back({{0}, {1.0}, 0.0, 1.0});
+  log_and_rows.rows.push_back({{0, 2}, {1.0, 1.0}, Sense::kLessEqual, 1.0});
+  EXPECT_NE(Chosen(log_and_rows).find("1 log terms (0 over several variables) and 2 rows"),
+            std::string::npos);
+
+  BlockProblem flat_log = ProxBlock(true);  // a log variable without curvature
+  flat_log.prox_weight[1] = 0.0;
+  flat_log.logs.push_back({{0, 1}, {1.0, 1.0}, 0.0, 1.0});
+  EXPECT_NE(Chosen(flat_log).find("not strictly convex"), std::string::npos) << Chosen(flat_log);
+
+  BlockProblem forced = ProxBlock(false);
+  forced.logs.push_back({{0, 1}, {1.0, 1.0}, 0.0, 1.0});
+  EXPECT_NE(Chosen(forced, true).find("Clp supports linear and quadratic objectives only"),
+            std::string::npos);
+}
+
+TEST(CreateBlockSolver, RejectsMalformedBlocks) {
+  BlockProblem p = ProxBlock(true);
+  p.linear.pop_back();
+  EXPECT_NE(Chosen(p).find("BlockProblem::linear has 2 entries; expected 3"), std::string::npos)
+      << Chosen(p);
+
+  p = ProxBlock(true);
+  p.rows[0].index[2] = 7;
+  EXPECT_NE(Chosen(p).find("row 0 references variable 7 of a block with 3 variables"),
+            std::string::npos);
+
+  p = ProxBlock(true);
+  p.rows[0].index[2] = 0;
+  EXPECT_NE(Chosen(p).find("references variable 0 twice"), std::string::npos);
+
+  p = ProxBlock(false);
+  p.logs.push_back({{0, 1}, {1.0}, 0.0, 1.0});
+  EXPECT_NE(Chosen(p).find("log term 0 has 2 indices but 1 coefficients"), std::string::npos);
+
+  p = ProxBlock(false);
+  p.logs.push_back({{0, 1}, {1.0, 1.0}, 0.0, -1.0});
+  EXPECT_NE(Chosen(p).find("weight"), std::string::npos);
+
+  p = ProxBlock(false);
+  p.quadratic[1] = -1.0;
+  EXPECT_NE(Chosen(p).find("convexity"), std::string::npos);
+
+  // A null error pointer is allowed.
+  EXPECT_EQ(CreateBlockSolver(p, {}, nullptr), nullptr);
+}
+
+TEST(CreateBlockSolver, SolversRefuseAChangedStructure) {
+  BlockProblem p = ProxBlock(true);
+  auto solver = CreateBlockSolver(p, {}, nullptr);
+  ASSERT_NE(solver, nullptr);
+  BlockProblem other = ProxBlock(false);
+  std::vector<double> v(3, 0.0);
+  EXPECT_EQ(solver->Solve(other, &v), BlockStatus::kError);
+  EXPECT_NE(solver->last_error().find("structure changed"), std::string::npos);
+}
+
+TEST(BlockStatusName, NamesEveryStatus) {
+  EXPECT_STREQ(BlockStatusName(BlockStatus::kOptimal), "optimal");
+  EXPECT_STREQ(BlockStatusName(BlockStatus::kInfeasible), "infeasible");
+  EXPECT_STREQ(BlockStatusName(BlockStatus::kUnbounded), "unbounded");
+  EXPECT_STREQ(BlockStatusName(BlockStatus::kNodeLimit), "node_limit");
+  EXPECT_STREQ(BlockStatusName(BlockStatus::kError), "error");
+}
+
+}  // namespace
+}  // namespace dede::internal

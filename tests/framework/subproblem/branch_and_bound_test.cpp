@@ -1,0 +1,276 @@
+#include "subproblem/branch_and_bound.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "framework/subproblem/block_test_util.h"
+
+namespace dede::internal {
+namespace {
+
+using testing::Chance;
+using testing::EmptyBlock;
+using testing::kInf;
+using testing::RelDiff;
+using testing::SolveOnce;
+using testing::Uniform;
+
+constexpr double kObjectiveTolerance = 1e-7;
+constexpr double kFeasibilityTolerance = 1e-9;
+
+// Tiny mixed-integer blocks: 1-4 integral variables in small boxes, 0-2 continuous ones,
+// 0-2 rows.
+BlockProblem RandomIntegerBlock(std::mt19937& rng) {
+  const int ni = std::uniform_int_distribution<int>(1, 4)(rng);
+  const int nc = std::uniform_int_distribution<int>(0, 2)(rng);
+  const int n = ni + nc;
+  BlockProblem p = EmptyBlock(n);
+  const bool strict = Chance(rng, 0.6);
+  for (int i = 0; i < n; ++i) {
+    if (strict || Chance(rng, 0.5)) p.prox_weight[i] = Uniform(rng, 0.2, 2.0);
+    if (Chance(rng, 0.3)) p.quadratic[i] = Uniform(rng, 0.0, 1.0);
+    p.prox_target[i] = Uniform(rng, -2.0, 3.0);
+    p.linear[i] = Uniform(rng, -2.0, 2.0);
+    if (i < ni) {
+      p.integral[i] = 1;
+      if (Chance(rng, 0.3)) {
+        p.lower[i] = 0.0;
+        p.upper[i] = 1.0;
+      } else {
+        p.lower[i] = std::floor(Uniform(rng, -2.0, 1.0)) + (Chance(rng, 0.2) ? 0.5 : 0.0);
+        p.upper[i] = p.lower[i] + std::uniform_int_distribution<int>(1, 4)(rng);
+      }
+    } else {
+      p.lower[i] = Uniform(rng, -3.0, 0.0);
+      p.upper[i] = Uniform(rng, 0.5, 3.0);
+    }
+  }
+  const int rows = std::uniform_int_distribution<int>(0, 2)(rng);
+  for (int r = 0; r < rows; ++r) {
+    BlockRow row;
+    for (int i = 0; i < n; ++i) {
+      if (Chance(rng, 0.7) || row.index.empty()) {
+        row.index.push_back(i);
+        row.coef.push_back(Chance(rng, 0.5) ? 1.0 : Uniform(rng, -2.0, 2.0));
+      }
+    }
+    const int s = std::uniform_int_distribution<int>(0, 2)(rng);
+    row.sense = s == 0 ? Sense::kLessEqual : (s == 1 ? Sense::kEqual : Sense::kGreaterEqual);
+    double lo, hi;
+    testing::RowRange(p, row, &lo, &hi);
+    row.rhs = Uniform(rng, lo, hi);
+    if (row.sense == Sense::kEqual && Chance(rng, 0.5)) row.rhs = std::round(row.rhs);
+    p.rows.push_back(row);
+  }
+  return p;
+}
+
+// Brute force: every integer assignment of the integral variables, the continuous rest by
+// the general (Clp-backed) path. +inf if none is feasible.
+double EnumerationReference(const BlockProblem& p, std::vector<double>* best_v) {
+  std::vector<int> ints;
+  for (int i = 0; i < p.num_vars(); ++i) {
+    if (p.integral[i]) ints.push_back(i);
+  }
+  BlockProblem fixed = p;
+  std::fill(fixed.integral.begin(), fixed.integral.end(), 0);
+  std::vector<double> value(ints.size());
+  for (size_t k = 0; k < ints.size(); ++k) value[k] = std::ceil(p.lower[ints[k]] - 1e-9);
+  double best = kInf;
+  while (true) {
+    for (size_t k = 0; k < ints.size(); ++k) fixed.lower[ints[k]] = fixed.upper[ints[k]] = value[k];
+    const testing::Solution s = SolveOnce(fixed, true);
+    if (s.status == BlockStatus::kOptimal && s.objective < best) {
+      best = s.objective;
+      *best_v = s.v;
+    }
+    size_t k = 0;
+    for (; k < ints.size(); ++k) {
+      if (value[k] + 1 <= std::floor(p.upper[ints[k]] + 1e-9)) {
+        value[k] += 1;
+        break;
+      }
+      value[k] = std::ceil(p.lower[ints[k]] - 1e-9);
+    }
+    if (k == ints.size()) break;
+  }
+  return best;
+}
+
+void ExpectIntegralFeasible(const BlockProblem& p, const std::vector<double>& v, int instance) {
+  EXPECT_LE(MaxBlockViolation(p, v), kFeasibilityTolerance) << "instance " << instance;
+  for (int i = 0; i < p.num_vars(); ++i) {
+    if (p.integral[i]) {
+      EXPECT_EQ(v[i], std::round(v[i])) << "instance " << instance;
+    }
+  }
+}
+
+TEST(BranchAndBound, MatchesEnumerationOnTinyIntegerBoxes) {
+  std::mt19937 rng(51);
+  int optimal = 0, infeasible = 0;
+  for (int instance = 0; instance < 250; ++instance) {
+    const BlockProblem p = RandomIntegerBlock(rng);
+    std::vector<double> ref_v;
+    const double ref = EnumerationReference(p, &ref_v);
+    for (bool force_clp : {false, true}) {
+      const testing::Solution s = SolveOnce(p, force_clp);
+      ASSERT_EQ(s.solver.rfind("bnb(", 0), 0u) << s.solver;
+      if (!std::isfinite(ref)) {
+        EXPECT_EQ(s.status, BlockStatus::kInfeasible)
+            << "instance " << instance << " " << s.solver << ": " << s.error;
+        continue;
+      }
+      ASSERT_EQ(s.status, BlockStatus::kOptimal)
+          << "instance " << instance << " " << s.solver << ": " << s.error;
+      EXPECT_LE(RelDiff(s.objective, ref), kObjectiveTolerance)
+          << "instance " << instance << " " << s.solver << " " << s.objective << " vs " << ref;
+      ExpectIntegralFeasible(p, s.v, instance);
+    }
+    (std::isfinite(ref) ? optimal : infeasible) += 1;
+  }
+  EXPECT_GT(optimal, 150);
+  EXPECT_GT(infeasible, 5);
+}
+
+TEST(BranchAndBound, ReportsObjectiveOfTheReturnedPoint) {
+  std::mt19937 rng(52);
+  for (int instance = 0; instance < 50; ++instance) {
+    const BlockProblem p = RandomIntegerBlock(rng);
+    std::string error;
+    auto made = CreateBlockSolver(p, {}, &error);
+    ASSERT_NE(made, nullptr) << error;
+    auto* bnb = dynamic_cast<BranchAndBoundSolver*>(made.get());
+    ASSERT_NE(bnb, nullptr);
+    std::vector<double> v(p.num_vars(), 0.0);
+    if (bnb->Solve(p, &v) != BlockStatus::kOptimal) continue;
+    EXPECT_EQ(bnb->objective(), EvaluateBlockObjective(p, v));
+    EXPECT_GT(bnb->nodes(), 0);
+  }
+}
+
+// 10 binaries with a knapsack equality that rounding cannot satisfy easily.
+BlockProblem Knapsack() {
+  const int n = 10;
+  BlockProblem p = EmptyBlock(n);
+  BlockRow row{{}, {}, Sense::kEqual, 0.0};
+  for (int i = 0; i < n; ++i) {
+    p.integral[i] = 1;
+    p.upper[i] = 1.0;
+    p.prox_weight[i] = 1.0;
+    p.prox_target[i] = 0.5 + 0.01 * i;
+    row.index.push_back(i);
+    row.coef.push_back(3.0 + 2.0 * i);
+  }
+  row.rhs = 3.0 + 9.0 + 13.0 + 17.0;  // items 0, 3, 5, 7
+  p.rows.push_back(row);
+  return p;
+}
+
+TEST(BranchAndBound, NodeLimitReturnsTheIncumbent) {
+  BlockProblem p = Knapsack();
+  BlockSolverOptions options;
+  options.node_limit = 3;
+  std::string error;
+  auto solver = CreateBlockSolver(p, options, &error);
+  ASSERT_NE(solver, nullptr) << error;
+  // A feasible warm start becomes the first incumbent, so the limit yields kNodeLimit.
+  std::vector<double> v(p.num_vars(), 0.0);
+  for (int i : {0, 3, 5, 7}) v[i] = 1.0;
+  ASSERT_EQ(solver->Solve(p, &v), BlockStatus::kNodeLimit) << solver->last_error();
+  ExpectIntegralFeasible(p, v, 0);
+  EXPECT_NE(solver->last_error().find("node limit 3"), std::string::npos);
+  // Without an incumbent the limit is an error, and v is left alone.
+  std::vector<double> cold(p.num_vars(), 0.5);
+  ASSERT_EQ(solver->Solve(p, &cold), BlockStatus::kError);
+  EXPECT_EQ(cold, std::vector<double>(p.num_vars(), 0.5));
+  // With the default limit the search completes.
+  const testing::Solution full = SolveOnce(p, false);
+  ASSERT_EQ(full.status, BlockStatus::kOptimal) << full.error;
+  std::vector<double> ref_v;
+  EXPECT_LE(RelDiff(full.objective, EnumerationReference(p, &ref_v)), kObjectiveTolerance);
+}
+
+// Larger trees: 8 integer variables in [0, 3] with prox terms, two knapsack-like rows.
+BlockProblem ModerateIntegerBlock(std::mt19937& rng) {
+  const int n = 8;
+  BlockProblem p = EmptyBlock(n);
+  for (int i = 0; i < n; ++i) {
+    p.integral[i] = 1;
+    p.upper[i] = 3.0;
+    p.prox_weight[i] = Uniform(rng, 0.5, 2.0);
+    p.prox_target[i] = Uniform(rng, 0.0, 3.0);
+  }
+  for (int r = 0; r < 2; ++r) {
+    BlockRow row{{}, {}, Sense::kLessEqual, 0.0};
+    for (int i = 0; i < n; ++i) {
+      row.index.push_back(i);
+      row.coef.push_back(Uniform(rng, 0.5, 3.0));
+    }
+    row.rhs = Uniform(rng, 4.0, 8.0);
+    p.rows.push_back(row);
+  }
+  return p;
+}
+
+TEST(BranchAndBound, WarmStartsGiveColdAnswersWithFewerNodes) {
+  // The ADMM pattern: the same block re-solved with slightly moved targets and, now and then,
+  // a new rhs. Each warm answer equals a cold solve; the warm start (incumbent from the
+  // previous point) saves nodes overall.
+  std::mt19937 rng(53);
+  long warm_nodes = 0, cold_nodes = 0;
+  for (int block = 0; block < 30; ++block) {
+    BlockProblem p = block % 2 == 0 ? RandomIntegerBlock(rng) : ModerateIntegerBlock(rng);
+    std::string error;
+    auto made = CreateBlockSolver(p, {}, &error);
+    ASSERT_NE(made, nullptr) << error;
+    auto* bnb = dynamic_cast<BranchAndBoundSolver*>(made.get());
+    std::vector<double> v(p.num_vars(), 0.0);
+    for (int call = 0; call < 8; ++call) {
+      for (int i = 0; i < p.num_vars(); ++i) p.prox_target[i] += Uniform(rng, -0.05, 0.05);
+      if (call % 3 == 2 && !p.rows.empty()) {
+        p.rows[0].rhs += Uniform(rng, -0.2, 0.2);
+        ++p.revision;
+      }
+      const BlockStatus status = bnb->Solve(p, &v);
+      // Cold: a fresh solver and no previous point (an empty v skips the warm start).
+      auto fresh_made = CreateBlockSolver(p, {}, &error);
+      auto* fresh = dynamic_cast<BranchAndBoundSolver*>(fresh_made.get());
+      std::vector<double> cold;
+      const BlockStatus cold_status = fresh->Solve(p, &cold);
+      ASSERT_EQ(BlockStatusName(status), std::string(BlockStatusName(cold_status)))
+          << bnb->last_error() << " / " << fresh->last_error();
+      if (status != BlockStatus::kOptimal) continue;
+      EXPECT_LE(RelDiff(bnb->objective(), fresh->objective()), 1e-9) << "block " << block;
+      ExpectIntegralFeasible(p, v, block);
+      warm_nodes += bnb->nodes();
+      cold_nodes += fresh->nodes();
+    }
+  }
+  std::printf("[stats] branch and bound nodes: warm %ld, cold %ld\n", warm_nodes, cold_nodes);
+  EXPECT_LT(warm_nodes, cold_nodes);
+}
+
+TEST(BranchAndBound, DetectsIntegerInfeasibility) {
+  BlockProblem no_integer = EmptyBlock(1);
+  no_integer.integral[0] = 1;
+  no_integer.lower[0] = 0.2;
+  no_integer.upper[0] = 0.8;
+  no_integer.prox_weight[0] = 1.0;
+  EXPECT_EQ(SolveOnce(no_integer, false).status, BlockStatus::kInfeasible);
+
+  BlockProblem odd = EmptyBlock(2);  // 2 x0 + 2 x1 = 3 has no integer solution
+  odd.integral = {1, 1};
+  odd.upper = {5.0, 5.0};
+  odd.prox_weight = {1.0, 1.0};
+  odd.rows.push_back({{0, 1}, {2.0, 2.0}, Sense::kEqual, 3.0});
+  const testing::Solution s = SolveOnce(odd, false);
+  EXPECT_EQ(s.solver, "bnb(one_row)");
+  EXPECT_EQ(s.status, BlockStatus::kInfeasible) << s.error;
+}
+
+}  // namespace
+}  // namespace dede::internal
