@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -47,14 +48,37 @@ struct OptionInfo {
   std::string bounds;       // human-readable, "> 0", "[0, 2)", "admm|exact"
   std::string description;
   bool reloadable = false;  // can change without rebuilding the solver
+  // Machine-readable form of `bounds`, for validation and tests.
+  bool required = false;              // no default: the key must be present
+  std::vector<std::string> choices;   // type "choice": the allowed values
+  double min = -std::numeric_limits<double>::infinity();  // numeric types
+  double max = std::numeric_limits<double>::infinity();
+  bool min_exclusive = false;         // value > min instead of >= min
+  bool max_exclusive = false;         // value < max instead of <= max (with max = inf: finite)
+  // Bounds of solver.admm.* are enforced by AdmmOptions::IsValid (the solver's own check),
+  // whose message is reported at the offending key; the registry only documents them. Every
+  // other entry's bounds are enforced by the registry.
+  bool checked_by_options = false;
 };
+// In file order: deployment.*, plugin.*, solver.*, schedule.*, storage.*, stop.*.
 const std::vector<OptionInfo>& OptionRegistry();
 
 // Parses YAML into a ConfigNode tree (line/column kept). Errors name file:line:column.
 Result<ConfigNode> ParseYamlFile(const std::string& path);
 Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& file_name);
 
-// Loads and validates a deployment file.
+// Loads and validates a deployment file. Every problem found is reported, one per line in
+// file order, each starting "file:line:column: " and naming the key and the value.
 Result<DeploymentConfig> LoadDeployment(const std::string& path);
+
+// The whole of a text file; NotFound names the path if it does not exist.
+Result<std::string> ReadTextFile(const std::string& path);
+
+// The value of registry key `key` in `config`, as YAML text ("0.1", ".inf", "skip", "[a, b]").
+Result<std::string> FormatOption(const DeploymentConfig& config, const std::string& key);
+
+// The effective configuration as a YAML deployment file: every registry key with its value
+// (paths resolved). Loading the result gives back the same configuration.
+std::string RenderDeployment(const DeploymentConfig& config);
 
 }  // namespace dede::internal

@@ -1,0 +1,160 @@
+// yaml-cpp -> ConfigNode. This file and deployment.cpp are the only code that includes
+// yaml-cpp; its exceptions stop here and become a Status naming file:line:column.
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "config/deployment.h"
+
+namespace dede::internal {
+namespace {
+
+// yaml-cpp marks are 0-based and -1 when unknown; ConfigNode positions are 1-based, 0 unknown.
+int OneBased(int zero_based) { return zero_based >= 0 ? zero_based + 1 : 0; }
+
+std::string Where(const std::string& file, const YAML::Mark& mark) {
+  std::string where = file;
+  // Appended piecewise: `":" + std::to_string(n)` trips GCC 12's -Wrestrict false positive.
+  if (mark.line >= 0) {
+    where += ':';
+    where += std::to_string(mark.line + 1);
+    if (mark.column >= 0) {
+      where += ':';
+      where += std::to_string(mark.column + 1);
+    }
+  }
+  return where;
+}
+
+std::string JoinPath(const std::string& parent, const std::string& key) {
+  return parent.empty() ? key : parent + "." + key;
+}
+
+class Converter {
+ public:
+  explicit Converter(const std::string& file) : file_(file) {}
+
+  // `mark` is where the node is reported: for the value of a map entry, the position of its
+  // key, because that is the line a user looks for ("rho: abc" is found by "rho").
+  Status Convert(const YAML::Node& node, const YAML::Mark& mark, const std::string& path,
+                 ConfigNode* out) const {
+    const int line = OneBased(mark.line);
+    const int column = OneBased(mark.column);
+    switch (node.Type()) {
+      case YAML::NodeType::Undefined:
+      case YAML::NodeType::Null:
+        // ConfigNode has no located null; an empty value is reported via its parent.
+        *out = ConfigNode();
+        return Status::Ok();
+      case YAML::NodeType::Scalar:
+        *out = ConfigNode::Scalar(node.Scalar(), file_, line, column, path);
+        return Status::Ok();
+      case YAML::NodeType::Sequence: {
+        *out = ConfigNode::List(file_, line, column, path);
+        std::size_t index = 0;
+        for (const YAML::Node& item : node) {
+          ConfigNode child;
+          const std::string child_path = path + "[" + std::to_string(index++) + "]";
+          if (Status status = Convert(item, item.Mark(), child_path, &child); !status.ok()) {
+            return status;
+          }
+          out->Append(std::move(child));
+        }
+        return Status::Ok();
+      }
+      case YAML::NodeType::Map: {
+        *out = ConfigNode::Map(file_, line, column, path);
+        // yaml-cpp 0.7 keeps duplicate keys and lookups see only the first, so a repeated
+        // key would silently lose a value: reject it, naming both lines.
+        std::unordered_map<std::string, YAML::Mark> seen;
+        for (const auto& entry : node) {
+          const YAML::Node& key = entry.first;
+          if (!key.IsScalar()) {
+            return InvalidArgument(Where(file_, key.Mark()) + ": keys must be plain scalars " +
+                                   (path.empty() ? "at the top level" : "in " + path));
+          }
+          const std::string name = key.Scalar();
+          const auto [it, inserted] = seen.emplace(name, key.Mark());
+          if (!inserted) {
+            return InvalidArgument(
+                Where(file_, key.Mark()) + ": duplicate key '" + name + "' " +
+                (path.empty() ? "at the top level" : "in " + path) + ": defined at line " +
+                std::to_string(OneBased(it->second.line)) + " and again at line " +
+                std::to_string(OneBased(key.Mark().line)));
+          }
+          ConfigNode child;
+          if (Status status = Convert(entry.second, key.Mark(), JoinPath(path, name), &child);
+              !status.ok()) {
+            return status;
+          }
+          out->Insert(name, std::move(child));
+        }
+        return Status::Ok();
+      }
+    }
+    return Internal(Where(file_, mark) + ": unknown YAML node type");
+  }
+
+ private:
+  const std::string& file_;
+};
+
+}  // namespace
+
+Result<std::string> ReadTextFile(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!fs::exists(st)) return NotFound(path + ": no such file");
+  if (fs::is_directory(st)) return InvalidArgument(path + ": is a directory, expected a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return FailedPrecondition(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return FailedPrecondition(path + ": cannot read: " + std::strerror(errno));
+  return text.str();
+}
+
+Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& file_name) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument(Where(file_name, e.mark) + ": YAML syntax error: " + e.msg);
+  } catch (const std::exception& e) {
+    return Internal(file_name + ": YAML parser failed: " + e.what());
+  }
+  if (documents.empty()) return ConfigNode();  // empty file or only comments
+  if (documents.size() > 1) {
+    return InvalidArgument(Where(file_name, documents[1].Mark()) +
+                           ": expected one YAML document, found " +
+                           std::to_string(documents.size()));
+  }
+  ConfigNode root;
+  try {
+    // The root is reported at 1:1 when it is a map, so "missing required key ... at the top
+    // level" points at the start of the file rather than at its first key.
+    YAML::Mark mark = documents[0].Mark();
+    if (documents[0].IsMap()) mark.line = mark.column = 0;
+    if (Status status = Converter(file_name).Convert(documents[0], mark, "", &root);
+        !status.ok()) {
+      return status;
+    }
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument(Where(file_name, e.mark) + ": " + e.msg);
+  }
+  return root;
+}
+
+Result<ConfigNode> ParseYamlFile(const std::string& path) {
+  Result<std::string> text = ReadTextFile(path);
+  if (!text.ok()) return text.status();
+  return ParseYamlString(text.value(), path);
+}
+
+}  // namespace dede::internal

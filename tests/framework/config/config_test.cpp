@@ -1,0 +1,903 @@
+#include <cmath>
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "config/deployment.h"
+#include "dede/config_node.h"
+#include "options_doc.h"
+
+namespace dede::internal {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+const std::string kFixtures = DEDE_CONFIG_FIXTURES;
+
+std::string Fixture(const std::string& name) { return kFixtures + "/" + name; }
+
+// A fresh directory per test, so tests can run in parallel.
+fs::path TestDir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / "dede_config_test" / info->test_suite_name() / info->name();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// "k12.yaml". Appended piecewise: `"k" + std::to_string(i)` trips GCC 12's -Wrestrict.
+std::string FileName(char prefix, int index) {
+  std::string name(1, prefix);
+  name += std::to_string(index);
+  name += ".yaml";
+  return name;
+}
+
+std::string WriteFile(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+ConfigNode Parse(const std::string& text, const std::string& file = "f.yaml") {
+  Result<ConfigNode> node = ParseYamlString(text, file);
+  EXPECT_TRUE(node.ok()) << node.status().ToString();
+  return node.ok() ? node.value() : ConfigNode();
+}
+
+const OptionInfo* FindOption(const std::string& key) {
+  for (const OptionInfo& option : OptionRegistry()) {
+    if (option.key == key) return &option;
+  }
+  return nullptr;
+}
+
+std::string Format(const DeploymentConfig& config, const std::string& key) {
+  Result<std::string> text = FormatOption(config, key);
+  EXPECT_TRUE(text.ok()) << key;
+  return text.ok() ? text.value() : "";
+}
+
+// Block YAML for dotted keys given in registry order (sections are contiguous there).
+std::string NestedYaml(const std::vector<std::pair<std::string, std::string>>& values) {
+  std::string out;
+  std::vector<std::string> open;
+  for (const auto& [key, value] : values) {
+    std::vector<std::string> parts;
+    std::stringstream stream(key);
+    for (std::string part; std::getline(stream, part, '.');) parts.push_back(part);
+    const std::string leaf = parts.back();
+    parts.pop_back();
+    std::size_t common = 0;
+    while (common < open.size() && common < parts.size() && open[common] == parts[common]) {
+      ++common;
+    }
+    open.resize(common);
+    while (open.size() < parts.size()) {
+      out += std::string(2 * open.size(), ' ') + parts[open.size()] + ":\n";
+      open.push_back(parts[open.size()]);
+    }
+    out += std::string(2 * open.size(), ' ') + leaf + ": " + value + "\n";
+  }
+  return out;
+}
+
+// Registry defaults, plus values for the required keys; `override` replaces one value.
+std::vector<std::pair<std::string, std::string>> DefaultValues(
+    const std::string& override_key = "", const std::string& override_value = "") {
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const OptionInfo& option : OptionRegistry()) {
+    std::string value = option.default_value;
+    if (option.key == "deployment.name") value = "generated";
+    if (option.key == "plugin.name") value = "fixture_plugin";
+    if (option.key == "storage.database") value = "\":memory:\"";
+    if (option.key == override_key) value = override_value;
+    values.emplace_back(option.key, value);
+  }
+  return values;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ConfigNode
+
+TEST(ConfigNode, WhereNamesFileLineAndColumn) {
+  EXPECT_EQ(ConfigNode::Scalar("1", "conf.yaml", 12, 5, "a.b").Where(), "conf.yaml:12:5");
+  EXPECT_EQ(ConfigNode::Map("conf.yaml", 0, 0, "").Where(), "conf.yaml");
+  EXPECT_EQ(ConfigNode().Where(), "<config>");
+}
+
+TEST(ConfigNode, FindLooksUpMapKeysOnly) {
+  ConfigNode map = ConfigNode::Map("f.yaml", 1, 1, "s");
+  map.Insert("k", ConfigNode::Scalar("v", "f.yaml", 2, 3, "s.k"));
+  ASSERT_NE(map.Find("k"), nullptr);
+  EXPECT_EQ(map.Find("k")->scalar(), "v");
+  EXPECT_TRUE(map.Has("k"));
+  EXPECT_EQ(map.Find("other"), nullptr);
+  ConfigNode list = ConfigNode::List("f.yaml", 1, 1, "l");
+  list.Append(ConfigNode::Scalar("k", "f.yaml", 1, 3, "l[0]"));
+  EXPECT_EQ(list.Find("k"), nullptr);
+  EXPECT_EQ(list.items().size(), 1u);
+}
+
+TEST(ConfigNode, ReadKeepsTheDefaultWhenTheKeyIsAbsent) {
+  const ConfigNode node = Parse("a: {x: 1}\n");
+  const ConfigNode& a = *node.Find("a");
+  double d = 2.5;
+  int i = 7;
+  bool b = true;
+  std::string s = "keep";
+  EXPECT_TRUE(a.Read("missing", &d).ok());
+  EXPECT_TRUE(a.Read("missing", &i).ok());
+  EXPECT_TRUE(a.Read("missing", &b).ok());
+  EXPECT_TRUE(a.Read("missing", &s).ok());
+  EXPECT_EQ(d, 2.5);
+  EXPECT_EQ(i, 7);
+  EXPECT_TRUE(b);
+  EXPECT_EQ(s, "keep");
+  // An empty section ("a:") has no keys.
+  const ConfigNode empty = Parse("a:\n");
+  EXPECT_TRUE(empty.Find("a")->IsNull());
+  EXPECT_TRUE(empty.Find("a")->Read("x", &d).ok());
+  EXPECT_EQ(d, 2.5);
+}
+
+TEST(ConfigNode, ReadConvertsScalars) {
+  const ConfigNode node = Parse(
+      "a:\n"
+      "  d: 1e-5\n"
+      "  inf: .inf\n"
+      "  neg: -.inf\n"
+      "  plus: +2.5\n"
+      "  i: -42\n"
+      "  sci: 1e4\n"
+      "  b: yes\n"
+      "  s: hello world\n");
+  const ConfigNode& a = *node.Find("a");
+  double d = 0;
+  ASSERT_TRUE(a.Read("d", &d).ok());
+  EXPECT_EQ(d, 1e-5);
+  ASSERT_TRUE(a.Read("inf", &d).ok());
+  EXPECT_TRUE(std::isinf(d) && d > 0);
+  ASSERT_TRUE(a.Read("neg", &d).ok());
+  EXPECT_TRUE(std::isinf(d) && d < 0);
+  ASSERT_TRUE(a.Read("plus", &d).ok());
+  EXPECT_EQ(d, 2.5);
+  int i = 0;
+  ASSERT_TRUE(a.Read("i", &i).ok());
+  EXPECT_EQ(i, -42);
+  ASSERT_TRUE(a.Read("sci", &i).ok());  // integral values in scientific notation are integers
+  EXPECT_EQ(i, 10000);
+  bool b = false;
+  ASSERT_TRUE(a.Read("b", &b).ok());
+  EXPECT_TRUE(b);
+  std::string s;
+  ASSERT_TRUE(a.Read("s", &s).ok());
+  EXPECT_EQ(s, "hello world");
+}
+
+TEST(ConfigNode, BooleansAcceptTheYamlSpellings) {
+  for (const char* yes : {"true", "True", "yes", "on", "ON"}) {
+    EXPECT_TRUE(ConfigNode::Scalar(yes, "f", 1, 1, "k").AsBool().value()) << yes;
+  }
+  for (const char* no : {"false", "FALSE", "no", "off"}) {
+    EXPECT_FALSE(ConfigNode::Scalar(no, "f", 1, 1, "k").AsBool().value()) << no;
+  }
+  const Result<bool> bad = ConfigNode::Scalar("maybe", "f.yaml", 3, 4, "a.k").AsBool();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "f.yaml:3:4: a.k = 'maybe': expected a boolean (true or false)");
+}
+
+TEST(ConfigNode, WrongTypeNamesFileLineKeyAndValue) {
+  const ConfigNode node = Parse("a:\n  x: abc\n  n: 1.5\n  m: {y: 1}\n");
+  const ConfigNode& a = *node.Find("a");
+  double d = 0;
+  Status status = a.Read("x", &d);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "f.yaml:2:3: a.x = 'abc': expected a number");
+  int i = 0;
+  EXPECT_EQ(a.Read("n", &i).message(), "f.yaml:3:3: a.n = '1.5': expected an integer");
+  EXPECT_EQ(a.Read("m", &d).message(), "f.yaml:4:3: a.m: expected a number, got a map");
+  for (const char* bad : {"1.5x", "0x10", "", "nan(1)", "1e", "--1", "1,5"}) {
+    EXPECT_FALSE(ConfigNode::Scalar(bad, "f", 1, 1, "k").AsDouble().ok()) << bad;
+  }
+  EXPECT_FALSE(ConfigNode::Scalar("1e999", "f", 1, 1, "k").AsDouble().ok());
+  EXPECT_FALSE(ConfigNode::Scalar("99999999999999999999", "f", 1, 1, "k").AsInt().ok());
+}
+
+TEST(ConfigNode, OutOfRangeNamesTheViolatedConstraint) {
+  const ConfigNode node = Parse("a:\n  n: 0\n  big: 3000000000\n  d: -0.5\n  nan: .nan\n");
+  const ConfigNode& a = *node.Find("a");
+  int n = 5;
+  Status status = a.Read("n", &n, 1);
+  EXPECT_EQ(status.message(), "f.yaml:2:3: a.n = 0. Violated constraint: a.n >= 1");
+  EXPECT_EQ(n, 5);  // unchanged on failure
+  EXPECT_EQ(a.Read("big", &n).message(),
+            "f.yaml:3:3: a.big = 3000000000. Violated constraint: a.big <= 2147483647");
+  double d = 1;
+  EXPECT_EQ(a.Read("d", &d, 0.0, 1.0).message(),
+            "f.yaml:4:3: a.d = -0.5. Violated constraint: a.d >= 0");
+  EXPECT_EQ(a.Read("d", &d, -2.0, -1.0).message(),
+            "f.yaml:4:3: a.d = -0.5. Violated constraint: a.d <= -1");
+  EXPECT_THAT(a.Read("nan", &d).message(), HasSubstr("a.nan is a number (not NaN)"));
+  EXPECT_EQ(d, 1);
+}
+
+TEST(ConfigNode, EmptyValueIsReportedAtItsMap) {
+  const ConfigNode node = Parse("a:\n  x:\n  y: 1\n");
+  double d = 0;
+  EXPECT_EQ(node.Find("a")->Read("x", &d).message(),
+            "f.yaml:1:1: a.x has no value: expected a number");
+}
+
+TEST(ConfigNode, ReadChoiceListsTheChoices) {
+  const ConfigNode node = Parse("s:\n  overrun: catch_up\n  ok: skip\n");
+  const ConfigNode& s = *node.Find("s");
+  std::string value = "skip";
+  EXPECT_EQ(s.ReadChoice("overrun", {"skip", "back_to_back"}, &value).message(),
+            "f.yaml:2:3: s.overrun = 'catch_up': expected one of: skip, back_to_back");
+  EXPECT_EQ(value, "skip");
+  EXPECT_TRUE(s.ReadChoice("ok", {"skip", "back_to_back"}, &value).ok());
+  EXPECT_TRUE(s.ReadChoice("absent", {"skip"}, &value).ok());
+}
+
+TEST(ConfigNode, RequireNamesTheMapAndItsLocation) {
+  const ConfigNode node = Parse("top: 1\nplugin:\n  paths: []\n");
+  const ConfigNode& plugin = *node.Find("plugin");
+  EXPECT_TRUE(plugin.Require("paths").ok());
+  const Status status = plugin.Require("name");
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "f.yaml:2:1: missing required key 'name' in plugin");
+  EXPECT_EQ(node.Require("storage").message(),
+            "f.yaml:1:1: missing required key 'storage' at the top level");
+}
+
+TEST(ConfigNode, CheckKeysNamesTheUnknownKeyAndTheAllowedOnes) {
+  const ConfigNode node = Parse("plugin:\n  name: p\n  nmae: q\n");
+  const ConfigNode& plugin = *node.Find("plugin");
+  EXPECT_TRUE(plugin.CheckKeys({"name", "nmae"}).ok());
+  EXPECT_EQ(plugin.CheckKeys({"name", "paths", "settings"}).message(),
+            "f.yaml:3:3: unknown key 'nmae' in plugin; allowed: name, paths, settings");
+  EXPECT_EQ(node.CheckKeys({"deployment"}).message(),
+            "f.yaml:1:1: unknown key 'plugin' at the top level; allowed: deployment");
+}
+
+TEST(ConfigNode, ReadOnANonMapIsAnError) {
+  const ConfigNode node = Parse("a: 5\n");
+  double d = 0;
+  EXPECT_EQ(node.Find("a")->Read("x", &d).message(), "f.yaml:1:1: a = '5': expected a map");
+}
+
+// ---------------------------------------------------------------------------------------------
+// YAML parser
+
+TEST(YamlParser, KeepsPositionsAndPaths) {
+  const ConfigNode root = Parse(
+      "# comment\n"
+      "plugin:\n"
+      "  name: te\n"
+      "  paths:\n"
+      "    - a\n"
+      "    - b\n"
+      "  settings: {k: [1, {x: 2}]}\n",
+      "dir/te.yaml");
+  ASSERT_TRUE(root.IsMap());
+  EXPECT_EQ(root.Where(), "dir/te.yaml:1:1");
+  const ConfigNode& plugin = *root.Find("plugin");
+  EXPECT_EQ(plugin.path(), "plugin");
+  EXPECT_EQ(plugin.Where(), "dir/te.yaml:2:1");  // a map value is located at its key
+  const ConfigNode& name = *plugin.Find("name");
+  EXPECT_EQ(name.path(), "plugin.name");
+  EXPECT_EQ(name.scalar(), "te");
+  EXPECT_EQ(name.line(), 3);
+  EXPECT_EQ(name.column(), 3);
+  const ConfigNode& paths = *plugin.Find("paths");
+  ASSERT_TRUE(paths.IsList());
+  ASSERT_EQ(paths.items().size(), 2u);
+  EXPECT_EQ(paths.items()[1].path(), "plugin.paths[1]");
+  EXPECT_EQ(paths.items()[1].Where(), "dir/te.yaml:6:7");
+  const ConfigNode& x = *plugin.Find("settings")->Find("k")->items()[1].Find("x");
+  EXPECT_EQ(x.path(), "plugin.settings.k[1].x");
+  EXPECT_EQ(x.scalar(), "2");
+  EXPECT_EQ(x.line(), 7);
+}
+
+TEST(YamlParser, EmptyDocumentIsNull) {
+  EXPECT_TRUE(Parse("").IsNull());
+  EXPECT_TRUE(Parse("# only a comment\n").IsNull());
+}
+
+TEST(YamlParser, SyntaxErrorNamesFileAndLine) {
+  const Result<ConfigNode> node = ParseYamlFile(Fixture("syntax_error.yaml"));
+  ASSERT_FALSE(node.ok());
+  EXPECT_EQ(node.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(node.status().message(),
+              StartsWith(Fixture("syntax_error.yaml") + ":4:12: YAML syntax error: "));
+}
+
+TEST(YamlParser, MissingFileIsNotFound) {
+  const std::string path = Fixture("does_not_exist.yaml");
+  const Result<ConfigNode> node = ParseYamlFile(path);
+  ASSERT_FALSE(node.ok());
+  EXPECT_EQ(node.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(node.status().message(), path + ": no such file");
+  EXPECT_EQ(ParseYamlFile(kFixtures).status().code(), StatusCode::kInvalidArgument);  // a dir
+}
+
+TEST(YamlParser, DuplicateKeyNamesBothLines) {
+  const Result<ConfigNode> node = ParseYamlFile(Fixture("duplicate_key.yaml"));
+  ASSERT_FALSE(node.ok());
+  EXPECT_EQ(node.status().message(),
+            Fixture("duplicate_key.yaml") +
+                ":8:5: duplicate key 'rho' in solver.admm: defined at line 6 and again at line 8");
+  const Result<ConfigNode> top = ParseYamlString("a: 1\nb: 2\na: 3\n", "t.yaml");
+  EXPECT_EQ(top.status().message(),
+            "t.yaml:3:1: duplicate key 'a' at the top level: defined at line 1 and again at "
+            "line 3");
+}
+
+TEST(YamlParser, RejectsSeveralDocuments) {
+  const Result<ConfigNode> node = ParseYamlString("a: 1\n---\nb: 2\n", "t.yaml");
+  ASSERT_FALSE(node.ok());
+  EXPECT_THAT(node.status().message(), HasSubstr("expected one YAML document, found 2"));
+}
+
+TEST(YamlParser, RejectsNonScalarKeys) {
+  const Result<ConfigNode> node = ParseYamlString("? [a, b]\n: 1\n", "t.yaml");
+  ASSERT_FALSE(node.ok());
+  EXPECT_THAT(node.status().message(), HasSubstr("t.yaml:1:3: keys must be plain scalars"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deployments
+
+TEST(LoadDeployment, FullFileRoundTripsIntoTheConfig) {
+  const std::string path = Fixture("full.yaml");
+  const Result<DeploymentConfig> loaded = LoadDeployment(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const DeploymentConfig& c = loaded.value();
+  const fs::path dir = fs::path(kFixtures).lexically_normal();
+  EXPECT_EQ(c.file, path);
+  EXPECT_EQ(c.dir, dir.string());
+  EXPECT_THAT(c.text, HasSubstr("name: traffic_engineering"));
+  EXPECT_EQ(c.name, "te-b4");
+  EXPECT_EQ(c.seed, 7u);
+  EXPECT_EQ(c.plugin, "traffic_engineering");
+  EXPECT_EQ(c.plugin_paths,
+            (std::vector<std::string>{(dir / "../build/release/plugins").lexically_normal(),
+                                      "/opt/dede/plugins/libte.so"}));
+  ASSERT_TRUE(c.plugin_settings.IsMap());
+  ASSERT_EQ(c.plugin_settings.entries().size(), 3u);
+  double scale = 0;
+  ASSERT_TRUE(c.plugin_settings.Read("demand_scale", &scale).ok());
+  EXPECT_EQ(scale, 1.5);
+  EXPECT_EQ(c.plugin_settings.Find("topology")->Where(), path + ":7:5");
+  EXPECT_EQ(c.plugin_settings.Find("tunnels")->path(), "plugin.settings.tunnels");
+  EXPECT_EQ(c.solver, SolverKind::kExact);
+  const AdmmOptions& a = c.admm;
+  EXPECT_EQ(a.max_iterations, 2000);
+  EXPECT_EQ(a.rho, 0.5);
+  EXPECT_EQ(a.relaxation, 1.0);
+  EXPECT_EQ(a.eps_abs, 1e-6);
+  EXPECT_EQ(a.eps_rel, 1e-3);
+  EXPECT_EQ(a.check_termination_every, 5);
+  EXPECT_EQ(a.rho_update, RhoUpdate::kFixed);
+  EXPECT_EQ(a.rho_update_every, 20);
+  EXPECT_EQ(a.rho_update_tolerance, 2.0);
+  EXPECT_EQ(a.rho_min, 1e-4);
+  EXPECT_EQ(a.rho_max, 1e4);
+  EXPECT_EQ(a.time_limit_seconds, 10.0);
+  EXPECT_EQ(a.num_threads, 2);
+  EXPECT_FALSE(a.repair);
+  EXPECT_EQ(a.repair_max_rounds, 100);
+  EXPECT_EQ(a.feasibility_tolerance, 1e-5);
+  EXPECT_EQ(a.integer_iterations, 50);
+  EXPECT_EQ(a.integer_rho_growth, 1.1);
+  EXPECT_EQ(a.block_node_limit, 500);
+  EXPECT_TRUE(a.verbose);
+  const ExactOptions& e = c.exact;
+  EXPECT_EQ(e.time_limit_seconds, 120.0);
+  EXPECT_EQ(e.cut_tolerance, 1e-6);
+  EXPECT_EQ(e.max_cut_rounds, 40);
+  EXPECT_EQ(e.mip_gap, 1e-4);
+  EXPECT_TRUE(e.use_clp_qp);
+  EXPECT_TRUE(e.verbose);
+  EXPECT_EQ(c.interval_seconds, 30.0);
+  EXPECT_EQ(c.overrun, OverrunPolicy::kBackToBack);
+  EXPECT_TRUE(c.simulated_time);
+  EXPECT_EQ(c.database, (dir / "data/te.db").string());
+  EXPECT_EQ(c.max_rounds, 24);
+  EXPECT_EQ(c.max_wall_seconds, 3600.0);
+}
+
+TEST(LoadDeployment, AbsentKeysTakeTheirDefaults) {
+  const Result<DeploymentConfig> loaded = LoadDeployment(Fixture("minimal.yaml"));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const DeploymentConfig& c = loaded.value();
+  const DeploymentConfig defaults;
+  const AdmmOptions admm;
+  const ExactOptions exact;
+  EXPECT_EQ(c.name, "minimal");
+  EXPECT_EQ(c.plugin, "load_balancing");
+  EXPECT_EQ(c.database, ":memory:");
+  EXPECT_EQ(c.seed, defaults.seed);
+  EXPECT_TRUE(c.plugin_paths.empty());
+  EXPECT_TRUE(c.plugin_settings.IsMap());
+  EXPECT_TRUE(c.plugin_settings.entries().empty());
+  EXPECT_EQ(c.plugin_settings.path(), "plugin.settings");
+  EXPECT_EQ(c.plugin_settings.Where(), Fixture("minimal.yaml") + ":4:1");  // at `plugin:`
+  EXPECT_EQ(c.solver, SolverKind::kAdmm);
+  EXPECT_EQ(c.admm.max_iterations, admm.max_iterations);
+  EXPECT_EQ(c.admm.rho, admm.rho);
+  EXPECT_EQ(c.admm.eps_abs, admm.eps_abs);
+  EXPECT_EQ(c.admm.rho_update, admm.rho_update);
+  EXPECT_EQ(c.admm.time_limit_seconds, admm.time_limit_seconds);
+  EXPECT_EQ(c.admm.num_threads, admm.num_threads);
+  EXPECT_EQ(c.exact.time_limit_seconds, exact.time_limit_seconds);
+  EXPECT_EQ(c.interval_seconds, 60.0);
+  EXPECT_EQ(c.overrun, OverrunPolicy::kSkip);
+  EXPECT_FALSE(c.simulated_time);
+  EXPECT_EQ(c.max_rounds, 0);
+  EXPECT_EQ(c.max_wall_seconds, 0.0);
+  for (const OptionInfo& option : OptionRegistry()) {
+    if (!option.required) {
+      EXPECT_EQ(Format(c, option.key), option.default_value) << option.key;
+    }
+  }
+}
+
+TEST(LoadDeployment, UnknownTopLevelKeyNamesFileLineAndAllowedKeys) {
+  const Result<DeploymentConfig> loaded = LoadDeployment(Fixture("unknown_top.yaml"));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(loaded.status().message(),
+            Fixture("unknown_top.yaml") +
+                ":3:1: unknown key 'plugins' at the top level; allowed: deployment, plugin, "
+                "solver, schedule, storage, stop");
+}
+
+TEST(LoadDeployment, UnknownNestedKeyNamesFileLineAndAllowedKeys) {
+  const Result<DeploymentConfig> loaded = LoadDeployment(Fixture("unknown_nested.yaml"));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(loaded.status().message(),
+              StartsWith(Fixture("unknown_nested.yaml") +
+                         ":7:5: unknown key 'max_iteration' in solver.admm; allowed: "
+                         "max_iterations, rho, relaxation, eps_abs,"));
+  EXPECT_THAT(loaded.status().message(), HasSubstr("block_node_limit, verbose"));
+}
+
+TEST(LoadDeployment, PluginSettingsAreNotValidated) {
+  const fs::path dir = TestDir();
+  const std::string path = WriteFile(dir / "d.yaml",
+                                     "deployment: {name: t}\n"
+                                     "plugin: {name: p, settings: {anything: {goes: [1, 2]}}}\n"
+                                     "storage: {database: t.db}\n");
+  const Result<DeploymentConfig> loaded = LoadDeployment(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_TRUE(loaded->plugin_settings.Find("anything")->IsMap());
+}
+
+TEST(LoadDeployment, WrongTypeNamesFileLineKeyAndValue) {
+  const Result<DeploymentConfig> loaded = LoadDeployment(Fixture("wrong_type.yaml"));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            Fixture("wrong_type.yaml") +
+                ":6:5: solver.admm.num_threads = 'four': expected an integer");
+}
+
+TEST(LoadDeployment, SectionThatIsNotAMapIsAWrongType) {
+  const fs::path dir = TestDir();
+  const std::string path = WriteFile(dir / "d.yaml",
+                                     "deployment: {name: t}\n"
+                                     "plugin: {name: p}\n"
+                                     "storage: {database: t.db}\n"
+                                     "solver: admm\n");
+  const Result<DeploymentConfig> loaded = LoadDeployment(path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(loaded.status().message(),
+              StartsWith(path + ":4:1: solver = 'admm': expected a map with keys kind, admm, "
+                                "exact"));
+}
+
+TEST(LoadDeployment, OutOfRangeAdmmValueIsReportedByIsValidAtItsKey) {
+  const Result<DeploymentConfig> loaded = LoadDeployment(Fixture("admm_invalid.yaml"));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            Fixture("admm_invalid.yaml") +
+                ":6:5: solver.admm.relaxation: AdmmOptions::relaxation = 2.5. Violated "
+                "constraint: 0 < relaxation < 2");
+}
+
+TEST(LoadDeployment, CrossFieldAdmmViolationPointsAtTheFieldIsValidNames) {
+  const fs::path dir = TestDir();
+  const std::string path = WriteFile(dir / "d.yaml",
+                                     "deployment: {name: t}\n"
+                                     "plugin: {name: p}\n"
+                                     "storage: {database: t.db}\n"
+                                     "solver:\n"
+                                     "  admm:\n"
+                                     "    rho_min: 10\n"
+                                     "    rho_max: 1\n");
+  const Result<DeploymentConfig> loaded = LoadDeployment(path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            path + ":7:5: solver.admm.rho_max: AdmmOptions::rho_max = 1. Violated constraint: "
+                   "rho_max >= rho_min");
+  // When the field IsValid names was not written, the message says so and points at the section.
+  const std::string defaulted = WriteFile(dir / "e.yaml",
+                                          "deployment: {name: t}\n"
+                                          "plugin: {name: p}\n"
+                                          "storage: {database: t.db}\n"
+                                          "solver:\n"
+                                          "  admm:\n"
+                                          "    rho_min: 1e7\n");
+  const Result<DeploymentConfig> second = LoadDeployment(defaulted);
+  ASSERT_FALSE(second.ok());
+  EXPECT_THAT(second.status().message(),
+              StartsWith(defaulted + ":5:3: solver.admm.rho_max (default): AdmmOptions::rho_max"));
+}
+
+TEST(LoadDeployment, OutOfRangeValueNamesTheViolatedConstraint) {
+  const Result<DeploymentConfig> loaded = LoadDeployment(Fixture("out_of_range.yaml"));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            Fixture("out_of_range.yaml") +
+                ":5:3: schedule.interval_seconds = 0. Violated constraint: "
+                "schedule.interval_seconds > 0");
+}
+
+TEST(LoadDeployment, BadChoiceListsTheChoices) {
+  const Result<DeploymentConfig> loaded = LoadDeployment(Fixture("bad_choice.yaml"));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            Fixture("bad_choice.yaml") +
+                ":5:3: schedule.overrun = 'catch_up': expected one of: skip, back_to_back");
+}
+
+TEST(LoadDeployment, MissingRequiredKeyNamesTheMapAndItsLocation) {
+  const Result<DeploymentConfig> loaded = LoadDeployment(Fixture("missing_required.yaml"));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            Fixture("missing_required.yaml") + ":2:1: missing required key 'name' in plugin");
+  // A whole missing section names the full key at the top level.
+  const fs::path dir = TestDir();
+  const std::string path = WriteFile(dir / "d.yaml", "deployment: {name: t}\nplugin: {name: p}\n");
+  EXPECT_EQ(LoadDeployment(path).status().message(),
+            path + ":1:1: missing required key 'storage.database' at the top level");
+  const std::string empty_section =
+      WriteFile(dir / "e.yaml", "deployment: {name: t}\nplugin: {name: p}\nstorage:\n");
+  EXPECT_EQ(LoadDeployment(empty_section).status().message(),
+            empty_section + ":1:1: missing required key 'database' in storage");
+}
+
+TEST(LoadDeployment, EmptyRequiredStringIsRejected) {
+  const fs::path dir = TestDir();
+  const std::string path =
+      WriteFile(dir / "d.yaml", "deployment: {name: ''}\nplugin: {name: p}\nstorage: {database: x}\n");
+  EXPECT_EQ(LoadDeployment(path).status().message(),
+            path + ":1:14: deployment.name = '': expected a non-empty string");
+}
+
+TEST(LoadDeployment, SyntaxErrorNamesFileAndLine) {
+  const Result<DeploymentConfig> loaded = LoadDeployment(Fixture("syntax_error.yaml"));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(loaded.status().message(),
+              StartsWith(Fixture("syntax_error.yaml") + ":4:12: YAML syntax error: "));
+}
+
+TEST(LoadDeployment, MissingFileIsNotFoundAndNamed) {
+  const Result<DeploymentConfig> loaded = LoadDeployment(Fixture("nope.yaml"));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(loaded.status().message(), Fixture("nope.yaml") + ": no such file");
+}
+
+TEST(LoadDeployment, DuplicateKeyNamesBothLines) {
+  const Result<DeploymentConfig> loaded = LoadDeployment(Fixture("duplicate_key.yaml"));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(loaded.status().message(),
+              HasSubstr("duplicate_key.yaml:8:5: duplicate key 'rho' in solver.admm: defined at "
+                        "line 6 and again at line 8"));
+}
+
+TEST(LoadDeployment, EmptyFileAndNonMapRootAreRejected) {
+  const fs::path dir = TestDir();
+  const std::string empty = WriteFile(dir / "empty.yaml", "# nothing\n");
+  EXPECT_EQ(LoadDeployment(empty).status().message(),
+            empty + ": the file is empty; a deployment needs at least deployment.name, "
+                    "plugin.name and storage.database");
+  const std::string list = WriteFile(dir / "list.yaml", "- a\n- b\n");
+  EXPECT_THAT(LoadDeployment(list).status().message(),
+              StartsWith(list + ":1:1: expected a map with keys deployment, plugin,"));
+}
+
+TEST(LoadDeployment, ReportsEveryProblemInFileOrder) {
+  const std::string path = Fixture("several_errors.yaml");
+  const Result<DeploymentConfig> loaded = LoadDeployment(path);
+  ASSERT_FALSE(loaded.ok());
+  std::vector<std::string> lines;
+  std::stringstream stream(loaded.status().message());
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u) << loaded.status().message();
+  EXPECT_EQ(lines[0], path + ":1:1: missing required key 'storage.database' at the top level");
+  EXPECT_EQ(lines[1],
+            path + ":2:19: unknown key 'colour' in plugin; allowed: name, paths, settings");
+  EXPECT_EQ(lines[2], path + ":4:3: solver.kind = 'cplex': expected one of: admm, exact");
+  EXPECT_EQ(lines[3],
+            path + ":5:10: solver.admm.max_iterations: AdmmOptions::max_iterations = 0. "
+                   "Violated constraint: max_iterations >= 1");
+  EXPECT_EQ(lines[4], path + ":6:8: stop.max_rounds = -1. Violated constraint: stop.max_rounds >= 0");
+}
+
+TEST(LoadDeployment, EmptyValueOfAKeyIsAnError) {
+  const fs::path dir = TestDir();
+  const std::string path = WriteFile(dir / "d.yaml",
+                                     "deployment: {name: t}\n"
+                                     "plugin: {name: p, paths:, settings:}\n"
+                                     "storage: {database: t.db}\n"
+                                     "solver:\n"
+                                     "  admm:\n"
+                                     "    rho:\n");
+  const Result<DeploymentConfig> loaded = LoadDeployment(path);
+  ASSERT_FALSE(loaded.ok());
+  // Empty lists and maps are just empty; an empty number is not.
+  EXPECT_EQ(loaded.status().message(), path + ":5:3: solver.admm.rho has no value: expected a number");
+}
+
+TEST(LoadDeployment, RelativePathsResolveAgainstTheFilesDirectory) {
+  const fs::path dir = fs::path(kFixtures) / "nested";
+  const fs::path expected_dir = fs::absolute(dir).lexically_normal();
+  // Load through a path relative to a different working directory.
+  const fs::path cwd = fs::current_path();
+  fs::current_path(fs::path(kFixtures).parent_path());
+  const Result<DeploymentConfig> loaded = LoadDeployment("config/nested/relative.yaml");
+  fs::current_path(cwd);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->file, "config/nested/relative.yaml");
+  EXPECT_EQ(loaded->dir, expected_dir.string());
+  EXPECT_EQ(loaded->plugin_paths,
+            (std::vector<std::string>{(expected_dir / "../plugins").lexically_normal().string(),
+                                      (expected_dir / "lib/libp.so").string(),
+                                      "/abs/plugins"}));
+  EXPECT_EQ(loaded->database, (expected_dir / "data/relative.db").string());
+}
+
+TEST(LoadDeployment, NonStringPathItemIsRejected) {
+  const fs::path dir = TestDir();
+  const std::string path = WriteFile(dir / "d.yaml",
+                                     "deployment: {name: t}\n"
+                                     "plugin:\n"
+                                     "  name: p\n"
+                                     "  paths:\n"
+                                     "    - ok\n"
+                                     "    - {a: 1}\n"
+                                     "storage: {database: t.db}\n");
+  EXPECT_EQ(LoadDeployment(path).status().message(),
+            path + ":6:7: plugin.paths[1]: expected a string, got a map");
+  const std::string scalar =
+      WriteFile(dir / "e.yaml", "deployment: {name: t}\nplugin: {name: p, paths: lib}\nstorage: {database: t.db}\n");
+  EXPECT_THAT(LoadDeployment(scalar).status().message(),
+              HasSubstr(":2:19: plugin.paths = 'lib': expected a list of paths"));
+}
+
+TEST(LoadDeployment, SeedTakesTheFullUnsignedRange) {
+  const fs::path dir = TestDir();
+  const std::string path = WriteFile(dir / "d.yaml",
+                                     "deployment: {name: t, seed: 18446744073709551615}\n"
+                                     "plugin: {name: p}\nstorage: {database: t.db}\n");
+  const Result<DeploymentConfig> loaded = LoadDeployment(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->seed, 18446744073709551615u);
+  const std::string negative = WriteFile(dir / "e.yaml",
+                                         "deployment: {name: t, seed: -1}\n"
+                                         "plugin: {name: p}\nstorage: {database: t.db}\n");
+  EXPECT_EQ(LoadDeployment(negative).status().message(),
+            negative + ":1:23: deployment.seed = '-1': expected an integer in [0, 2^64)");
+}
+
+TEST(LoadDeployment, RenderedConfigurationLoadsBackUnchanged) {
+  const Result<DeploymentConfig> original = LoadDeployment(Fixture("full.yaml"));
+  ASSERT_TRUE(original.ok()) << original.status().ToString();
+  const fs::path dir = TestDir();
+  const std::string rendered = RenderDeployment(original.value());
+  const std::string path = WriteFile(dir / "rendered.yaml", rendered);
+  const Result<DeploymentConfig> again = LoadDeployment(path);
+  ASSERT_TRUE(again.ok()) << again.status().ToString() << "\n" << rendered;
+  for (const OptionInfo& option : OptionRegistry()) {
+    EXPECT_EQ(Format(again.value(), option.key), Format(original.value(), option.key))
+        << option.key;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Option registry
+
+// Number of fields of an aggregate: the largest N for which T{x1, ..., xN} compiles.
+struct AnyField {
+  template <typename T>
+  operator T() const;  // NOLINT: unevaluated only
+};
+template <typename T, std::size_t... I>
+constexpr bool BraceConstructibleFrom(std::index_sequence<I...>) {
+  return requires { T{(static_cast<void>(I), AnyField{})...}; };
+}
+template <typename T, std::size_t N = 0>
+constexpr std::size_t CountFields() {
+  if constexpr (!BraceConstructibleFrom<T>(std::make_index_sequence<N + 1>{})) {
+    return N;
+  } else {
+    return CountFields<T, N + 1>();
+  }
+}
+
+std::size_t CountKeys(const std::string& prefix) {
+  std::size_t n = 0;
+  for (const OptionInfo& option : OptionRegistry()) n += option.key.rfind(prefix, 0) == 0;
+  return n;
+}
+
+TEST(OptionRegistry, HasOneEntryPerOptionsField) {
+  EXPECT_EQ(CountKeys("solver.admm."), CountFields<AdmmOptions>())
+      << "AdmmOptions gained or lost a field: update the registry in deployment.cpp";
+  EXPECT_EQ(CountKeys("solver.exact."), CountFields<ExactOptions>())
+      << "ExactOptions gained or lost a field: update the registry in deployment.cpp";
+}
+
+TEST(OptionRegistry, EntriesAreCompleteAndUnique) {
+  std::set<std::string> keys;
+  const std::set<std::string> types = {"double", "int", "uint64", "bool", "string", "choice",
+                                       "map",    "list"};
+  for (const OptionInfo& option : OptionRegistry()) {
+    EXPECT_TRUE(keys.insert(option.key).second) << "duplicate " << option.key;
+    EXPECT_TRUE(types.count(option.type)) << option.key << ": " << option.type;
+    EXPECT_FALSE(option.description.empty()) << option.key;
+    EXPECT_NE(option.required, !option.default_value.empty()) << option.key;
+    if (option.type == "choice") {
+      EXPECT_GE(option.choices.size(), 2u) << option.key;
+    }
+  }
+  for (const char* required : {"deployment.name", "plugin.name", "storage.database"}) {
+    ASSERT_NE(FindOption(required), nullptr) << required;
+    EXPECT_TRUE(FindOption(required)->required) << required;
+  }
+  EXPECT_EQ(FindOption("solver.admm.rho")->default_value, "1");
+  EXPECT_EQ(FindOption("solver.admm.eps_abs")->default_value, "1e-05");
+  EXPECT_EQ(FindOption("solver.admm.time_limit_seconds")->default_value, ".inf");
+  EXPECT_EQ(FindOption("solver.admm.rho_update")->default_value, "residual_balancing");
+  EXPECT_EQ(FindOption("solver.admm.relaxation")->bounds, "(0, 2)");
+  EXPECT_EQ(FindOption("schedule.overrun")->bounds, "skip|back_to_back");
+}
+
+// Registry and structs stay in sync: a file with every key at its registry default loads, and
+// each key reads back as that default.
+TEST(OptionRegistry, EveryKeyParsesWithItsDefaultValue) {
+  const fs::path dir = TestDir();
+  const std::string path = WriteFile(dir / "defaults.yaml", NestedYaml(DefaultValues()));
+  const Result<DeploymentConfig> loaded = LoadDeployment(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const DeploymentConfig defaults;
+  for (const OptionInfo& option : OptionRegistry()) {
+    if (option.required) continue;
+    EXPECT_EQ(Format(loaded.value(), option.key), option.default_value) << option.key;
+    EXPECT_EQ(Format(defaults, option.key), option.default_value) << option.key;
+  }
+  std::string why;
+  EXPECT_TRUE(loaded->admm.IsValid(&why)) << why;
+}
+
+// Each key writes its own field: setting one to another value changes that key only.
+TEST(OptionRegistry, EveryKeyWritesItsOwnField) {
+  const fs::path dir = TestDir();
+  const Result<DeploymentConfig> base =
+      LoadDeployment(WriteFile(dir / "base.yaml", NestedYaml(DefaultValues())));
+  ASSERT_TRUE(base.ok()) << base.status().ToString();
+  int index = 0;
+  for (const OptionInfo& option : OptionRegistry()) {
+    std::vector<std::string> candidates;
+    if (option.type == "double") candidates = {"0.5", "1.5", "3", "0.001", "100"};
+    if (option.type == "int") candidates = {"3", "7", "1"};
+    if (option.type == "uint64") candidates = {"12345"};
+    if (option.type == "bool") candidates = {option.default_value == "true" ? "false" : "true"};
+    if (option.type == "choice") candidates = option.choices;
+    if (option.type == "string") candidates = {"other"};
+    if (option.type == "list") candidates = {"[elsewhere/plugins]"};
+    if (option.type == "map") candidates = {"{k: 1}"};
+    ASSERT_FALSE(candidates.empty()) << option.key;
+    bool changed = false;
+    for (const std::string& value : candidates) {
+      const std::string path = WriteFile(dir / FileName('k', index++),
+                                         NestedYaml(DefaultValues(option.key, value)));
+      const Result<DeploymentConfig> loaded = LoadDeployment(path);
+      if (!loaded.ok()) continue;
+      if (Format(loaded.value(), option.key) == Format(base.value(), option.key)) continue;
+      changed = true;
+      for (const OptionInfo& other : OptionRegistry()) {
+        if (other.key == option.key) continue;
+        EXPECT_EQ(Format(loaded.value(), other.key), Format(base.value(), other.key))
+            << "setting " << option.key << " changed " << other.key;
+      }
+      break;
+    }
+    EXPECT_TRUE(changed) << option.key << " accepted no other value";
+  }
+}
+
+// The documented bounds are the enforced ones: just outside fails naming the key (through the
+// registry or AdmmOptions::IsValid), just inside loads.
+TEST(OptionRegistry, DocumentedBoundsAreEnforced) {
+  const fs::path dir = TestDir();
+  int index = 0;
+  auto load = [&](const std::string& key, const std::string& value) {
+    const std::string path = WriteFile(dir / FileName('b', index++),
+                                       NestedYaml(DefaultValues(key, value)));
+    return LoadDeployment(path);
+  };
+  auto text = [](const OptionInfo& option, double value) {
+    std::ostringstream out;
+    out.precision(17);
+    out << value;
+    return option.type == "int" ? std::to_string(static_cast<long long>(value)) : out.str();
+  };
+  int checked = 0;
+  for (const OptionInfo& option : OptionRegistry()) {
+    if (option.type != "double" && option.type != "int") continue;
+    const double step = option.type == "int" ? 1 : 0.5;
+    if (std::isfinite(option.min)) {
+      const double outside = option.min_exclusive ? option.min : option.min - step;
+      const double inside = option.min_exclusive ? option.min + 1 : option.min;
+      const Result<DeploymentConfig> bad = load(option.key, text(option, outside));
+      ASSERT_FALSE(bad.ok()) << option.key << " = " << outside;
+      EXPECT_THAT(bad.status().message(), HasSubstr(option.key));
+      EXPECT_THAT(bad.status().message(), HasSubstr("Violated constraint"));
+      const Result<DeploymentConfig> good = load(option.key, text(option, inside));
+      EXPECT_TRUE(good.ok()) << option.key << " = " << inside << ": " << good.status().ToString();
+      ++checked;
+    }
+    if (std::isfinite(option.max)) {
+      const double outside = option.max_exclusive ? option.max : option.max + step;
+      const Result<DeploymentConfig> bad = load(option.key, text(option, outside));
+      ASSERT_FALSE(bad.ok()) << option.key << " = " << outside;
+      EXPECT_THAT(bad.status().message(), HasSubstr(option.key));
+    } else if (option.type == "double") {
+      // max = inf: exclusive means finite; inclusive admits .inf.
+      const Result<DeploymentConfig> infinite = load(option.key, ".inf");
+      EXPECT_EQ(infinite.ok(), !option.max_exclusive)
+          << option.key << ": " << infinite.status().ToString();
+    }
+  }
+  EXPECT_GT(checked, 20);
+}
+
+TEST(OptionRegistry, ReferenceTableHasOneRowPerKey) {
+  const std::string table = tools::OptionsReference();
+  std::size_t rows = 0;
+  for (char c : table) rows += c == '\n';
+  EXPECT_EQ(rows, OptionRegistry().size() + 2);  // header + separator
+  EXPECT_THAT(table, HasSubstr("| `solver.admm.rho` | double | `1` | `> 0, finite` | no |"));
+  EXPECT_THAT(table, HasSubstr("| `solver.kind` | choice | `admm` | `admm\\|exact` |"));
+  EXPECT_THAT(table, HasSubstr("| `storage.database` | string | *required* |"));
+}
+
+TEST(OptionRegistry, DocsEmbedTheCurrentReference) {
+  std::ifstream in(std::string(DEDE_DOCS_DIR) + "/configuration.md");
+  ASSERT_TRUE(in) << "docs/configuration.md is missing";
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_THAT(text.str(), HasSubstr(tools::OptionsReference()))
+      << "docs/configuration.md is out of date: paste the output of `dede options` into it";
+}
+
+}  // namespace
+}  // namespace dede::internal

@@ -1,0 +1,48 @@
+#include "options_doc.h"
+
+#include "config/deployment.h"
+
+namespace dede::tools {
+namespace {
+
+// Table cells: a '|' would end the cell, a newline the row.
+std::string Cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Appended piecewise: `"`" + Cell(text)` trips GCC 12's -Wrestrict false positive.
+std::string Code(const std::string& text) {
+  std::string out;
+  if (text.empty()) return out;
+  out += '`';
+  out += Cell(text);
+  out += '`';
+  return out;
+}
+
+}  // namespace
+
+std::string OptionsReference() {
+  std::string out =
+      "| Key | Type | Default | Bounds | Reloadable | Description |\n"
+      "|-----|------|---------|--------|------------|-------------|\n";
+  for (const internal::OptionInfo& option : internal::OptionRegistry()) {
+    out += "| " + Code(option.key) + " | " + option.type + " | " +
+           (option.required ? std::string("*required*") : Code(option.default_value)) + " | " +
+           Code(option.bounds) + " | " + (option.reloadable ? "yes" : "no") + " | " +
+           Cell(option.description) + " |\n";
+  }
+  return out;
+}
+
+}  // namespace dede::tools
