@@ -1,0 +1,754 @@
+#include "store/store.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <numeric>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "store/migrations.h"
+#include "store/sqlite.h"
+
+namespace dede::internal {
+namespace {
+
+using sqlite::Database;
+using sqlite::Statement;
+using sqlite::Transaction;
+
+// Allocation values at or below this magnitude are not stored (store.h: RoundRecord).
+constexpr double kZeroTolerance = 1e-12;
+
+bool IsMemoryPath(const std::string& path) {
+  return path.empty() || path == ":memory:" || path.starts_with("file::memory:");
+}
+
+const char* SideName(Side side) { return side == Side::kResource ? "resource" : "demand"; }
+
+// The summary uses -1 for "not computed"; the database uses NULL, so AVG() and friends skip it.
+void BindMeasured(Statement& statement, int index, double value) {
+  if (value < 0) {
+    statement.BindNull(index);
+  } else {
+    statement.Bind(index, value);
+  }
+}
+void BindMeasured(Statement& statement, int index, int value) {
+  if (value < 0) {
+    statement.BindNull(index);
+  } else {
+    statement.Bind(index, value);
+  }
+}
+void BindOptionalText(Statement& statement, int index, const std::string& value) {
+  if (value.empty()) {
+    statement.BindNull(index);
+  } else {
+    statement.Bind(index, value);
+  }
+}
+
+bool IsConstraintError(int code) { return (code & 0xff) == SQLITE_CONSTRAINT; }
+
+// Shortest text that reads back as the same double ("0.1", "1e-05", "inf").
+std::string FormatDouble(double value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, result.ptr);
+}
+
+std::string HexBlob(std::string_view blob) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string text = "x'";
+  for (const char c : blob) {
+    const auto byte = static_cast<unsigned char>(c);
+    text += kDigits[byte >> 4];
+    text += kDigits[byte & 0xf];
+  }
+  text += '\'';
+  return text;
+}
+
+// Reads `PRAGMA user_version`; this is also the first read of the file, so it is where a file
+// that is not a database is noticed.
+Status ReadUserVersion(Database& db, int* version) {
+  auto statement = db.Prepare("PRAGMA user_version");
+  if (!statement.ok()) return statement.status();
+  bool has_row = false;
+  Status status = statement->Step(&has_row);
+  if (!status.ok()) return status;
+  *version = has_row ? static_cast<int>(statement->ColumnInt64(0)) : 0;
+  return Status::Ok();
+}
+
+Status NewerSchemaError(const std::string& path, int version) {
+  return FailedPrecondition("database '" + path + "' has schema version " +
+                            std::to_string(version) + ", newer than this binary's " +
+                            std::to_string(Store::LatestSchemaVersion()) +
+                            "; refusing to open it (it was not changed). Use a newer dede.");
+}
+
+}  // namespace
+
+struct Store::Impl {
+  std::unique_ptr<Database> db;
+  std::string path;
+  bool read_only = false;
+  int schema_version = 0;
+  // Size of each deployment's variable catalogue; it never changes once written.
+  std::unordered_map<std::int64_t, int> catalogue_sizes;
+
+  Status ApplyMigrations();
+  // "deployment 'name'"; NotFound if the id does not exist.
+  Status DeploymentName(std::int64_t deployment_id, std::string* name);
+  Status CatalogueSize(std::int64_t deployment_id, int* size);
+  Status CheckCatalogue(std::int64_t deployment_id, const std::string& name, const Problem& problem,
+                        int stored);
+  Status InsertCatalogue(std::int64_t deployment_id, const Problem& problem);
+  Status InsertRound(std::int64_t deployment_id, const std::string& name, const RoundRecord& record);
+  Status InsertAllocation(std::int64_t deployment_id, const std::string& name,
+                          const RoundRecord& record);
+  Status InsertReport(std::int64_t deployment_id, const std::string& name, const RoundRecord& record);
+};
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::~Store() = default;
+
+int Store::LatestSchemaVersion() { return static_cast<int>(Migrations().size()); }
+
+int Store::schema_version() const { return impl_->schema_version; }
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_only) {
+  // The header we compiled against and the library we run with must agree on the major version.
+  if (sqlite3_libversion_number() / 1000000 != SQLITE_VERSION_NUMBER / 1000000) {
+    return FailedPrecondition(std::string("SQLite library ") + sqlite3_libversion() +
+                              " does not match the header this binary was built with (" +
+                              SQLITE_VERSION + ")");
+  }
+  const int flags = read_only ? SQLITE_OPEN_READONLY
+                              : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  auto opened = Database::Open(path, flags);
+  if (!opened.ok()) {
+    if (opened.status().code() == StatusCode::kNotFound && read_only) {
+      return NotFound("database '" + path + "' does not exist or cannot be read (opened read-only)");
+    }
+    return opened.status();
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->db = std::move(opened.value());
+  impl->path = path;
+  impl->read_only = read_only;
+  Database& db = *impl->db;
+
+  // Until the version check passes, closing must not checkpoint a WAL into the file: a
+  // refused database is left exactly as it was.
+  sqlite3_db_config(db.handle(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  sqlite3_busy_timeout(db.handle(), 5000);
+  Status status = db.Exec("PRAGMA foreign_keys = ON", "enabling foreign keys");
+  if (!status.ok()) return status;
+
+  int version = 0;
+  status = ReadUserVersion(db, &version);
+  if (!status.ok()) {
+    const int code = sqlite3_errcode(db.handle());
+    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
+      return InvalidArgument("'" + path + "' is not a dede database: " +
+                             sqlite3_errstr(code) + " (not a SQLite file, or corrupt)");
+    }
+    return status;
+  }
+  if (version > LatestSchemaVersion()) return NewerSchemaError(path, version);
+  if (version < 0) {
+    return FailedPrecondition("database '" + path + "' has schema version " +
+                              std::to_string(version) + ", which dede never writes");
+  }
+  impl->schema_version = version;
+
+  if (read_only) {
+    // Belt and braces on top of SQLITE_OPEN_READONLY: refuses temp tables and ATTACHed writes.
+    status = db.Exec("PRAGMA query_only = ON", "making the connection query-only");
+    if (!status.ok()) return status;
+    return std::unique_ptr<Store>(new Store(std::move(impl)));
+  }
+
+  if (version == 0) {
+    // A database dede never migrated must be empty: do not add tables to someone else's file.
+    auto objects = db.Prepare("SELECT count(*) FROM sqlite_schema");
+    if (!objects.ok()) return objects.status();
+    bool has_row = false;
+    status = objects->Step(&has_row);
+    if (!status.ok()) return status;
+    if (has_row && objects->ColumnInt64(0) > 0) {
+      return FailedPrecondition("database '" + path +
+                                "' has schema version 0 but already contains tables: it was "
+                                "not created by dede; refusing to change it");
+    }
+  }
+
+  sqlite3_db_config(db.handle(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
+  status = db.Exec("PRAGMA cache_size = -65536", "setting the page cache size");
+  if (!status.ok()) return status;
+  if (!IsMemoryPath(path)) {
+    // WAL: readers (dede query, the sqlite3 shell) never block the writer and vice versa.
+    auto journal = db.Prepare("PRAGMA journal_mode = WAL");
+    if (!journal.ok()) return journal.status();
+    bool has_row = false;
+    status = journal->Step(&has_row);
+    if (!status.ok()) return status;
+    const std::string mode = has_row ? journal->ColumnText(0) : "";
+    if (mode != "wal") {
+      return FailedPrecondition("database '" + path + "': cannot switch to WAL journal mode (got '" +
+                                mode + "'); is it on a network file system?");
+    }
+  }
+  status = impl->ApplyMigrations();
+  if (!status.ok()) return status;
+  return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+Status Store::Impl::ApplyMigrations() {
+  for (const Migration& migration : Migrations()) {
+    if (migration.version <= schema_version) continue;
+    Transaction tx(*db, Transaction::kImmediate);
+    if (!tx.status().ok()) return tx.status();
+    // Another process may have migrated between our check and this transaction.
+    int current = 0;
+    Status status = ReadUserVersion(*db, &current);
+    if (!status.ok()) return status;
+    if (current > LatestSchemaVersion()) return NewerSchemaError(path, current);
+    if (current >= migration.version) {
+      schema_version = current;
+      continue;
+    }
+    status = db->Exec(migration.sql, std::string("applying migration ") + migration.name);
+    if (!status.ok()) return status;
+    status = db->Exec("PRAGMA user_version = " + std::to_string(migration.version),
+                      "setting user_version");
+    if (!status.ok()) return status;
+    status = tx.Commit();
+    if (!status.ok()) return status;
+    schema_version = migration.version;
+  }
+  return Status::Ok();
+}
+
+Status Store::Impl::DeploymentName(std::int64_t deployment_id, std::string* name) {
+  auto statement = db->Prepare("SELECT name FROM deployments WHERE id = ?1");
+  if (!statement.ok()) return statement.status();
+  statement->Bind(1, deployment_id);
+  bool has_row = false;
+  Status status = statement->Step(&has_row);
+  if (!status.ok()) return status;
+  if (!has_row) {
+    return NotFound("no deployment with id " + std::to_string(deployment_id) + " in '" + path +
+                    "'");
+  }
+  *name = statement->ColumnText(0);
+  return Status::Ok();
+}
+
+Result<std::int64_t> Store::UpsertDeployment(const DeploymentRecord& deployment) {
+  if (deployment.name.empty()) return InvalidArgument("a deployment needs a non-empty name");
+  if (deployment.plugin.empty()) {
+    return InvalidArgument("deployment '" + deployment.name + "' names no plugin");
+  }
+  Database& db = *impl_->db;
+  Transaction tx(db, Transaction::kImmediate);
+  if (!tx.status().ok()) return tx.status();
+  {
+    auto existing = db.Prepare("SELECT id, plugin FROM deployments WHERE name = ?1");
+    if (!existing.ok()) return existing.status();
+    existing->Bind(1, deployment.name);
+    bool has_row = false;
+    Status status = existing->Step(&has_row);
+    if (!status.ok()) return status;
+    if (has_row) {
+      const std::int64_t id = existing->ColumnInt64(0);
+      const std::string plugin = existing->ColumnText(1);
+      if (plugin != deployment.plugin) {
+        return FailedPrecondition("deployment '" + deployment.name + "' in '" + impl_->path +
+                                  "' was created with plugin '" + plugin +
+                                  "', the configuration now names plugin '" + deployment.plugin +
+                                  "'");
+      }
+      return id;  // nothing written; the transaction rolls back
+    }
+  }
+  // clang-format off
+  auto insert = db.Prepare(
+      "INSERT INTO deployments (name, plugin, plugin_version, config_file, config_yaml)"
+      " VALUES (?1, ?2, ?3, ?4, ?5)");
+  // clang-format on
+  if (!insert.ok()) return insert.status();
+  insert->Bind(1, deployment.name)
+      .Bind(2, deployment.plugin)
+      .Bind(3, deployment.plugin_version)
+      .Bind(4, deployment.config_file)
+      .Bind(5, deployment.config_yaml);
+  Status status = insert->Run();
+  if (!status.ok()) return status;
+  const std::int64_t id = sqlite3_last_insert_rowid(db.handle());
+  status = tx.Commit();
+  if (!status.ok()) return status;
+  return id;
+}
+
+Status Store::Impl::CatalogueSize(std::int64_t deployment_id, int* size) {
+  if (const auto it = catalogue_sizes.find(deployment_id); it != catalogue_sizes.end()) {
+    *size = it->second;
+    return Status::Ok();
+  }
+  // Var ids are written as 0..n-1, so max + 1 is the count; max is one index probe.
+  auto statement =
+      db->Prepare("SELECT max(var_id), count(*) > 0 FROM variables WHERE deployment_id = ?1");
+  if (!statement.ok()) return statement.status();
+  statement->Bind(1, deployment_id);
+  bool has_row = false;
+  Status status = statement->Step(&has_row);
+  if (!status.ok()) return status;
+  *size = has_row && !statement->IsNull(0) ? static_cast<int>(statement->ColumnInt64(0)) + 1 : 0;
+  // Only a written catalogue is final; an empty one may still be written.
+  if (*size > 0) catalogue_sizes[deployment_id] = *size;
+  return Status::Ok();
+}
+
+namespace {
+
+// One catalogue row as the problem describes it, for writing and for comparing on resume.
+struct CatalogueRow {
+  bool entry = false;
+  std::string matrix_name;
+  int resource = -1, demand = -1;
+  std::string owner_side;
+  int owner_index = -1;
+
+  std::string Describe() const {
+    if (entry) {
+      return "entry (" + std::to_string(resource) + ", " + std::to_string(demand) + ") of '" +
+             matrix_name + "'";
+    }
+    return "local of " + owner_side + " " + std::to_string(owner_index);
+  }
+  friend bool operator==(const CatalogueRow&, const CatalogueRow&) = default;
+};
+
+CatalogueRow RowOf(const Problem& problem, VarId v) {
+  const Variable& variable = problem.variable(v);
+  CatalogueRow row;
+  row.entry = variable.IsEntry();
+  if (row.entry) {
+    row.matrix_name = problem.matrix_name(variable.matrix);
+    row.resource = variable.resource;
+    row.demand = variable.demand;
+  } else {
+    row.owner_side = SideName(variable.owner.side);
+    row.owner_index = variable.owner.index;
+  }
+  return row;
+}
+
+}  // namespace
+
+Status Store::Impl::CheckCatalogue(std::int64_t deployment_id, const std::string& name,
+                                   const Problem& problem, int stored) {
+  if (stored != problem.num_variables()) {
+    return FailedPrecondition("deployment '" + name + "' was created with " +
+                              std::to_string(stored) + " variables, the plugin now declares " +
+                              std::to_string(problem.num_variables()));
+  }
+  // Same count is not enough for a warm start to make sense: the same VarId must mean the same
+  // variable. One pass over the catalogue, at startup only.
+  // clang-format off
+  auto statement = db->Prepare(
+      "SELECT var_id, kind, matrix_name, resource, demand, owner_side, owner_index"
+      " FROM variables WHERE deployment_id = ?1 ORDER BY var_id");
+  // clang-format on
+  if (!statement.ok()) return statement.status();
+  statement->Bind(1, deployment_id);
+  for (;;) {
+    bool has_row = false;
+    Status status = statement->Step(&has_row);
+    if (!status.ok()) return status;
+    if (!has_row) break;
+    const auto v = static_cast<VarId>(statement->ColumnInt64(0));
+    CatalogueRow row;
+    row.entry = statement->ColumnText(1) == "entry";
+    if (row.entry) {
+      row.matrix_name = statement->ColumnText(2);
+      row.resource = static_cast<int>(statement->ColumnInt64(3));
+      row.demand = static_cast<int>(statement->ColumnInt64(4));
+    } else {
+      row.owner_side = statement->ColumnText(5);
+      row.owner_index = static_cast<int>(statement->ColumnInt64(6));
+    }
+    if (v < 0 || v >= problem.num_variables()) {
+      return FailedPrecondition("deployment '" + name + "': the stored catalogue has variable " +
+                                std::to_string(v) + ", the plugin declares " +
+                                std::to_string(problem.num_variables()) + " variables");
+    }
+    const CatalogueRow now = RowOf(problem, v);
+    if (!(row == now)) {
+      return FailedPrecondition("deployment '" + name + "': variable " + std::to_string(v) +
+                                " was created as " + row.Describe() +
+                                ", the plugin now declares " + now.Describe());
+    }
+  }
+  return Status::Ok();
+}
+
+Status Store::Impl::InsertCatalogue(std::int64_t deployment_id, const Problem& problem) {
+  // clang-format off
+  auto insert = db->Prepare(
+      "INSERT INTO variables (deployment_id, var_id, kind, matrix_name, resource, demand,"
+      "                       owner_side, owner_index, name)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  // clang-format on
+  if (!insert.ok()) return insert.status();
+  insert->Bind(1, deployment_id);
+  for (VarId v = 0; v < problem.num_variables(); ++v) {
+    const CatalogueRow row = RowOf(problem, v);
+    insert->Reset();
+    insert->Bind(2, v).Bind(3, std::string_view(row.entry ? "entry" : "local"));
+    if (row.entry) {
+      insert->Bind(4, row.matrix_name).Bind(5, row.resource).Bind(6, row.demand);
+      insert->BindNull(7).BindNull(8);
+    } else {
+      insert->BindNull(4).BindNull(5).BindNull(6);
+      insert->Bind(7, row.owner_side).Bind(8, row.owner_index);
+    }
+    BindOptionalText(insert.value(), 9, problem.variable(v).name);
+    Status status = insert->Run();
+    if (!status.ok()) return status;
+  }
+  return Status::Ok();
+}
+
+Status Store::WriteVariables(std::int64_t deployment_id, const Problem& problem) {
+  Impl& impl = *impl_;
+  Transaction tx(*impl.db, Transaction::kImmediate);
+  if (!tx.status().ok()) return tx.status();
+  std::string name;
+  Status status = impl.DeploymentName(deployment_id, &name);
+  if (!status.ok()) return status;
+  int stored = 0;
+  status = impl.CatalogueSize(deployment_id, &stored);
+  if (!status.ok()) return status;
+  if (stored > 0) return impl.CheckCatalogue(deployment_id, name, problem, stored);
+  status = impl.InsertCatalogue(deployment_id, problem);
+  if (!status.ok()) return status;
+  status = tx.Commit();
+  if (!status.ok()) return status;
+  if (problem.num_variables() > 0) impl.catalogue_sizes[deployment_id] = problem.num_variables();
+  return Status::Ok();
+}
+
+Result<LastRound> Store::LoadLastRound(std::int64_t deployment_id, int num_variables) {
+  if (num_variables < 0) {
+    return InvalidArgument("LoadLastRound: num_variables = " + std::to_string(num_variables) +
+                           " < 0");
+  }
+  Impl& impl = *impl_;
+  // One read transaction: the round number and its allocation come from the same snapshot.
+  Transaction tx(*impl.db, Transaction::kDeferred);
+  if (!tx.status().ok()) return tx.status();
+  std::string name;
+  Status status = impl.DeploymentName(deployment_id, &name);
+  if (!status.ok()) return status;
+  LastRound last;
+  {
+    auto round = impl.db->Prepare("SELECT max(round) FROM rounds WHERE deployment_id = ?1");
+    if (!round.ok()) return round.status();
+    round->Bind(1, deployment_id);
+    bool has_row = false;
+    status = round->Step(&has_row);
+    if (!status.ok()) return status;
+    if (!has_row || round->IsNull(0)) return last;  // no round yet: round = -1, no values
+    last.round = static_cast<int>(round->ColumnInt64(0));
+  }
+  last.values.assign(static_cast<std::size_t>(num_variables), 0.0);
+  // clang-format off
+  auto rows = impl.db->Prepare(
+      "SELECT var_id, value FROM allocations WHERE deployment_id = ?1 AND round = ?2");
+  // clang-format on
+  if (!rows.ok()) return rows.status();
+  rows->Bind(1, deployment_id).Bind(2, last.round);
+  for (;;) {
+    bool has_row = false;
+    status = rows->Step(&has_row);
+    if (!status.ok()) return status;
+    if (!has_row) break;
+    const std::int64_t v = rows->ColumnInt64(0);
+    if (v < 0 || v >= num_variables) {
+      return FailedPrecondition("round " + std::to_string(last.round) + " of deployment '" + name +
+                                "' stores variable " + std::to_string(v) + ", but the problem has " +
+                                std::to_string(num_variables) + " variables");
+    }
+    last.values[static_cast<std::size_t>(v)] = rows->ColumnDouble(1);
+  }
+  return last;
+}
+
+Status Store::Impl::InsertRound(std::int64_t deployment_id, const std::string& name,
+                                const RoundRecord& record) {
+  const SolveSummary& s = record.summary;
+  // clang-format off
+  auto insert = db->Prepare(
+      "INSERT INTO rounds (deployment_id, round, started_at, solver, method, termination,"
+      "                    message, iterations, rho, primal_residual, dual_residual, objective,"
+      "                    max_violation, feasible, setup_seconds, solve_seconds, repair_seconds,"
+      "                    total_seconds, num_threads, bound, rho_updates, repair_rounds)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+      "         ?19, ?20, ?21, ?22)");
+  if (!insert.ok()) return insert.status();
+  insert->Bind(1,  deployment_id)
+         .Bind(2,  record.round)
+         .Bind(3,  record.started_unix_seconds)
+         .Bind(4,  record.solver)
+         .Bind(6,  std::string_view(TerminationName(s.termination)))
+         .Bind(7,  s.message)
+         .Bind(12, s.objective)                       // NaN -> NULL
+         .Bind(14, s.feasible ? 1 : 0)
+         .Bind(20, s.bound);                          // NaN -> NULL
+  BindOptionalText(insert.value(), 5,  s.method);
+  BindMeasured(insert.value(),     8,  s.iterations);
+  BindMeasured(insert.value(),     9,  s.rho);
+  BindMeasured(insert.value(),     10, s.primal_residual);
+  BindMeasured(insert.value(),     11, s.dual_residual);
+  BindMeasured(insert.value(),     13, s.max_violation);
+  BindMeasured(insert.value(),     15, s.setup_seconds);
+  BindMeasured(insert.value(),     16, s.solve_seconds);
+  BindMeasured(insert.value(),     17, s.repair_seconds);
+  BindMeasured(insert.value(),     18, s.total_seconds);
+  BindMeasured(insert.value(),     19, s.num_threads);
+  BindMeasured(insert.value(),     21, s.rho_updates);
+  BindMeasured(insert.value(),     22, s.repair_rounds);
+  // clang-format on
+  Status status = insert->Run();
+  if (!status.ok() && IsConstraintError(insert->last_error())) {
+    return InvalidArgument("round " + std::to_string(record.round) + " of deployment '" + name +
+                           "' was rejected by the schema: " + status.message());
+  }
+  return status;
+}
+
+Status Store::Impl::InsertAllocation(std::int64_t deployment_id, const std::string& name,
+                                     const RoundRecord& record) {
+  const auto& allocation = record.allocation;
+  const std::string where =
+      "round " + std::to_string(record.round) + " of deployment '" + name + "'";
+  int catalogue = 0;
+  Status status = CatalogueSize(deployment_id, &catalogue);
+  if (!status.ok()) return status;
+  if (!allocation.empty() && catalogue == 0) {
+    return FailedPrecondition(where +
+                              ": the deployment has no variable catalogue; call WriteVariables "
+                              "before writing rounds");
+  }
+  // B-tree inserts in key order append to the rightmost leaf; random order touches pages all
+  // over the table. Solvers produce VarId order, so the sort is usually skipped.
+  std::vector<std::size_t> order;
+  const bool sorted = std::is_sorted(allocation.begin(), allocation.end(),
+                                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (!sorted) {
+    order.resize(allocation.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return allocation[a].first < allocation[b].first;
+    });
+  }
+  // clang-format off
+  auto insert = db->Prepare(
+      "INSERT INTO allocations (deployment_id, round, var_id, value) VALUES (?1, ?2, ?3, ?4)");
+  // clang-format on
+  if (!insert.ok()) return insert.status();
+  insert->Bind(1, deployment_id).Bind(2, record.round);
+  for (std::size_t i = 0; i < allocation.size(); ++i) {
+    const auto& [v, value] = sorted ? allocation[i] : allocation[order[i]];
+    if (std::abs(value) <= kZeroTolerance) continue;
+    if (!std::isfinite(value)) {
+      return InvalidArgument(where + ": variable " + std::to_string(v) + " has value " +
+                             FormatDouble(value));
+    }
+    if (v < 0 || v >= catalogue) {
+      return InvalidArgument(where + ": variable " + std::to_string(v) +
+                             " is not in the deployment's catalogue of " +
+                             std::to_string(catalogue) + " variables");
+    }
+    insert->Reset();
+    insert->Bind(3, v).Bind(4, value);
+    status = insert->Run();
+    if (!status.ok()) {
+      if (IsConstraintError(insert->last_error())) {
+        return InvalidArgument(where + ": the allocation lists variable " + std::to_string(v) +
+                               " more than once");
+      }
+      return status;
+    }
+  }
+  return Status::Ok();
+}
+
+Status Store::Impl::InsertReport(std::int64_t deployment_id, const std::string& name,
+                                 const RoundRecord& record) {
+  const std::string where =
+      "round " + std::to_string(record.round) + " of deployment '" + name + "'";
+  const RoundReport& report = record.report;
+  {
+    // clang-format off
+    auto insert = db->Prepare(
+        "INSERT INTO metrics (deployment_id, round, name, value) VALUES (?1, ?2, ?3, ?4)");
+    // clang-format on
+    if (!insert.ok()) return insert.status();
+    insert->Bind(1, deployment_id).Bind(2, record.round);
+    for (const Metric& metric : report.metrics) {
+      if (metric.name.empty()) return InvalidArgument(where + ": a metric has an empty name");
+      insert->Reset();
+      insert->Bind(3, metric.name).Bind(4, metric.value);  // NaN -> NULL
+      Status status = insert->Run();
+      if (!status.ok()) {
+        if (IsConstraintError(insert->last_error())) {
+          return InvalidArgument(where + ": metric '" + metric.name + "' is reported twice");
+        }
+        return status;
+      }
+    }
+  }
+  // clang-format off
+  auto entity = db->Prepare(
+      "INSERT INTO entities (deployment_id, round, side, idx, name) VALUES (?1, ?2, ?3, ?4, ?5)");
+  auto parameter = db->Prepare(
+      "INSERT INTO entity_parameters (deployment_id, round, side, idx, parameter, value)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  // clang-format on
+  if (!entity.ok()) return entity.status();
+  if (!parameter.ok()) return parameter.status();
+  entity->Bind(1, deployment_id).Bind(2, record.round);
+  parameter->Bind(1, deployment_id).Bind(2, record.round);
+  for (const EntityRecord& e : report.entities) {
+    const std::string label = std::string(SideName(e.side)) + " " + std::to_string(e.index);
+    if (e.index < 0) return InvalidArgument(where + ": " + label + " has a negative index");
+    entity->Reset();
+    entity->Bind(3, std::string_view(SideName(e.side))).Bind(4, e.index);
+    BindOptionalText(entity.value(), 5, e.name);
+    Status status = entity->Run();
+    if (!status.ok()) {
+      if (IsConstraintError(entity->last_error())) {
+        return InvalidArgument(where + ": " + label + " is reported twice");
+      }
+      return status;
+    }
+    parameter->Bind(3, std::string_view(SideName(e.side))).Bind(4, e.index);
+    for (const auto& [key, value] : e.parameters) {
+      if (key.empty()) return InvalidArgument(where + ": a parameter of " + label + " has no name");
+      parameter->Reset();
+      parameter->Bind(5, key).Bind(6, value);  // NaN -> NULL
+      status = parameter->Run();
+      if (!status.ok()) {
+        if (IsConstraintError(parameter->last_error())) {
+          return InvalidArgument(where + ": parameter '" + key + "' of " + label +
+                                 " is reported twice");
+        }
+        return status;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status Store::WriteRound(std::int64_t deployment_id, const RoundRecord& record) {
+  if (record.round < 0) {
+    return InvalidArgument("WriteRound: round = " + std::to_string(record.round) + " < 0");
+  }
+  Impl& impl = *impl_;
+  // IMMEDIATE takes the write lock up front, so the round cannot fail half-way for lack of it;
+  // any failure below returns early and the destructor rolls everything back.
+  Transaction tx(*impl.db, Transaction::kImmediate);
+  if (!tx.status().ok()) return tx.status();
+  std::string name;
+  Status status = impl.DeploymentName(deployment_id, &name);
+  if (!status.ok()) return status;
+  {
+    auto exists = impl.db->Prepare("SELECT 1 FROM rounds WHERE deployment_id = ?1 AND round = ?2");
+    if (!exists.ok()) return exists.status();
+    exists->Bind(1, deployment_id).Bind(2, record.round);
+    bool has_row = false;
+    status = exists->Step(&has_row);
+    if (!status.ok()) return status;
+    if (has_row) {
+      return AlreadyExists("round " + std::to_string(record.round) + " of deployment '" + name +
+                           "' is already stored in '" + impl.path + "'");
+    }
+  }
+  status = impl.InsertRound(deployment_id, name, record);
+  if (!status.ok()) return status;
+  status = impl.InsertAllocation(deployment_id, name, record);
+  if (!status.ok()) return status;
+  status = impl.InsertReport(deployment_id, name, record);
+  if (!status.ok()) return status;
+  return tx.Commit();
+}
+
+Result<QueryResult> Store::Query(const std::string& sql) {
+  Database& db = *impl_->db;
+  QueryResult result;
+  const char* next = sql.c_str();
+  bool any_statement = false;
+  // Every statement runs; the result is that of the last one that returns columns, as in the
+  // sqlite3 shell's last output.
+  while (next != nullptr && *next != '\0') {
+    auto prepared = db.PrepareNext(&next);
+    if (!prepared.ok()) {
+      return Status(prepared.status().code(), "SQL error: " + prepared.status().message());
+    }
+    Statement& statement = prepared.value();
+    if (statement.empty()) break;  // only whitespace or comments were left
+    any_statement = true;
+    const int columns = statement.ColumnCount();
+    QueryResult current;
+    for (int c = 0; c < columns; ++c) {
+      const char* column_name = statement.ColumnName(c);
+      current.columns.emplace_back(column_name != nullptr ? column_name : "");
+    }
+    for (;;) {
+      bool has_row = false;
+      Status status = statement.Step(&has_row);
+      if (!status.ok()) return Status(status.code(), "SQL error: " + status.message());
+      if (!has_row) break;
+      auto& row = current.rows.emplace_back();
+      auto& numeric = current.numeric.emplace_back();
+      row.reserve(static_cast<std::size_t>(columns));
+      numeric.reserve(static_cast<std::size_t>(columns));
+      for (int c = 0; c < columns; ++c) {
+        switch (statement.ColumnType(c)) {
+          case SQLITE_NULL:
+            row.emplace_back(std::nullopt);
+            numeric.push_back(false);
+            break;
+          case SQLITE_INTEGER:
+            row.emplace_back(std::to_string(statement.ColumnInt64(c)));
+            numeric.push_back(true);
+            break;
+          case SQLITE_FLOAT:
+            row.emplace_back(FormatDouble(statement.ColumnDouble(c)));
+            numeric.push_back(true);
+            break;
+          case SQLITE_BLOB:
+            row.emplace_back(HexBlob(statement.ColumnBlob(c)));
+            numeric.push_back(false);
+            break;
+          default:
+            row.emplace_back(statement.ColumnText(c));
+            numeric.push_back(false);
+            break;
+        }
+      }
+    }
+    if (columns > 0 || result.columns.empty()) result = std::move(current);
+  }
+  if (!any_statement) return InvalidArgument("the query is empty");
+  return result;
+}
+
+}  // namespace dede::internal
