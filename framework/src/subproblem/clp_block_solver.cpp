@@ -175,6 +175,7 @@ class ActiveSetQp {
   // Solves the equality problem on W into xs_ / mu_, or finds the null direction dz_.
   Eqp SolveEqp();
   bool Feasible(const std::vector<double>& x, double tol) const;
+  bool DependsOnWorkingSet(int r);
 
   const int n_, m_;
   const std::vector<int>& col_start_;
@@ -194,7 +195,8 @@ class ActiveSetQp {
 
   // Scratch of one iteration.
   std::vector<int> p_, z_, w_, wpos_, zpos_;
-  std::vector<double> kkt_, rhs_, xs_, mu_, dz_, awz_, delta_, delta_abs_, act_;
+  std::vector<double> kkt_, rhs_, xs_, mu_, dz_, awz_, delta_, delta_abs_, act_, gram_, proj_;
+  std::vector<char> dependent_;
 };
 
 void ActiveSetQp::StartFromBasis(const ClpSimplex& model) {
@@ -322,6 +324,48 @@ ActiveSetQp::Eqp ActiveSetQp::SolveEqp() {
   }
   for (int k = 0; k < z; ++k) xs_[z_[k]] = rhs_[w + k];
   return Eqp::kSolved;
+}
+
+// True if row r, restricted to the free variables, is a combination of the working rows
+// (least squares on the normal equations of the small w x w Gram matrix).
+bool ActiveSetQp::DependsOnWorkingSet(int r) {
+  const int w = static_cast<int>(w_.size());
+  gram_.assign(static_cast<size_t>(w) * w, 0.0);
+  proj_.assign(w, 0.0);
+  double norm2 = 0.0;
+  for (int i = 0; i < n_; ++i) {
+    if (vs_[i] != VarState::kFree) continue;
+    double ar = 0.0;
+    for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
+      if (col_row_[e] == r) ar = col_value_[e];
+    }
+    norm2 += ar * ar;
+    for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
+      const int k = wpos_[col_row_[e]];
+      if (k < 0) continue;
+      proj_[k] += col_value_[e] * ar;
+      for (int e2 = col_start_[i]; e2 < col_start_[i + 1]; ++e2) {
+        const int k2 = wpos_[col_row_[e2]];
+        if (k2 >= 0) gram_[static_cast<size_t>(k) * w + k2] += col_value_[e] * col_value_[e2];
+      }
+    }
+  }
+  if (norm2 == 0.0) return true;
+  if (w == 0) return false;
+  if (!DenseSolve(&gram_, w, &proj_)) return false;
+  double residual2 = 0.0;
+  for (int i = 0; i < n_; ++i) {
+    if (vs_[i] != VarState::kFree) continue;
+    double res = 0.0;
+    for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
+      const int row = col_row_[e];
+      if (row == r) res += col_value_[e];
+      const int k = wpos_[row];
+      if (k >= 0) res -= proj_[k] * col_value_[e];
+    }
+    residual2 += res * res;
+  }
+  return residual2 <= 1e-18 * norm2;
 }
 
 bool ActiveSetQp::Feasible(const std::vector<double>& x, double tol) const {
@@ -482,7 +526,9 @@ BlockStatus ActiveSetQp::Run(std::string* error) {
       }
       continue;
     }
-    // Ratio test along p.
+    // Ratio test along p. A row can only block if it is independent of the working set:
+    // in absolute form p also removes the rounding drift of x off the active rows, which a
+    // row dependent on them (a duplicate, say) would otherwise mistake for a real move.
     delta_.assign(m_, 0.0);
     delta_abs_.assign(m_, 0.0);
     double alpha = ray ? kInf : 1.0;
@@ -501,7 +547,6 @@ BlockStatus ActiveSetQp::Run(std::string* error) {
         if (t < alpha) {
           alpha = t;
           block_var = i;
-          block_row = -1;
           block_upper = false;
         }
       } else if (p > 0.0 && std::isfinite(hi_[i])) {
@@ -509,33 +554,41 @@ BlockStatus ActiveSetQp::Run(std::string* error) {
         if (t < alpha) {
           alpha = t;
           block_var = i;
-          block_row = -1;
           block_upper = true;
         }
       }
     }
-    for (int r = 0; r < m_; ++r) {
-      if (rs_[r] != RowState::kInactive) continue;
-      const double d = delta_[r];
-      // Rows that p leaves unchanged up to rounding (dependent on W) never block.
-      if (!(std::fabs(d) > 1e-11 * delta_abs_[r])) continue;
-      if (d > 0.0 && std::isfinite(row_hi_[r])) {
-        const double t = std::max(0.0, (row_hi_[r] - act_[r]) / d);
-        if (t < alpha) {
-          alpha = t;
-          block_row = r;
-          block_var = -1;
-          block_upper = true;
+    const double var_alpha = alpha;
+    const int var_block = block_var;
+    const bool var_upper = block_upper;
+    dependent_.assign(m_, 0);
+    while (true) {
+      alpha = var_alpha;
+      block_var = var_block;
+      block_upper = var_upper;
+      block_row = -1;
+      for (int r = 0; r < m_; ++r) {
+        if (rs_[r] != RowState::kInactive || dependent_[r]) continue;
+        const double d = delta_[r];
+        // Rows that p leaves unchanged up to rounding never block.
+        if (!(std::fabs(d) > 1e-11 * delta_abs_[r])) continue;
+        double t = kInf;
+        bool upper = false;
+        if (d > 0.0 && std::isfinite(row_hi_[r])) {
+          t = std::max(0.0, (row_hi_[r] - act_[r]) / d);
+          upper = true;
+        } else if (d < 0.0 && std::isfinite(row_lo_[r])) {
+          t = std::max(0.0, (row_lo_[r] - act_[r]) / d);
         }
-      } else if (d < 0.0 && std::isfinite(row_lo_[r])) {
-        const double t = std::max(0.0, (row_lo_[r] - act_[r]) / d);
         if (t < alpha) {
           alpha = t;
           block_row = r;
           block_var = -1;
-          block_upper = false;
+          block_upper = upper;
         }
       }
+      if (block_row < 0 || !DependsOnWorkingSet(block_row)) break;
+      dependent_[block_row] = 1;
     }
     if (alpha == kInf) {
       *error = "active-set QP: objective unbounded below along a zero-curvature direction";
@@ -671,9 +724,9 @@ ClpBlockSolver::Changes ClpBlockSolver::LoadParameters(const BlockProblem& probl
   return changes;
 }
 
-void ClpBlockSolver::BuildModel() {
+void ClpBlockSolver::BuildModel(bool keep_basis) {
   std::vector<unsigned char> status;
-  if (model_ != nullptr && solved_once_) {
+  if (keep_basis && model_ != nullptr && solved_once_) {
     status.assign(model_->statusArray(), model_->statusArray() + num_vars_ + num_rows_);
   }
   auto model = std::make_unique<ClpSimplex>();
@@ -715,7 +768,7 @@ BlockStatus ClpBlockSolver::Solve(const BlockProblem& problem, std::vector<doubl
     if (!loaded_ || problem.revision != revision_) {
       const Changes changes = LoadParameters(problem);
       if (!loaded_ || changes.coefficients) {
-        BuildModel();
+        BuildModel(/*keep_basis=*/true);
       } else if (changes.bounds) {
         for (int i = 0; i < num_vars_; ++i) {
           model_->setColumnBounds(i, ToClp(col_lo_[i]), ToClp(col_hi_[i]));
@@ -747,6 +800,44 @@ BlockStatus ClpBlockSolver::Solve(const BlockProblem& problem, std::vector<doubl
   return BlockStatus::kError;
 }
 
+double ClpBlockSolver::ClpViolation(const BlockProblem& problem) {
+  scratch_.assign(model_->primalColumnSolution(), model_->primalColumnSolution() + num_vars_);
+  for (int i = 0; i < num_vars_; ++i) {
+    scratch_[i] = std::clamp(scratch_[i], problem.lower[i], problem.upper[i]);
+  }
+  return MaxBlockViolation(problem, scratch_);
+}
+
+// Clp 1.17 is not trusted on its own verdicts: its dual simplex reports some feasible blocks
+// with free columns infeasible (from a fresh model too), and its primal simplex stops "due
+// to errors" on some infeasible ones. So a warm run that does not end in a verified optimum
+// is repeated from a fresh model with the primal simplex and then, unless that one ends in
+// a verified optimum, with the dual simplex. A verified point from either wins, then the
+// primal's infeasible/unbounded verdict, then the dual's.
+int ClpBlockSolver::RunConfirmed(bool warm, bool prefer_dual, const BlockProblem& problem) {
+  const bool first = !solved_once_;
+  solved_once_ = true;
+  if (warm && !first) {
+    if (prefer_dual) {
+      model_->dual();
+    } else {
+      model_->primal();
+    }
+    if (model_->status() == 0 && ClpViolation(problem) <= kAcceptViolation) return 0;
+  }
+  BuildModel(/*keep_basis=*/false);
+  model_->primal();
+  const int primal = model_->status();
+  if (primal == 0 && ClpViolation(problem) <= kAcceptViolation) return 0;
+  BuildModel(/*keep_basis=*/false);
+  model_->dual();
+  const int dual = model_->status();
+  if (dual == 0 && ClpViolation(problem) <= kAcceptViolation) return 0;
+  if (primal == 1 || primal == 2) return primal;
+  if (dual == 1 || dual == 2) return dual;
+  return primal == 0 ? 4 : primal;  // an "optimal" point that failed verification: an error
+}
+
 BlockStatus ClpBlockSolver::SolveLp(bool bounds_changed, const BlockProblem& problem,
                                     std::vector<double>* v) {
   if (clp_objective_zero_) {
@@ -759,40 +850,8 @@ BlockStatus ClpBlockSolver::SolveLp(bool bounds_changed, const BlockProblem& pro
   }
   // An objective change keeps the basis primal feasible (primal simplex); a bound change
   // keeps it dual feasible (dual simplex).
-  auto run = [&](bool warm) {
-    if (!warm) model_->allSlackBasis(true);
-    if (warm && !bounds_changed) {
-      model_->primal();
-    } else {
-      model_->dual();
-    }
-  };
-  const bool warm = solved_once_;
-  run(warm);
-  solved_once_ = true;
-  int status = model_->status();
-  auto violation = [&]() {
-    scratch_.assign(model_->primalColumnSolution(), model_->primalColumnSolution() + num_vars_);
-    for (int i = 0; i < num_vars_; ++i) {
-      scratch_[i] = std::clamp(scratch_[i], problem.lower[i], problem.upper[i]);
-    }
-    return MaxBlockViolation(problem, scratch_);
-  };
-  // A warm start can leave Clp stalled or, rarely, with a wrong verdict: confirm anything but
-  // a clean optimum from an all-slack basis.
-  if (warm && (status != 0 || violation() > kAcceptViolation)) {
-    run(false);
-    status = model_->status();
-  }
+  const int status = RunConfirmed(/*warm=*/true, /*prefer_dual=*/bounds_changed, problem);
   if (status == 0) {
-    const double worst = violation();
-    if (worst > kAcceptViolation) {
-      char buf[160];
-      std::snprintf(buf, sizeof(buf),
-                    "Clp reported optimal but the point violates the block by %.3g", worst);
-      error_ = buf;
-      return BlockStatus::kError;
-    }
     v->swap(scratch_);
     return BlockStatus::kOptimal;
   }
@@ -810,21 +869,9 @@ BlockStatus ClpBlockSolver::SolveQp(bool parameters_changed, const BlockProblem&
   bool warm = qp_->has_state() && (!parameters_changed || qp_->Retarget());
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (!warm) {
-      // Phase 1: any basic feasible point of the rows and bounds.
+      // Phase 1: any basic feasible point of the rows and bounds (zero objective).
       if (!clp_objective_zero_) SetClpObjective(true);
-      if (solved_once_) {
-        model_->dual();
-      } else {
-        model_->allSlackBasis(true);
-        model_->dual();
-      }
-      solved_once_ = true;
-      int status = model_->status();
-      if (status != 0 && status != 1) {
-        model_->allSlackBasis(true);
-        model_->primal();
-        status = model_->status();
-      }
+      const int status = RunConfirmed(/*warm=*/true, /*prefer_dual=*/false, problem);
       if (status == 1) {
         error_ = "rows and bounds are infeasible (Clp phase 1: primal infeasible)";
         return BlockStatus::kInfeasible;

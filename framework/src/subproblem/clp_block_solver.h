@@ -44,8 +44,9 @@ class ClpBlockSolver final : public BlockSolver {
  private:
   ClpBlockSolver() = default;
 
-  // (Re)creates the Clp model (LP data only) from the stored data, keeping the basis status.
-  void BuildModel();
+  // (Re)creates the Clp model (LP data only) from the stored data, keeping the basis status
+  // of the old model if asked.
+  void BuildModel(bool keep_basis);
   // Copies bounds, rhs, coefficients and curvature from `problem`; returns what changed.
   struct Changes {
     bool bounds = false, coefficients = false, hessian = false;
@@ -53,6 +54,10 @@ class ClpBlockSolver final : public BlockSolver {
   Changes LoadParameters(const BlockProblem& problem);
   // Sets Clp's objective to c (LP mode) or to zero (phase 1 of the QP).
   void SetClpObjective(bool zero);
+  // Runs Clp (see the .cpp for the confirmation policy); returns Clp's status, 0 only for a
+  // point verified feasible, left in scratch_.
+  int RunConfirmed(bool warm, bool prefer_dual, const BlockProblem& problem);
+  double ClpViolation(const BlockProblem& problem);
   BlockStatus SolveLp(bool bounds_changed, const BlockProblem& problem, std::vector<double>* v);
   BlockStatus SolveQp(bool parameters_changed, const BlockProblem& problem,
                       std::vector<double>* v);

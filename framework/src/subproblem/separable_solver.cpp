@@ -472,9 +472,9 @@ void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target,
   }
 }
 
-bool SeparableCore::TryWarmNewton(double rhs, double tol_r, double tol_exact,
+bool SeparableCore::TryWarmNewton(double start, double rhs, double tol_r, double tol_exact,
                                   double* lambda_lo, double* lambda_hi, double* lambda) {
-  double x = last_lambda_;
+  double x = start;
   if (!(x > *lambda_lo && x < *lambda_hi)) return false;
   double best_x = x, best_f = kInf;
   for (int step = 0; step < kMaxWarmNewtonSteps; ++step) {
@@ -554,6 +554,7 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
 
   // KKT: lambda >= 0 for <=, <= 0 for >=, free for =; at lambda = 0 the row may be slack.
   double lambda_lo = -kInf, lambda_hi = kInf;
+  double start = 0.0;  // where the Newton shortcut begins without a previous multiplier
   if (sense_ != Sense::kEqual) {
     const RowEval e0 = EvalRow(0.0);
     if (e0.unbounded) {
@@ -567,6 +568,7 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
         return BlockStatus::kOptimal;
       }
       lambda_lo = 0.0;
+      start = e0.slope < 0.0 ? -(e0.plus - target) / e0.slope : kInf;
     } else {
       if (e0.minus >= target) {
         FinishRow(0.0, std::max(target, e0.plus), e0.minus, v);
@@ -574,14 +576,20 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
         return BlockStatus::kOptimal;
       }
       lambda_hi = 0.0;
+      start = e0.slope < 0.0 ? -(e0.minus - target) / e0.slope : -kInf;
     }
   }
 
   // The ADMM engine changes the data a little between solves, so the previous multiplier is
-  // usually one semismooth Newton step away: try that before sorting breakpoints.
+  // usually one semismooth Newton step away: try that before sorting breakpoints. Without
+  // one, Newton from lambda = 0 often lands as well; a failed attempt still narrows the
+  // bracket, and with it the breakpoints to sort.
+  if (have_last_lambda_ && last_lambda_ > lambda_lo && last_lambda_ < lambda_hi) {
+    start = last_lambda_;
+  }
   double lambda;
-  if (have_last_lambda_ &&
-      TryWarmNewton(target, tol_r, tol_exact, &lambda_lo, &lambda_hi, &lambda)) {
+  if (start > lambda_lo && start < lambda_hi &&
+      TryWarmNewton(start, target, tol_r, tol_exact, &lambda_lo, &lambda_hi, &lambda)) {
     FinishRow(lambda, target, target, v);
     lambda_ = lambda;
     return BlockStatus::kOptimal;

@@ -90,10 +90,10 @@ class SeparableCore {
   // [lo_target, hi_target].
   void FinishRow(double lambda, double lo_target, double hi_target, std::vector<double>* v);
   BlockStatus SolveRow(double tolerance, std::vector<double>* v);
-  // The warm-started semismooth Newton shortcut. Returns false to fall back to breakpoints,
-  // with [*lambda_lo, *lambda_hi] narrowed to what the trial evaluations proved.
-  bool TryWarmNewton(double rhs, double tol_r, double tol_exact, double* lambda_lo,
-                     double* lambda_hi, double* lambda);
+  // Semismooth Newton on r(lambda) = rhs from `start`. Returns false to fall back to
+  // breakpoints, with [*lambda_lo, *lambda_hi] narrowed to what the trial evaluations proved.
+  bool TryWarmNewton(double start, double rhs, double tol_r, double tol_exact,
+                     double* lambda_lo, double* lambda_hi, double* lambda);
 
   int skip_log_ = -1;
   // One-variable logs per variable, CSR: log_source_[log_source_begin_[i] ..] index
