@@ -26,7 +26,8 @@
 namespace {
 
 // A list of numbers > 0 under `key`; *out keeps its value if the key is absent.
-dede::Status ReadPositiveList(const dede::ConfigNode& settings, const std::string& key,
+dede::Status ReadPositiveList(const dede::ConfigNode& settings,
+                              const std::string& key,
                               std::vector<double>* out) {
   const dede::ConfigNode* node = settings.Find(key);
   if (node == nullptr) return dede::Status::Ok();
@@ -90,8 +91,8 @@ class FairSharePlugin : public dede::DomainPlugin {
       demand_rows_[d] = problem->AddDemandConstraint(d, own, dede::Sense::kLessEqual, demands_[d]);
       log_terms_[d] = problem->AddLogTerm(dede::BlockId::Demand(d), own, weights_[d]);
     }
-    capacity_row_ = problem->AddConstraint(dede::BlockId::Resource(0), total,
-                                           dede::Sense::kLessEqual, capacity_, "capacity");
+    capacity_row_ = problem->AddConstraint(
+        dede::BlockId::Resource(0), total, dede::Sense::kLessEqual, capacity_, "capacity");
     return dede::Status::Ok();
   }
 
@@ -106,7 +107,9 @@ class FairSharePlugin : public dede::DomainPlugin {
     return dede::Status::Ok();
   }
 
-  dede::Status Report(int round, const dede::Problem& problem, const dede::Allocation& allocation,
+  dede::Status Report(int round,
+                      const dede::Problem& problem,
+                      const dede::Allocation& allocation,
                       dede::RoundReport* report) override {
     if (static_cast<int>(allocation.values.size()) != problem.num_variables()) {
       return dede::InvalidArgument(
@@ -131,7 +134,8 @@ class FairSharePlugin : public dede::DomainPlugin {
     report->entities.push_back(
         {dede::Side::kResource, 0, "resource", {{"capacity", Capacity(round)}}});
     for (std::size_t d = 0; d < demands_.size(); ++d) {
-      report->entities.push_back({dede::Side::kDemand, static_cast<int>(d),
+      report->entities.push_back({dede::Side::kDemand,
+                                  static_cast<int>(d),
                                   "demand" + std::to_string(d),
                                   {{"demand", demands_[d]}, {"weight", weights_[d]}}});
     }

@@ -43,8 +43,8 @@ Status CheckElfMagic(const std::string& path) {
     found += byte;
   }
   if (found.empty()) found = "an empty file";
-  return InvalidArgument(In(path) + "not a shared object: expected the ELF magic 7f 45 4c 46, found " +
-                         found);
+  return InvalidArgument(In(path) +
+                         "not a shared object: expected the ELF magic 7f 45 4c 46, found " + found);
 }
 
 // Plugin names appear in YAML and in the database: printable, no blanks.
@@ -133,9 +133,9 @@ Result<std::shared_ptr<PluginHandle>> LoadPlugin(const std::string& path) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (!fs::exists(status)) {
-    return NotFound(In(path) + "does not exist" + (ec && ec != std::errc::no_such_file_or_directory
-                                                       ? " (" + ec.message() + ")"
-                                                       : std::string()));
+    return NotFound(In(path) + "does not exist" +
+                    (ec && ec != std::errc::no_such_file_or_directory ? " (" + ec.message() + ")"
+                                                                      : std::string()));
   }
   if (!fs::is_regular_file(status)) {
     return InvalidArgument(In(path) + "not a regular file" +
@@ -154,7 +154,8 @@ Result<std::shared_ptr<PluginHandle>> LoadPlugin(const std::string& path) {
     // not an abort at the first call. rtld_local: plugins cannot see or interpose each other.
     handle->library_->library.load(
         ec ? fs::path(path) : absolute,
-        boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now, load_error);
+        boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now,
+        load_error);
     if (load_error || !handle->library_->library.is_loaded()) {
       // Boost reports a generic error code; dlerror() still holds the loader's explanation
       // ("undefined symbol: ...", "wrong ELF class", ...).
@@ -170,7 +171,8 @@ Result<std::shared_ptr<PluginHandle>> LoadPlugin(const std::string& path) {
     using EntryPoint = const PluginDescriptor*();
     EntryPoint& entry = handle->library_->library.get<EntryPoint>(kPluginEntryPoint);
     const PluginDescriptor* descriptor = nullptr;
-    Status called = CallPlugin(kPluginEntryPoint, fs::path(path).filename().string(), path, [&] { descriptor = entry(); });
+    Status called = CallPlugin(
+        kPluginEntryPoint, fs::path(path).filename().string(), path, [&] { descriptor = entry(); });
     if (!called.ok()) return called;
     Status checked = CheckDescriptor(path, descriptor);
     if (!checked.ok()) return checked;
@@ -237,10 +239,11 @@ Status PluginRegistry::AddFile(const std::string& path) {
     const PluginInfo& first = existing->second->info();
     conflicts_[info.name].push_back(path);
     // `handle` goes out of scope: the duplicate is unloaded again.
-    return Reject(path, AlreadyExists("duplicate plugin name '" + info.name + "': provided by " +
-                                      Quoted(first.path) + " (version " + first.version +
-                                      ") and by " + Quoted(path) + " (version " +
-                                      info.version + "). Remove one of them."));
+    return Reject(
+        path,
+        AlreadyExists("duplicate plugin name '" + info.name + "': provided by " +
+                      Quoted(first.path) + " (version " + first.version + ") and by " +
+                      Quoted(path) + " (version " + info.version + "). Remove one of them."));
   }
   files_.emplace(key, info.name);
   handles_.emplace(info.name, std::move(handle));
@@ -250,14 +253,16 @@ Status PluginRegistry::AddFile(const std::string& path) {
 Status PluginRegistry::AddDirectory(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    return Reject(dir, NotFound("plugin directory " + Quoted(dir) +
-                                (fs::exists(dir, ec) ? " is not a directory" : " does not exist")));
+    return Reject(dir,
+                  NotFound("plugin directory " + Quoted(dir) +
+                           (fs::exists(dir, ec) ? " is not a directory" : " does not exist")));
   }
   std::vector<std::string> files;
   fs::directory_iterator it(dir, ec), end;
   if (ec) {
-    return Reject(dir, FailedPrecondition("plugin directory " + Quoted(dir) +
-                                          " cannot be read: " + ec.message()));
+    return Reject(
+        dir,
+        FailedPrecondition("plugin directory " + Quoted(dir) + " cannot be read: " + ec.message()));
   }
   for (; it != end; it.increment(ec)) {
     if (ec) break;
@@ -266,8 +271,9 @@ Status PluginRegistry::AddDirectory(const std::string& dir) {
     if (p.extension() == ".so" && fs::is_regular_file(p, type_ec)) files.push_back(p.string());
   }
   if (ec) {
-    return Reject(dir, FailedPrecondition("plugin directory " + Quoted(dir) +
-                                          " cannot be read: " + ec.message()));
+    return Reject(
+        dir,
+        FailedPrecondition("plugin directory " + Quoted(dir) + " cannot be read: " + ec.message()));
   }
   // Name order, so that which of two duplicates wins does not depend on the file system.
   std::sort(files.begin(), files.end());
@@ -295,8 +301,8 @@ Result<PluginInstance> PluginRegistry::Create(const std::string& name) const {
     for (const auto& [known_name, handle] : handles_) {
       known += (known.empty() ? "" : ", ") + known_name;
     }
-    std::string message = "no plugin named '" + name + "'; registered: " +
-                          (known.empty() ? std::string("none") : known);
+    std::string message = "no plugin named '" + name +
+                          "'; registered: " + (known.empty() ? std::string("none") : known);
     if (!rejected_.empty()) {
       message += "; rejected files: ";
       for (std::size_t i = 0; i < rejected_.size(); ++i) {

@@ -3,7 +3,8 @@
 //   PluginRegistry registry;
 //   registry.Add("build/plugins").Update(...);       // a directory or one .so file
 //   Result<PluginInstance> plugin = registry.Create("cluster_scheduling");
-//   Status s = CallPlugin("Configure", *plugin, [&] { return (*plugin)->Configure(settings, ctx); });
+//   Status s = CallPlugin("Configure", *plugin, [&] { return (*plugin)->Configure(settings, ctx);
+//   });
 //
 // A library is opened with RTLD_NOW | RTLD_LOCAL (every undefined symbol is resolved at load
 // time, so a plugin built against a different dede_core fails here instead of aborting the
@@ -46,10 +47,10 @@ namespace dede::internal {
 
 // What the descriptor said, copied out of the library (valid after it is unloaded).
 struct PluginInfo {
-  std::string name;            // "cluster_scheduling"
-  std::string version;         // the plugin's own version, "0.1.0"
-  std::string path;            // the file, as it was given to the loader
-  std::string toolchain;       // "gcc-12/libstdc++-cxx11"
+  std::string name;       // "cluster_scheduling"
+  std::string version;    // the plugin's own version, "0.1.0"
+  std::string path;       // the file, as it was given to the loader
+  std::string toolchain;  // "gcc-12/libstdc++-cxx11"
   std::uint32_t abi_version = 0;
 };
 
@@ -106,11 +107,12 @@ inline const PluginInfo& InfoOf(const PluginInstance& instance) {
 // Internal("plugin 'x' (file) threw in Configure: what()"), so nothing thrown by a plugin
 // reaches the host. `f` returns Status or void.
 template <class F>
-Status CallPlugin(const char* what, const std::string& plugin_name, const std::string& file,
+Status CallPlugin(const char* what,
+                  const std::string& plugin_name,
+                  const std::string& file,
                   F&& f) {
   auto failure = [&](const std::string& reason) {
-    return Internal("plugin '" + plugin_name + "' (" + file + ") threw in " + what + ": " +
-                    reason);
+    return Internal("plugin '" + plugin_name + "' (" + file + ") threw in " + what + ": " + reason);
   };
   try {
     if constexpr (std::is_void_v<std::invoke_result_t<F>>) {
@@ -174,7 +176,7 @@ class PluginRegistry {
   Status Reject(const std::string& path, Status status);
 
   std::map<std::string, std::shared_ptr<const PluginHandle>> handles_;
-  std::map<std::string, std::string> files_;  // canonical path -> registered name
+  std::map<std::string, std::string> files_;                   // canonical path -> registered name
   std::map<std::string, std::vector<std::string>> conflicts_;  // name -> the other files
   std::vector<Rejection> rejected_;
 };

@@ -80,18 +80,20 @@ TEST(PluginLoader, RejectsTextFileNamedLikeALibrary) {
   Status status = LoadStatus(path);
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   // "this" in hex.
-  EXPECT_EQ(status.message(), FilePrefix(path) +
-                                  "not a shared object: expected the ELF magic 7f 45 4c 46, "
-                                  "found 74 68 69 73");
+  EXPECT_EQ(status.message(),
+            FilePrefix(path) +
+                "not a shared object: expected the ELF magic 7f 45 4c 46, "
+                "found 74 68 69 73");
 }
 
 TEST(PluginLoader, RejectsEmptyFile) {
   const std::string path = std::string(DEDE_FIXTURE_DIR) + "/empty_file.so";
   Status status = LoadStatus(path);
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), AllOf(StartsWith(FilePrefix(path)),
-                                      HasSubstr("expected the ELF magic 7f 45 4c 46, found an "
-                                                "empty file")));
+  EXPECT_THAT(status.message(),
+              AllOf(StartsWith(FilePrefix(path)),
+                    HasSubstr("expected the ELF magic 7f 45 4c 46, found an "
+                              "empty file")));
 }
 
 TEST(PluginLoader, ReportsUnresolvedSymbolsAtLoadTimeInsteadOfAtTheFirstCall) {
@@ -133,11 +135,11 @@ TEST(PluginLoader, RejectsDescriptorSizeMismatch) {
 TEST(PluginLoader, RejectsDescriptorAlignmentMismatch) {
   Status status = LoadStatus(DEDE_FIXTURE_BAD_DESCRIPTOR_ALIGN);
   EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
-  EXPECT_THAT(status.message(),
-              StartsWith(FilePrefix(DEDE_FIXTURE_BAD_DESCRIPTOR_ALIGN) +
-                         "plugin descriptor alignment " +
-                         std::to_string(2 * alignof(PluginDescriptor)) + ", host expects " +
-                         std::to_string(alignof(PluginDescriptor)) + "."));
+  EXPECT_THAT(
+      status.message(),
+      StartsWith(FilePrefix(DEDE_FIXTURE_BAD_DESCRIPTOR_ALIGN) + "plugin descriptor alignment " +
+                 std::to_string(2 * alignof(PluginDescriptor)) + ", host expects " +
+                 std::to_string(alignof(PluginDescriptor)) + "."));
 }
 
 TEST(PluginLoader, RejectsToolchainMismatch) {
@@ -162,19 +164,26 @@ struct BadField {
 TEST(PluginLoader, RejectsNullOrEmptyDescriptorFields) {
   const std::string host = HostToolchain();
   const std::vector<BadField> cases = {
-      {DEDE_FIXTURE_NULL_NAME, StatusCode::kInvalidArgument,
+      {DEDE_FIXTURE_NULL_NAME,
+       StatusCode::kInvalidArgument,
        "plugin name is null, expected a non-empty string"},
-      {DEDE_FIXTURE_EMPTY_NAME, StatusCode::kInvalidArgument,
+      {DEDE_FIXTURE_EMPTY_NAME,
+       StatusCode::kInvalidArgument,
        "plugin name is empty, expected a non-empty string"},
-      {DEDE_FIXTURE_BLANK_NAME, StatusCode::kInvalidArgument,
+      {DEDE_FIXTURE_BLANK_NAME,
+       StatusCode::kInvalidArgument,
        "plugin name 'bad fields' contains blanks or control characters"},
-      {DEDE_FIXTURE_NULL_CREATE, StatusCode::kInvalidArgument,
+      {DEDE_FIXTURE_NULL_CREATE,
+       StatusCode::kInvalidArgument,
        "plugin 'bad_fields': create is null, expected a factory function"},
-      {DEDE_FIXTURE_NULL_DESTROY, StatusCode::kInvalidArgument,
+      {DEDE_FIXTURE_NULL_DESTROY,
+       StatusCode::kInvalidArgument,
        "plugin 'bad_fields': destroy is null, expected a deleter function"},
-      {DEDE_FIXTURE_NULL_VERSION, StatusCode::kInvalidArgument,
+      {DEDE_FIXTURE_NULL_VERSION,
+       StatusCode::kInvalidArgument,
        "plugin 'bad_fields': plugin_version is null, expected a version string"},
-      {DEDE_FIXTURE_NULL_DESCRIPTOR, StatusCode::kInvalidArgument,
+      {DEDE_FIXTURE_NULL_DESCRIPTOR,
+       StatusCode::kInvalidArgument,
        "dede_plugin_descriptor_v1() returned null, expected a descriptor"},
   };
   for (const BadField& c : cases) {
@@ -185,8 +194,9 @@ TEST(PluginLoader, RejectsNullOrEmptyDescriptorFields) {
   }
   Status toolchain = LoadStatus(DEDE_FIXTURE_NULL_TOOLCHAIN);
   EXPECT_EQ(toolchain.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(toolchain.message(), FilePrefix(DEDE_FIXTURE_NULL_TOOLCHAIN) +
-                                     "plugin toolchain is null, host expects '" + host + "'");
+  EXPECT_EQ(toolchain.message(),
+            FilePrefix(DEDE_FIXTURE_NULL_TOOLCHAIN) + "plugin toolchain is null, host expects '" +
+                host + "'");
 }
 
 TEST(PluginLoader, EntryPointThatThrowsGivesAStatus) {
@@ -216,10 +226,11 @@ TEST(GoodPlugin, ConfiguresDescribesRefreshesAndReportsATransportLp) {
   ASSERT_TRUE(registry.AddFile(DEDE_FIXTURE_GOOD_PLUGIN).ok());
   PluginInstance plugin = CreateOrDie(registry, "good_transport");
 
-  const ConfigNode settings = Settings({{"capacities", List({"10", "12"}, "plugin.settings.capacities")},
-                                        {"volumes", List({"6", "8"}, "plugin.settings.volumes")},
-                                        {"volume_growth", Scalar("0.5", "plugin.settings.volume_growth")},
-                                        {"rounds", Scalar("2", "plugin.settings.rounds")}});
+  const ConfigNode settings =
+      Settings({{"capacities", List({"10", "12"}, "plugin.settings.capacities")},
+                {"volumes", List({"6", "8"}, "plugin.settings.volumes")},
+                {"volume_growth", Scalar("0.5", "plugin.settings.volume_growth")},
+                {"rounds", Scalar("2", "plugin.settings.rounds")}});
   ASSERT_TRUE(CallPlugin("Configure", plugin, [&] {
                 return plugin->Configure(settings, PluginContext{});
               }).ok());
@@ -273,9 +284,8 @@ TEST(GoodPlugin, RejectsUnknownSettingNamingTheKey) {
   ASSERT_TRUE(registry.AddFile(DEDE_FIXTURE_GOOD_PLUGIN).ok());
   PluginInstance plugin = CreateOrDie(registry, "good_transport");
   const ConfigNode settings = Settings({{"capacity", Scalar("3", "plugin.settings.capacity")}});
-  Status status = CallPlugin("Configure", plugin, [&] {
-    return plugin->Configure(settings, PluginContext{});
-  });
+  Status status =
+      CallPlugin("Configure", plugin, [&] { return plugin->Configure(settings, PluginContext{}); });
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("capacity"));
 }
@@ -288,7 +298,8 @@ TEST(GoodPlugin, RejectsNegativeCapacity) {
       Settings({{"capacities", List({"4", "-1"}, "plugin.settings.capacities")}});
   Status status = plugin->Configure(settings, PluginContext{});
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("plugin.settings.capacities[1] = -1. Violated constraint"));
+  EXPECT_THAT(status.message(),
+              HasSubstr("plugin.settings.capacities[1] = -1. Violated constraint"));
 }
 
 // ---- lifetime ------------------------------------------------------------------------------
@@ -337,12 +348,12 @@ TEST(CallPlugin, TurnsAStdExceptionFromConfigureIntoAStatus) {
   ASSERT_TRUE(registry.AddFile(DEDE_FIXTURE_THROWING_PLUGIN).ok());
   PluginInstance plugin = CreateOrDie(registry, "throwing");
   const ConfigNode settings = Settings();
-  Status status = CallPlugin("Configure", plugin, [&] {
-    return plugin->Configure(settings, PluginContext{});
-  });
+  Status status =
+      CallPlugin("Configure", plugin, [&] { return plugin->Configure(settings, PluginContext{}); });
   EXPECT_EQ(status.code(), StatusCode::kInternal);
-  EXPECT_EQ(status.message(), "plugin 'throwing' (" + std::string(DEDE_FIXTURE_THROWING_PLUGIN) +
-                                  ") threw in Configure: configure exploded");
+  EXPECT_EQ(status.message(),
+            "plugin 'throwing' (" + std::string(DEDE_FIXTURE_THROWING_PLUGIN) +
+                ") threw in Configure: configure exploded");
 }
 
 TEST(CallPlugin, TurnsANonStdExceptionFromDescribeIntoAStatus) {
@@ -352,14 +363,14 @@ TEST(CallPlugin, TurnsANonStdExceptionFromDescribeIntoAStatus) {
   Problem problem(0, 0);
   Status status = CallPlugin("Describe", plugin, [&] { return plugin->Describe(&problem); });
   EXPECT_EQ(status.code(), StatusCode::kInternal);
-  EXPECT_EQ(status.message(), "plugin 'throwing' (" + std::string(DEDE_FIXTURE_THROWING_PLUGIN) +
-                                  ") threw in Describe: an exception not derived from "
-                                  "std::exception");
+  EXPECT_EQ(status.message(),
+            "plugin 'throwing' (" + std::string(DEDE_FIXTURE_THROWING_PLUGIN) +
+                ") threw in Describe: an exception not derived from "
+                "std::exception");
   // The process survived and the instance is still usable.
   bool finished = false;
-  EXPECT_TRUE(CallPlugin("Refresh", plugin, [&] {
-                return plugin->Refresh(0, &problem, &finished);
-              }).ok());
+  EXPECT_TRUE(
+      CallPlugin("Refresh", plugin, [&] { return plugin->Refresh(0, &problem, &finished); }).ok());
   EXPECT_TRUE(finished);
 }
 
@@ -390,11 +401,10 @@ TEST(PluginRegistry, RejectsDuplicateNameNamingBothFilesAndVersions) {
   ASSERT_TRUE(registry.AddFile(DEDE_FIXTURE_DUPLICATE_A).ok());
   Status status = registry.AddFile(DEDE_FIXTURE_DUPLICATE_B);
   EXPECT_EQ(status.code(), StatusCode::kAlreadyExists);
-  EXPECT_EQ(status.message(), "duplicate plugin name 'duplicate': provided by '" +
-                                  std::string(DEDE_FIXTURE_DUPLICATE_A) +
-                                  "' (version 1.0.0) and by '" +
-                                  std::string(DEDE_FIXTURE_DUPLICATE_B) +
-                                  "' (version 2.0.0). Remove one of them.");
+  EXPECT_EQ(status.message(),
+            "duplicate plugin name 'duplicate': provided by '" +
+                std::string(DEDE_FIXTURE_DUPLICATE_A) + "' (version 1.0.0) and by '" +
+                std::string(DEDE_FIXTURE_DUPLICATE_B) + "' (version 2.0.0). Remove one of them.");
   ASSERT_EQ(registry.rejected().size(), 1u);
   EXPECT_EQ(registry.rejected()[0].path, DEDE_FIXTURE_DUPLICATE_B);
 
@@ -403,7 +413,8 @@ TEST(PluginRegistry, RejectsDuplicateNameNamingBothFilesAndVersions) {
   EXPECT_EQ(created.status().code(), StatusCode::kAlreadyExists);
   EXPECT_THAT(created.status().message(),
               AllOf(HasSubstr("plugin name 'duplicate' is ambiguous"),
-                    HasSubstr(DEDE_FIXTURE_DUPLICATE_A), HasSubstr(DEDE_FIXTURE_DUPLICATE_B)));
+                    HasSubstr(DEDE_FIXTURE_DUPLICATE_A),
+                    HasSubstr(DEDE_FIXTURE_DUPLICATE_B)));
   // The duplicate was unloaded again; the first file stays registered.
   EXPECT_FALSE(IsLoaded(DEDE_FIXTURE_DUPLICATE_B));
   ASSERT_EQ(registry.plugins().size(), 1u);
@@ -448,8 +459,9 @@ TEST(PluginRegistry, ScanningADirectoryLoadsGoodPluginsAndRecordsEveryRejection)
 
   std::vector<std::string> names;
   for (const PluginInfo& info : registry.plugins()) names.push_back(info.name);
-  EXPECT_THAT(names, ::testing::ElementsAre("duplicate", "good_transport", "throwing",
-                                            "throwing_constructor"));
+  EXPECT_THAT(
+      names,
+      ::testing::ElementsAre("duplicate", "good_transport", "throwing", "throwing_constructor"));
 
   std::vector<std::pair<std::string, StatusCode>> rejected;
   for (const auto& r : registry.rejected()) {
@@ -498,16 +510,19 @@ TEST(ExternalPlugin, LoadsCreatesConfiguresDescribesAndRefreshes) {
   if (const char* name = std::getenv("DEDE_EXTERNAL_PLUGIN_NAME"); name != nullptr) {
     EXPECT_EQ(info.name, name);
   }
-  std::printf("external plugin: %s %s (%s, ABI %u) from %s\n", info.name.c_str(),
-              info.version.c_str(), info.toolchain.c_str(), info.abi_version, info.path.c_str());
+  std::printf("external plugin: %s %s (%s, ABI %u) from %s\n",
+              info.name.c_str(),
+              info.version.c_str(),
+              info.toolchain.c_str(),
+              info.abi_version,
+              info.path.c_str());
 
   Result<PluginInstance> created = registry.Create(info.name);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   PluginInstance plugin = std::move(created.value());
   const ConfigNode settings = Settings();
-  Status status = CallPlugin("Configure", plugin, [&] {
-    return plugin->Configure(settings, PluginContext{});
-  });
+  Status status =
+      CallPlugin("Configure", plugin, [&] { return plugin->Configure(settings, PluginContext{}); });
   ASSERT_TRUE(status.ok()) << status.ToString();
   Problem problem(0, 0);
   status = CallPlugin("Describe", plugin, [&] { return plugin->Describe(&problem); });
@@ -521,9 +536,8 @@ TEST(ExternalPlugin, LoadsCreatesConfiguresDescribesAndRefreshes) {
   EXPECT_FALSE(finished);
   RoundReport report;
   Allocation allocation{std::vector<double>(problem.num_variables(), 0.0)};
-  status = CallPlugin("Report", plugin, [&] {
-    return plugin->Report(0, problem, allocation, &report);
-  });
+  status =
+      CallPlugin("Report", plugin, [&] { return plugin->Report(0, problem, allocation, &report); });
   EXPECT_TRUE(status.ok()) << status.ToString();
 }
 
