@@ -224,6 +224,12 @@ Status PluginRegistry::Add(const std::string& path) {
   return AddFile(path);
 }
 
+Status PluginRegistry::Add(const std::vector<std::string>& paths) {
+  Status status;
+  for (const std::string& path : paths) status.Update(Add(path));
+  return status;
+}
+
 Status PluginRegistry::AddFile(const std::string& path) {
   std::error_code ec;
   fs::path canonical = fs::weakly_canonical(path, ec);
@@ -286,6 +292,30 @@ std::vector<PluginInfo> PluginRegistry::plugins() const {
   std::vector<PluginInfo> out;
   out.reserve(handles_.size());
   for (const auto& [name, handle] : handles_) out.push_back(handle->info());
+  return out;
+}
+
+std::string PluginRegistry::Listing() const {
+  // Columns padded to the widest entry, so the listing reads as a table.
+  std::size_t name_width = 0, version_width = 0, toolchain_width = 0;
+  for (const auto& [name, handle] : handles_) {
+    name_width = std::max(name_width, name.size());
+    version_width = std::max(version_width, handle->info().version.size());
+    toolchain_width = std::max(toolchain_width, handle->info().toolchain.size());
+  }
+  auto pad = [](const std::string& s, std::size_t width) {
+    return s + std::string(width - s.size(), ' ');
+  };
+  std::string out;
+  for (const auto& [name, handle] : handles_) {
+    const PluginInfo& info = handle->info();
+    out += pad(name, name_width) + "  " + pad(info.version, version_width) + "  abi " +
+           std::to_string(info.abi_version) + "  " + pad(info.toolchain, toolchain_width) + "  " +
+           info.path;
+    if (conflicts_.count(name) != 0) out += "  (ambiguous: see rejected)";
+    out += "\n";
+  }
+  for (const Rejection& r : rejected_) out += "rejected: " + r.status.ToString() + "\n";
   return out;
 }
 

@@ -151,6 +151,9 @@ class PluginRegistry {
   // A directory (its *.so files, not recursive, in name order) or one file. See AddFile and
   // AddDirectory.
   Status Add(const std::string& path);
+  // Each path in turn (e.g. DeploymentConfig::plugin_paths), continuing past failures; returns
+  // the first failure.
+  Status Add(const std::vector<std::string>& paths);
   // Loads one library and registers its name. A library already registered (the same file
   // reached through another path) is skipped with Ok. A name already registered from another
   // file is kAlreadyExists naming both files; the name then becomes ambiguous and Create fails
@@ -163,6 +166,11 @@ class PluginRegistry {
 
   // Registered plugins, ordered by name.
   std::vector<PluginInfo> plugins() const;
+  // For `dede plugins`: one line per registered plugin (name, version, ABI, toolchain, file),
+  // then one line per rejected file with its reason. Ends with a newline unless empty.
+  //   good_transport  1.2.3  abi 1  gcc-12/libstdc++-cxx11  build/plugins/good_transport.so
+  //   rejected: FAILED_PRECONDITION: plugin file 'x.so': plugin ABI version 2, host expects 1. ...
+  std::string Listing() const;
   const std::vector<Rejection>& rejected() const { return rejected_; }
   bool Has(const std::string& name) const { return handles_.count(name) != 0; }
   // nullptr if not registered.

@@ -443,6 +443,24 @@ TEST(PluginRegistry, UnknownNameListsRegisteredPluginsAndRejectedFiles) {
                 std::string(DEDE_FIXTURE_BAD_ABI_VERSION) + "'");
 }
 
+TEST(PluginRegistry, ListingShowsVersionsAndRejections) {
+  PluginRegistry registry;
+  EXPECT_TRUE(registry.Listing().empty());
+  const std::vector<std::string> paths = {
+      DEDE_FIXTURE_GOOD_PLUGIN, DEDE_FIXTURE_THROWING_PLUGIN, DEDE_FIXTURE_BAD_ABI_VERSION};
+  Status status = registry.Add(paths);
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  const std::string host = HostToolchain();
+  const std::string abi = std::to_string(kPluginAbiVersion);
+  EXPECT_EQ(registry.Listing(),
+            "good_transport  1.2.3  abi " + abi + "  " + host + "  " + DEDE_FIXTURE_GOOD_PLUGIN +
+                "\n" + "throwing        0.0.1  abi " + abi + "  " + host + "  " +
+                DEDE_FIXTURE_THROWING_PLUGIN + "\n" +
+                "rejected: FAILED_PRECONDITION: plugin file '" + DEDE_FIXTURE_BAD_ABI_VERSION +
+                "': plugin ABI version " + std::to_string(kPluginAbiVersion + 1) +
+                ", host expects " + abi + ". " + "Rebuild the plugin against this dede SDK.\n");
+}
+
 TEST(PluginRegistry, MissingDirectoryIsNotFound) {
   PluginRegistry registry;
   const std::string dir = std::string(DEDE_FIXTURE_DIR) + "/no_such_dir";
