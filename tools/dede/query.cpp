@@ -5,13 +5,12 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "store/store.h"
 
@@ -37,10 +36,17 @@ std::string TableCell(const std::optional<std::string>& value) {
   cell.reserve(value->size());
   for (const char c : *value) {
     switch (c) {
-      case '\n': cell += "\\n"; break;
-      case '\r': cell += "\\r"; break;
-      case '\t': cell += "\\t"; break;
-      default: cell += c;
+      case '\n':
+        cell += "\\n";
+        break;
+      case '\r':
+        cell += "\\r";
+        break;
+      case '\t':
+        cell += "\\t";
+        break;
+      default:
+        cell += c;
     }
   }
   return cell;
@@ -61,7 +67,8 @@ void WriteTable(const QueryResult& result, std::ostream& out) {
       if (value && !result.numeric[r][c]) right[c] = false;
     }
   }
-  auto write_line = [&](const std::vector<std::string>& line, const std::vector<bool>& align_right) {
+  auto write_line = [&](const std::vector<std::string>& line,
+                        const std::vector<bool>& align_right) {
     std::string text;
     for (std::size_t c = 0; c < columns; ++c) {
       if (c > 0) text += "  ";
@@ -116,7 +123,8 @@ void WriteCsv(const QueryResult& result, std::ostream& out) {
 nlohmann::ordered_json JsonNumber(const std::string& text) {
   std::int64_t integer = 0;
   const char* end = text.data() + text.size();
-  if (auto [ptr, ec] = std::from_chars(text.data(), end, integer); ec == std::errc() && ptr == end) {
+  if (auto [ptr, ec] = std::from_chars(text.data(), end, integer);
+      ec == std::errc() && ptr == end) {
     return integer;
   }
   double real = 0;
@@ -163,7 +171,9 @@ void WriteJson(const QueryResult& result, std::ostream& out) {
 
 }  // namespace
 
-Status RunQuery(const std::string& db_path, const std::string& sql, const std::string& format,
+Status RunQuery(const std::string& db_path,
+                const std::string& sql,
+                const std::string& format,
                 std::ostream& out) {
   if (format != "table" && format != "csv" && format != "json") {
     return InvalidArgument("unknown output format '" + format + "'; use table, csv or json");

@@ -21,7 +21,9 @@ namespace dede::tools {
 // Nothing is written to `out` on failure. Errors: unknown format (kInvalidArgument), a missing
 // or non-database file, a schema newer than this binary, SQL errors, writes (the connection
 // is read-only); a failed query on a database with an older schema says so.
-Status RunQuery(const std::string& db_path, const std::string& sql, const std::string& format,
+Status RunQuery(const std::string& db_path,
+                const std::string& sql,
+                const std::string& format,
                 std::ostream& out);
 
 }  // namespace dede::tools

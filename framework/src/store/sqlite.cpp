@@ -10,19 +10,25 @@ namespace dede::internal::sqlite {
 StatusCode CodeFor(int sqlite_code) {
   switch (sqlite_code & 0xff) {
     case SQLITE_BUSY:
-    case SQLITE_LOCKED: return StatusCode::kUnavailable;
+    case SQLITE_LOCKED:
+      return StatusCode::kUnavailable;
     case SQLITE_NOTADB:
     case SQLITE_CORRUPT:
     case SQLITE_ERROR:  // SQL text errors: syntax, no such table, ...
     case SQLITE_MISMATCH:
-    case SQLITE_TOOBIG: return StatusCode::kInvalidArgument;
+    case SQLITE_TOOBIG:
+      return StatusCode::kInvalidArgument;
     case SQLITE_READONLY:
     case SQLITE_PERM:
     case SQLITE_AUTH:
-    case SQLITE_CONSTRAINT: return StatusCode::kFailedPrecondition;
-    case SQLITE_CANTOPEN: return StatusCode::kNotFound;
-    case SQLITE_INTERRUPT: return StatusCode::kCancelled;
-    default: return StatusCode::kInternal;
+    case SQLITE_CONSTRAINT:
+      return StatusCode::kFailedPrecondition;
+    case SQLITE_CANTOPEN:
+      return StatusCode::kNotFound;
+    case SQLITE_INTERRUPT:
+      return StatusCode::kCancelled;
+    default:
+      return StatusCode::kInternal;
   }
 }
 
@@ -73,16 +79,16 @@ Statement& Statement::Bind(int index, std::int64_t value) {
 
 Statement& Statement::Bind(int index, double value) {
   if (stepped_) Reset();
-  const int rc =
-      std::isnan(value) ? sqlite3_bind_null(stmt_, index) : sqlite3_bind_double(stmt_, index, value);
+  const int rc = std::isnan(value) ? sqlite3_bind_null(stmt_, index)
+                                   : sqlite3_bind_double(stmt_, index, value);
   NoteBind(rc, index);
   return *this;
 }
 
 Statement& Statement::Bind(int index, std::string_view value) {
   if (stepped_) Reset();
-  const int rc = sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT,
-                                     SQLITE_UTF8);
+  const int rc =
+      sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
   NoteBind(rc, index);
   return *this;
 }
@@ -98,8 +104,9 @@ Status Statement::Step(bool* has_row) {
   *has_row = false;
   if (bind_error_ != SQLITE_OK) {
     last_error_ = bind_error_;
-    return db_->Error(bind_error_, "binding parameter ?" + std::to_string(bind_error_index_) +
-                                       " of `" + sqlite3_sql(stmt_) + "`");
+    return db_->Error(bind_error_,
+                      "binding parameter ?" + std::to_string(bind_error_index_) + " of `" +
+                          sqlite3_sql(stmt_) + "`");
   }
   stepped_ = true;
   const int rc = sqlite3_step(stmt_);
@@ -189,8 +196,12 @@ Result<Statement> Database::Prepare(const std::string& sql) {
   auto [it, inserted] = cache_.try_emplace(sql);
   if (inserted) {
     auto slot = std::make_unique<CacheSlot>();
-    const int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()) + 1,
-                                      SQLITE_PREPARE_PERSISTENT, &slot->stmt, nullptr);
+    const int rc = sqlite3_prepare_v3(db_,
+                                      sql.c_str(),
+                                      static_cast<int>(sql.size()) + 1,
+                                      SQLITE_PREPARE_PERSISTENT,
+                                      &slot->stmt,
+                                      nullptr);
     if (rc != SQLITE_OK) {
       Status status = Error(rc, "preparing `" + sql + "`");
       sqlite3_finalize(slot->stmt);
@@ -225,8 +236,8 @@ Status Database::Error(int code, std::string_view doing) const {
 // ---- Transaction --------------------------------------------------------------------------
 
 Transaction::Transaction(Database& db, Mode mode) : db_(db) {
-  status_ = db_.Exec(mode == kImmediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED",
-                     "starting a transaction");
+  status_ =
+      db_.Exec(mode == kImmediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED", "starting a transaction");
   active_ = status_.ok();
 }
 

@@ -47,7 +47,8 @@ class Statement {
 
   int ColumnCount() const;
   const char* ColumnName(int column) const;
-  int ColumnType(int column) const;  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_NULL
+  int ColumnType(
+      int column) const;  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_NULL
   bool IsNull(int column) const { return ColumnType(column) == SQLITE_NULL; }
   std::int64_t ColumnInt64(int column) const;
   double ColumnDouble(int column) const;
@@ -67,7 +68,7 @@ class Statement {
 
   Database* db_;
   sqlite3_stmt* stmt_;
-  bool* in_use_;  // the cache slot's flag; nullptr for an uncached (owned) statement
+  bool* in_use_;          // the cache slot's flag; nullptr for an uncached (owned) statement
   bool stepped_ = false;  // stepped since the last reset
   int bind_error_ = SQLITE_OK;
   int bind_error_index_ = 0;

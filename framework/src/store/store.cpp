@@ -1,6 +1,7 @@
 #include "store/store.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <numeric>
@@ -20,6 +21,21 @@ using sqlite::Transaction;
 
 // Allocation values at or below this magnitude are not stored (store.h: RoundRecord).
 constexpr double kZeroTolerance = 1e-12;
+// Allocation rows per multi-row INSERT; 2 parameters each, far below SQLite's 32766.
+constexpr int kRowsPerInsert = 128;
+
+// INSERT INTO allocations ... VALUES (?1, ?2, ?3, ?4), (?1, ?2, ?5, ?6), ...
+const std::string& BatchInsertSql() {
+  static const std::string sql = [] {
+    std::string text = "INSERT INTO allocations (deployment_id, round, var_id, value) VALUES ";
+    for (int k = 0; k < kRowsPerInsert; ++k) {
+      if (k > 0) text += ", ";
+      text += "(?1, ?2, ?" + std::to_string(3 + 2 * k) + ", ?" + std::to_string(4 + 2 * k) + ")";
+    }
+    return text;
+  }();
+  return sql;
+}
 
 bool IsMemoryPath(const std::string& path) {
   return path.empty() || path == ":memory:" || path.starts_with("file::memory:");
@@ -104,13 +120,20 @@ struct Store::Impl {
   // "deployment 'name'"; NotFound if the id does not exist.
   Status DeploymentName(std::int64_t deployment_id, std::string* name);
   Status CatalogueSize(std::int64_t deployment_id, int* size);
-  Status CheckCatalogue(std::int64_t deployment_id, const std::string& name, const Problem& problem,
+  Status CheckCatalogue(std::int64_t deployment_id,
+                        const std::string& name,
+                        const Problem& problem,
                         int stored);
   Status InsertCatalogue(std::int64_t deployment_id, const Problem& problem);
-  Status InsertRound(std::int64_t deployment_id, const std::string& name, const RoundRecord& record);
-  Status InsertAllocation(std::int64_t deployment_id, const std::string& name,
+  Status InsertRound(std::int64_t deployment_id,
+                     const std::string& name,
+                     const RoundRecord& record);
+  Status InsertAllocation(std::int64_t deployment_id,
+                          const std::string& name,
                           const RoundRecord& record);
-  Status InsertReport(std::int64_t deployment_id, const std::string& name, const RoundRecord& record);
+  Status InsertReport(std::int64_t deployment_id,
+                      const std::string& name,
+                      const RoundRecord& record);
 };
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -120,6 +143,11 @@ int Store::LatestSchemaVersion() { return static_cast<int>(Migrations().size());
 
 int Store::schema_version() const { return impl_->schema_version; }
 
+void Store::SetBusyTimeout(double seconds) {
+  const double ms = std::clamp(seconds * 1000.0, 0.0, 2.0e9);
+  sqlite3_busy_timeout(impl_->db->handle(), static_cast<int>(ms));
+}
+
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_only) {
   // The header we compiled against and the library we run with must agree on the major version.
   if (sqlite3_libversion_number() / 1000000 != SQLITE_VERSION_NUMBER / 1000000) {
@@ -127,12 +155,12 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_on
                               " does not match the header this binary was built with (" +
                               SQLITE_VERSION + ")");
   }
-  const int flags = read_only ? SQLITE_OPEN_READONLY
-                              : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  const int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   auto opened = Database::Open(path, flags);
   if (!opened.ok()) {
     if (opened.status().code() == StatusCode::kNotFound && read_only) {
-      return NotFound("database '" + path + "' does not exist or cannot be read (opened read-only)");
+      return NotFound("database '" + path +
+                      "' does not exist or cannot be read (opened read-only)");
     }
     return opened.status();
   }
@@ -154,8 +182,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_on
   if (!status.ok()) {
     const int code = sqlite3_errcode(db.handle());
     if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
-      return InvalidArgument("'" + path + "' is not a dede database: " +
-                             sqlite3_errstr(code) + " (not a SQLite file, or corrupt)");
+      return InvalidArgument("'" + path + "' is not a dede database: " + sqlite3_errstr(code) +
+                             " (not a SQLite file, or corrupt)");
     }
     return status;
   }
@@ -199,8 +227,9 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_on
     if (!status.ok()) return status;
     const std::string mode = has_row ? journal->ColumnText(0) : "";
     if (mode != "wal") {
-      return FailedPrecondition("database '" + path + "': cannot switch to WAL journal mode (got '" +
-                                mode + "'); is it on a network file system?");
+      return FailedPrecondition("database '" + path +
+                                "': cannot switch to WAL journal mode (got '" + mode +
+                                "'); is it on a network file system?");
     }
   }
   status = impl->ApplyMigrations();
@@ -351,8 +380,10 @@ CatalogueRow RowOf(const Problem& problem, VarId v) {
 
 }  // namespace
 
-Status Store::Impl::CheckCatalogue(std::int64_t deployment_id, const std::string& name,
-                                   const Problem& problem, int stored) {
+Status Store::Impl::CheckCatalogue(std::int64_t deployment_id,
+                                   const std::string& name,
+                                   const Problem& problem,
+                                   int stored) {
   if (stored != problem.num_variables()) {
     return FailedPrecondition("deployment '" + name + "' was created with " +
                               std::to_string(stored) + " variables, the plugin now declares " +
@@ -391,8 +422,8 @@ Status Store::Impl::CheckCatalogue(std::int64_t deployment_id, const std::string
     const CatalogueRow now = RowOf(problem, v);
     if (!(row == now)) {
       return FailedPrecondition("deployment '" + name + "': variable " + std::to_string(v) +
-                                " was created as " + row.Describe() +
-                                ", the plugin now declares " + now.Describe());
+                                " was created as " + row.Describe() + ", the plugin now declares " +
+                                now.Describe());
     }
   }
   return Status::Ok();
@@ -482,15 +513,17 @@ Result<LastRound> Store::LoadLastRound(std::int64_t deployment_id, int num_varia
     const std::int64_t v = rows->ColumnInt64(0);
     if (v < 0 || v >= num_variables) {
       return FailedPrecondition("round " + std::to_string(last.round) + " of deployment '" + name +
-                                "' stores variable " + std::to_string(v) + ", but the problem has " +
-                                std::to_string(num_variables) + " variables");
+                                "' stores variable " + std::to_string(v) +
+                                ", but the problem has " + std::to_string(num_variables) +
+                                " variables");
     }
     last.values[static_cast<std::size_t>(v)] = rows->ColumnDouble(1);
   }
   return last;
 }
 
-Status Store::Impl::InsertRound(std::int64_t deployment_id, const std::string& name,
+Status Store::Impl::InsertRound(std::int64_t deployment_id,
+                                const std::string& name,
                                 const RoundRecord& record) {
   const SolveSummary& s = record.summary;
   // clang-format off
@@ -533,7 +566,8 @@ Status Store::Impl::InsertRound(std::int64_t deployment_id, const std::string& n
   return status;
 }
 
-Status Store::Impl::InsertAllocation(std::int64_t deployment_id, const std::string& name,
+Status Store::Impl::InsertAllocation(std::int64_t deployment_id,
+                                     const std::string& name,
                                      const RoundRecord& record) {
   const auto& allocation = record.allocation;
   const std::string where =
@@ -549,8 +583,10 @@ Status Store::Impl::InsertAllocation(std::int64_t deployment_id, const std::stri
   // B-tree inserts in key order append to the rightmost leaf; random order touches pages all
   // over the table. Solvers produce VarId order, so the sort is usually skipped.
   std::vector<std::size_t> order;
-  const bool sorted = std::is_sorted(allocation.begin(), allocation.end(),
-                                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  const bool sorted =
+      std::is_sorted(allocation.begin(), allocation.end(), [](const auto& a, const auto& b) {
+        return a.first < b.first;
+      });
   if (!sorted) {
     order.resize(allocation.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -558,12 +594,21 @@ Status Store::Impl::InsertAllocation(std::int64_t deployment_id, const std::stri
       return allocation[a].first < allocation[b].first;
     });
   }
+  // Rows go in batches of kRowsPerInsert per INSERT statement: one statement execution per
+  // batch instead of per row roughly halves the time of a 1M-entry round. The deployment and
+  // round are bound once (?1, ?2); the remainder uses the single-row statement.
+  auto batch = db->Prepare(BatchInsertSql());
+  if (!batch.ok()) return batch.status();
   // clang-format off
-  auto insert = db->Prepare(
+  auto single = db->Prepare(
       "INSERT INTO allocations (deployment_id, round, var_id, value) VALUES (?1, ?2, ?3, ?4)");
   // clang-format on
-  if (!insert.ok()) return insert.status();
-  insert->Bind(1, deployment_id).Bind(2, record.round);
+  if (!single.ok()) return single.status();
+  batch->Bind(1, deployment_id).Bind(2, record.round);
+  single->Bind(1, deployment_id).Bind(2, record.round);
+  std::array<std::pair<VarId, double>, kRowsPerInsert> pending;
+  int in_batch = 0;
+  VarId previous = -1;
   for (std::size_t i = 0; i < allocation.size(); ++i) {
     const auto& [v, value] = sorted ? allocation[i] : allocation[order[i]];
     if (std::abs(value) <= kZeroTolerance) continue;
@@ -576,21 +621,33 @@ Status Store::Impl::InsertAllocation(std::int64_t deployment_id, const std::stri
                              " is not in the deployment's catalogue of " +
                              std::to_string(catalogue) + " variables");
     }
-    insert->Reset();
-    insert->Bind(3, v).Bind(4, value);
-    status = insert->Run();
-    if (!status.ok()) {
-      if (IsConstraintError(insert->last_error())) {
-        return InvalidArgument(where + ": the allocation lists variable " + std::to_string(v) +
-                               " more than once");
-      }
-      return status;
+    // In key order a repeated variable is adjacent to its first occurrence.
+    if (v == previous) {
+      return InvalidArgument(where + ": the allocation lists variable " + std::to_string(v) +
+                             " more than once");
     }
+    previous = v;
+    pending[static_cast<std::size_t>(in_batch++)] = {v, value};
+    if (in_batch < kRowsPerInsert) continue;
+    for (int k = 0; k < kRowsPerInsert; ++k) {
+      const auto& [pv, pvalue] = pending[static_cast<std::size_t>(k)];
+      batch->Bind(3 + 2 * k, pv).Bind(4 + 2 * k, pvalue);
+    }
+    status = batch->Run();
+    if (!status.ok()) return status;
+    in_batch = 0;
+  }
+  for (int k = 0; k < in_batch; ++k) {  // the last, partial batch
+    const auto& [pv, pvalue] = pending[static_cast<std::size_t>(k)];
+    single->Bind(3, pv).Bind(4, pvalue);
+    status = single->Run();
+    if (!status.ok()) return status;
   }
   return Status::Ok();
 }
 
-Status Store::Impl::InsertReport(std::int64_t deployment_id, const std::string& name,
+Status Store::Impl::InsertReport(std::int64_t deployment_id,
+                                 const std::string& name,
                                  const RoundRecord& record) {
   const std::string where =
       "round " + std::to_string(record.round) + " of deployment '" + name + "'";

@@ -42,7 +42,8 @@ struct RoundRecord {
 
 struct LastRound {
   int round = -1;
-  std::vector<double> values;  // full assignment by VarId (zeros where not stored)
+  // Full assignment by VarId (zeros where not stored); empty if round = -1.
+  std::vector<double> values;
 };
 
 struct QueryResult {
@@ -52,6 +53,8 @@ struct QueryResult {
   std::vector<std::vector<bool>> numeric;
 };
 
+// One connection. Not thread-safe: use a Store from one thread at a time (other processes and
+// other Store objects on the same file are fine: WAL, busy timeout).
 class Store {
  public:
   // Opens (creating and migrating if needed, unless read_only) the database at `path`
@@ -62,7 +65,12 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   static int LatestSchemaVersion();
+  // The database's schema version: LatestSchemaVersion() after a read-write open; a read-only
+  // open reports an older database's own version (it is not migrated).
   int schema_version() const;
+  // How long a write waits for another connection's write lock before failing with
+  // kUnavailable ("database is locked"). Default 5 s.
+  void SetBusyTimeout(double seconds);
 
   // Inserts the deployment or, if the name exists, checks the plugin matches and returns its id.
   Result<std::int64_t> UpsertDeployment(const DeploymentRecord& deployment);

@@ -14,8 +14,8 @@
 #include <iterator>
 #include <limits>
 #include <memory>
-#include <set>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -34,14 +34,14 @@ constexpr double kValueTolerance = 1e-12;
 
 #define DEDE_TEST_CONCAT_(a, b) a##b
 #define DEDE_TEST_CONCAT(a, b) DEDE_TEST_CONCAT_(a, b)
-#define ASSERT_OK(expr)                                \
-  do {                                                 \
-    const auto& status_ = (expr);                      \
-    ASSERT_TRUE(status_.ok()) << status_.ToString();   \
+#define ASSERT_OK(expr)                              \
+  do {                                               \
+    const auto& status_ = (expr);                    \
+    ASSERT_TRUE(status_.ok()) << status_.ToString(); \
   } while (0)
-#define ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, expr)               \
-  auto tmp = (expr);                                            \
-  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString();             \
+#define ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, expr)   \
+  auto tmp = (expr);                                \
+  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString(); \
   lhs = std::move(tmp.value())
 #define ASSERT_OK_AND_ASSIGN(lhs, expr) \
   ASSERT_OK_AND_ASSIGN_IMPL(DEDE_TEST_CONCAT(result_, __LINE__), lhs, expr)
@@ -170,8 +170,8 @@ struct OpenDeployment {
 };
 
 int CountRows(Store& store, const std::string& table, int round) {
-  return std::stoi(Scalar(store, "SELECT count(*) FROM " + table + " WHERE round = " +
-                                     std::to_string(round)));
+  return std::stoi(
+      Scalar(store, "SELECT count(*) FROM " + table + " WHERE round = " + std::to_string(round)));
 }
 
 // ---- migrations ---------------------------------------------------------------------------
@@ -184,35 +184,49 @@ TEST(StoreMigrations, FreshDatabaseGetsLatestVersionAndExpectedColumns) {
   EXPECT_EQ(Scalar(*store, "PRAGMA foreign_keys"), "1");
 
   using Names = std::vector<std::string>;
-  EXPECT_EQ(Columns(*store, "deployments"),
-            (Names{"id", "name", "plugin", "plugin_version", "config_file", "config_yaml",
-                   "created_at"}));
+  EXPECT_EQ(
+      Columns(*store, "deployments"),
+      (Names{
+          "id", "name", "plugin", "plugin_version", "config_file", "config_yaml", "created_at"}));
   EXPECT_EQ(Columns(*store, "variables"),
-            (Names{"deployment_id", "var_id", "kind", "matrix_name", "resource", "demand",
-                   "owner_side", "owner_index", "name"}));
-  EXPECT_EQ(Columns(*store, "rounds"),
-            (Names{"deployment_id", "round", "started_at", "solver", "method", "termination",
-                   "message", "iterations", "rho", "primal_residual", "dual_residual",
-                   "objective", "max_violation", "feasible", "setup_seconds", "solve_seconds",
-                   "repair_seconds", "total_seconds", "num_threads", "bound", "rho_updates",
-                   "repair_rounds"}));
+            (Names{"deployment_id",
+                   "var_id",
+                   "kind",
+                   "matrix_name",
+                   "resource",
+                   "demand",
+                   "owner_side",
+                   "owner_index",
+                   "name"}));
+  EXPECT_EQ(
+      Columns(*store, "rounds"),
+      (Names{"deployment_id", "round",          "started_at",    "solver",      "method",
+             "termination",   "message",        "iterations",    "rho",         "primal_residual",
+             "dual_residual", "objective",      "max_violation", "feasible",    "setup_seconds",
+             "solve_seconds", "repair_seconds", "total_seconds", "num_threads", "bound",
+             "rho_updates",   "repair_rounds"}));
   EXPECT_EQ(Columns(*store, "allocations"), (Names{"deployment_id", "round", "var_id", "value"}));
   EXPECT_EQ(Columns(*store, "metrics"), (Names{"deployment_id", "round", "name", "value"}));
-  EXPECT_EQ(Columns(*store, "entities"),
-            (Names{"deployment_id", "round", "side", "idx", "name"}));
+  EXPECT_EQ(Columns(*store, "entities"), (Names{"deployment_id", "round", "side", "idx", "name"}));
   EXPECT_EQ(Columns(*store, "entity_parameters"),
             (Names{"deployment_id", "round", "side", "idx", "parameter", "value"}));
   EXPECT_EQ(Columns(*store, "round_summary").size(), 20u);
-  EXPECT_EQ(Columns(*store, "demand_allocation"),
-            (Names{"deployment_id", "round", "demand", "demand_name", "allocated",
-                   "nonzero_entries"}));
+  EXPECT_EQ(
+      Columns(*store, "demand_allocation"),
+      (Names{"deployment_id", "round", "demand", "demand_name", "allocated", "nonzero_entries"}));
   EXPECT_EQ(Columns(*store, "resource_utilisation"),
-            (Names{"deployment_id", "round", "resource", "resource_name", "allocated",
-                   "capacity", "utilisation", "nonzero_entries"}));
+            (Names{"deployment_id",
+                   "round",
+                   "resource",
+                   "resource_name",
+                   "allocated",
+                   "capacity",
+                   "utilisation",
+                   "nonzero_entries"}));
   // The allocation table is keyed without a rowid.
-  EXPECT_EQ(Scalar(*store,
-                   "SELECT count(*) FROM pragma_index_list('allocations') WHERE origin = 'pk'"),
-            "1");
+  EXPECT_EQ(
+      Scalar(*store, "SELECT count(*) FROM pragma_index_list('allocations') WHERE origin = 'pk'"),
+      "1");
 }
 
 TEST(StoreMigrations, FileDatabaseUsesWalAndReopeningChangesNothing) {
@@ -241,8 +255,10 @@ TEST(StoreMigrations, RefusesNewerDatabaseAndLeavesItByteIdentical) {
   TempDir dir;
   const std::string path = dir.File("future.db");
   const int future = Store::LatestSchemaVersion() + 1;
-  RawExec(path, "CREATE TABLE from_the_future (x); INSERT INTO from_the_future VALUES (42);"
-                "PRAGMA user_version = " + std::to_string(future));
+  RawExec(path,
+          "CREATE TABLE from_the_future (x); INSERT INTO from_the_future VALUES (42);"
+          "PRAGMA user_version = " +
+              std::to_string(future));
   const std::string before = ReadBytes(path);
   ASSERT_FALSE(before.empty());
 
@@ -355,8 +371,8 @@ TEST(StoreDeployments, UpsertReturnsTheExistingIdAndRejectsAnotherPlugin) {
   EXPECT_EQ(Scalar(*store, "SELECT config_yaml FROM deployments WHERE name = 'alpha'"),
             "deployment:\n  name: alpha\n");
   const double created = ScalarDouble(*store, "SELECT created_at FROM deployments LIMIT 1");
-  const double now = std::chrono::duration<double>(
-                         std::chrono::system_clock::now().time_since_epoch()).count();
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   EXPECT_NEAR(created, now, 60.0);
 
   auto other = store->UpsertDeployment(MakeDeployment("alpha", "traffic_engineering"));
@@ -373,11 +389,13 @@ TEST(StoreVariables, CatalogueIsWrittenOnceAndCheckedOnResume) {
   const Problem problem = MakeTwoByTwo();
   ASSERT_OK(store->WriteVariables(id, problem));
   EXPECT_EQ(Scalar(*store, "SELECT count(*) FROM variables"), "5");
-  EXPECT_EQ(Scalar(*store, "SELECT matrix_name || ':' || resource || ',' || demand"
-                           " FROM variables WHERE var_id = 2"),
+  EXPECT_EQ(Scalar(*store,
+                   "SELECT matrix_name || ':' || resource || ',' || demand"
+                   " FROM variables WHERE var_id = 2"),
             "x:1,0");
-  EXPECT_EQ(Scalar(*store, "SELECT kind || ':' || owner_side || ':' || owner_index || ':' || name"
-                           " FROM variables WHERE var_id = 4"),
+  EXPECT_EQ(Scalar(*store,
+                   "SELECT kind || ':' || owner_side || ':' || owner_index || ':' || name"
+                   " FROM variables WHERE var_id = 4"),
             "local:demand:1:slack");
   ASSERT_OK(store->WriteVariables(id, problem));  // resume: same catalogue
   EXPECT_EQ(Scalar(*store, "SELECT count(*) FROM variables"), "5");
@@ -429,8 +447,8 @@ TEST_F(StoreRounds, LoadLastRoundWithoutRoundsIsMinusOne) {
 TEST_F(StoreRounds, WriteRoundThenLoadLastRoundRoundTrips) {
   ASSERT_OK(store_->WriteRound(id_, MakeRound(0, {{0, 1.0}, {3, 4.0}})));
   // Unsorted input, an exact zero and a value under the zero tolerance (not stored).
-  ASSERT_OK(store_->WriteRound(id_, MakeRound(1, {{4, 0.125}, {1, 1.0 / 3.0}, {0, 0.0},
-                                                  {2, 1e-13}})));
+  ASSERT_OK(
+      store_->WriteRound(id_, MakeRound(1, {{4, 0.125}, {1, 1.0 / 3.0}, {0, 0.0}, {2, 1e-13}})));
   ASSERT_OK_AND_ASSIGN(const LastRound last, store_->LoadLastRound(id_, problem_.num_variables()));
   EXPECT_EQ(last.round, 1);
   ASSERT_EQ(last.values.size(), 5u);
@@ -457,8 +475,7 @@ TEST_F(StoreRounds, WriteRoundThenLoadLastRoundRoundTrips) {
   EXPECT_EQ(cells[6], "1");
   EXPECT_EQ(cells[7], "3.1e-06");
   EXPECT_EQ(cells[8], "Primal residual 3.1e-06 <= 4.0e-06.");
-  EXPECT_EQ(Scalar(*store_, "SELECT value FROM metrics WHERE round = 1 AND name = 'cost'"),
-            "12.5");
+  EXPECT_EQ(Scalar(*store_, "SELECT value FROM metrics WHERE round = 1 AND name = 'cost'"), "12.5");
 
   // A NaN objective (not computed) is NULL, and so is a NaN metric.
   RoundRecord nan_round = MakeRound(2, {});
@@ -508,8 +525,8 @@ TEST_F(StoreRounds, AFailureHalfWayThroughARoundLeavesNoRows) {
   ASSERT_OK(store_->WriteRound(id_, MakeRound(0, {{0, 1.0}})));
   auto expect_nothing_of_round_1 = [&](const Status& status) {
     EXPECT_FALSE(status.ok());
-    for (const char* table : {"rounds", "allocations", "metrics", "entities",
-                              "entity_parameters"}) {
+    for (const char* table :
+         {"rounds", "allocations", "metrics", "entities", "entity_parameters"}) {
       EXPECT_EQ(CountRows(*store_, table, 1), 0) << table << " after " << status.ToString();
     }
   };
@@ -562,8 +579,8 @@ TEST_F(StoreRounds, DeletingADeploymentCascadesToEverything) {
   AddTwoByTwoEntities(&record);
   ASSERT_OK(store_->WriteRound(id_, record));
   ASSERT_OK_AND_ASSIGN(auto result, store_->Query("DELETE FROM deployments"));
-  for (const char* table : {"variables", "rounds", "allocations", "metrics", "entities",
-                            "entity_parameters"}) {
+  for (const char* table :
+       {"variables", "rounds", "allocations", "metrics", "entities", "entity_parameters"}) {
     EXPECT_EQ(Scalar(*store_, std::string("SELECT count(*) FROM ") + table), "0") << table;
   }
 }
@@ -610,16 +627,17 @@ TEST_F(StoreRounds, ViewsGiveTheHandComputedNumbersOnATwoByTwoExample) {
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   ASSERT_EQ(summary->rows.size(), 2u);
   // 1.7e9 s after the epoch is 2023-11-14T22:13:20Z.
-  EXPECT_EQ(summary->rows[0], (Row{"alpha", "0", "2023-11-14T22:13:20.000Z", "converged", "7",
-                                   "4"}));
-  EXPECT_EQ(summary->rows[1], (Row{"alpha", "1", "2023-11-14T22:14:20.000Z", "converged", "8",
-                                   "1"}));
+  EXPECT_EQ(summary->rows[0],
+            (Row{"alpha", "0", "2023-11-14T22:13:20.000Z", "converged", "7", "4"}));
+  EXPECT_EQ(summary->rows[1],
+            (Row{"alpha", "1", "2023-11-14T22:14:20.000Z", "converged", "8", "1"}));
 
   // Without entity reports: names and capacity are NULL, utilisation too.
   ASSERT_OK(store_->WriteRound(id_, MakeRound(2, {{0, 1.0}})));
-  EXPECT_EQ(Scalar(*store_, "SELECT coalesce(resource_name, 'NULL') || coalesce(capacity, 'NULL')"
-                            " || coalesce(utilisation, 'NULL') || allocated"
-                            " FROM resource_utilisation WHERE round = 2 AND resource = 0"),
+  EXPECT_EQ(Scalar(*store_,
+                   "SELECT coalesce(resource_name, 'NULL') || coalesce(capacity, 'NULL')"
+                   " || coalesce(utilisation, 'NULL') || allocated"
+                   " FROM resource_utilisation WHERE round = 2 AND resource = 0"),
             "NULLNULLNULL1.0");
 }
 
@@ -661,8 +679,10 @@ TEST(StoreQuery, ReadOnlyStoreRefusesWrites) {
   }
   ASSERT_OK_AND_ASSIGN(auto store, Store::Open(path, /*read_only=*/true));
   EXPECT_EQ(store->schema_version(), Store::LatestSchemaVersion());
-  for (const char* sql : {"DELETE FROM rounds", "INSERT INTO deployments (name) VALUES ('x')",
-                          "DROP VIEW round_summary", "CREATE TEMP TABLE t (x)",
+  for (const char* sql : {"DELETE FROM rounds",
+                          "INSERT INTO deployments (name) VALUES ('x')",
+                          "DROP VIEW round_summary",
+                          "CREATE TEMP TABLE t (x)",
                           "PRAGMA user_version = 99"}) {
     auto result = store->Query(sql);
     EXPECT_FALSE(result.ok()) << sql;
@@ -775,6 +795,33 @@ TEST(StoreFiles, Sqlite3ShellReadsTheDatabase) {
   EXPECT_EQ(output, "0:0.75\n1:0.3\n");
 }
 
+// Another connection holding the write lock: the write fails after the busy timeout with
+// kUnavailable naming the file, readers are not blocked, and the write succeeds afterwards.
+TEST(StoreFiles, WriteWhileAnotherConnectionWritesIsUnavailableAndReadersAreNotBlocked) {
+  TempDir dir;
+  const std::string path = dir.File("locked.db");
+  ASSERT_OK_AND_ASSIGN(auto store, Store::Open(path));
+  ASSERT_OK_AND_ASSIGN(const std::int64_t id, store->UpsertDeployment(MakeDeployment("alpha")));
+  ASSERT_OK(store->WriteVariables(id, MakeTwoByTwo()));
+  ASSERT_OK(store->WriteRound(id, MakeRound(0, {{0, 1.0}})));
+
+  auto other = sqlite::Database::Open(path, SQLITE_OPEN_READWRITE);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  ASSERT_OK(other.value()->Exec("BEGIN IMMEDIATE; DELETE FROM metrics", "holding the lock"));
+  store->SetBusyTimeout(0.05);
+  const Status status = store->WriteRound(id, MakeRound(1, {{0, 2.0}}));
+  EXPECT_EQ(status.code(), StatusCode::kUnavailable);
+  EXPECT_NE(status.message().find(path), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("locked"), std::string::npos) << status.message();
+  {
+    ASSERT_OK_AND_ASSIGN(auto reader, Store::Open(path, /*read_only=*/true));
+    EXPECT_EQ(Scalar(*reader, "SELECT count(*) FROM metrics"), "2");  // the last commit
+  }
+  ASSERT_OK(other.value()->Exec("ROLLBACK", "releasing the lock"));
+  ASSERT_OK(store->WriteRound(id, MakeRound(1, {{0, 2.0}})));
+  EXPECT_EQ(Scalar(*store, "SELECT max(round) FROM rounds"), "1");
+}
+
 // A process killed in the middle of WriteRound leaves either the whole round or none of it.
 TEST(StoreFiles, ProcessKilledDuringWriteRoundLeavesAWholeRoundOrNone) {
   TempDir dir;
@@ -819,7 +866,8 @@ TEST(StoreFiles, ProcessKilledDuringWriteRoundLeavesAWholeRoundOrNone) {
   const int entries = CountRows(*store, "allocations", 1);
   const int metrics = CountRows(*store, "metrics", 1);
   std::printf("[          ] child %s; round 1 has %d rounds rows, %d allocation rows\n",
-              WIFSIGNALED(wait_status) ? "killed mid-write" : "finished before the kill", rounds,
+              WIFSIGNALED(wait_status) ? "killed mid-write" : "finished before the kill",
+              rounds,
               entries);
   if (rounds == 0) {
     EXPECT_EQ(entries, 0);
@@ -865,10 +913,15 @@ TEST(StoreThroughput, WritesAMillionEntryAllocation) {
   ASSERT_EQ(last.values.size(), static_cast<std::size_t>(n));
   EXPECT_NEAR(last.values[12345], 0.5 + 12345 % 97, kValueTolerance);
 
-  std::printf("[          ] 1M-entry allocation: WriteRound %.2f s = %.0f rows/s;"
-              " catalogue %.2f s = %.0f rows/s; LoadLastRound %.2f s = %.0f rows/s\n",
-              round_seconds, n / round_seconds, catalogue_seconds, n / catalogue_seconds,
-              load_seconds, n / load_seconds);
+  std::printf(
+      "[          ] 1M-entry allocation: WriteRound %.2f s = %.0f rows/s;"
+      " catalogue %.2f s = %.0f rows/s; LoadLastRound %.2f s = %.0f rows/s\n",
+      round_seconds,
+      n / round_seconds,
+      catalogue_seconds,
+      n / catalogue_seconds,
+      load_seconds,
+      n / load_seconds);
   RecordProperty("allocation_rows_per_second", static_cast<int>(n / round_seconds));
 }
 
