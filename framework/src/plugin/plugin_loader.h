@@ -1,10 +1,12 @@
 // Loading domain plugins (shared objects) with Boost.DLL: the only code that includes it.
 //
 //   PluginRegistry registry;
-//   registry.Add("build/plugins").Update(...);       // a directory or one .so file
-//   Result<PluginInstance> plugin = registry.Create("cluster_scheduling");
-//   Status s = CallPlugin("Configure", *plugin, [&] { return (*plugin)->Configure(settings, ctx);
-//   });
+//   Status found = registry.Add(config.plugin_paths);  // directories or .so files; failures
+//                                                      // are kept in registry.rejected()
+//   Result<PluginInstance> created = registry.Create(config.plugin);
+//   if (!created.ok()) return created.status();
+//   PluginInstance plugin = std::move(created.value());
+//   Status s = CallPlugin("Configure", plugin, [&] { return plugin->Configure(settings, ctx); });
 //
 // A library is opened with RTLD_NOW | RTLD_LOCAL (every undefined symbol is resolved at load
 // time, so a plugin built against a different dede_core fails here instead of aborting the
