@@ -1,44 +1,196 @@
-// dede: command-line entry point.
-//   dede solve [--resources R --demands D --entries-per-demand K --seed S --threads T]
-//     solves the bundled synthetic transport LP with ADMM and with the exact LP and prints both
-//     summaries side by side (the main job until YAML deployments land).
+// dede: the command-line entry point.
+//
+//   dede run CONFIG        run a deployment: rounds on a timer, history in SQLite, resumable
+//   dede solve CONFIG      one round, nothing written; prints the summary and the metrics
+//   dede validate CONFIG   check the file, load the plugin, check its settings and problem
+//   dede query DB SQL      read-only SQL over a deployment database (table, csv or json)
+//   dede plugins           list the plugins found and their versions
+//   dede options           the option reference (Markdown)
+//   dede example           the synthetic transport LP solved with ADMM and exactly
+//
+// Exit codes: 0 success; 1 usage error; 2 invalid input (configuration, plugin, database);
+// 3 the run failed (solver or plugin failure at run time).
+#include <unistd.h>
+
 #include <cstdio>
-#include <thread>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "config/deployment.h"
 #include "dede/solver.h"
+#include "options_doc.h"
+#include "plugin/plugin_loader.h"
+#include "query.h"
+#include "runtime/runner.h"
+#include "store/store.h"
 #include "synthetic.h"
 
-int main(int argc, char** argv) {
-  CLI::App app{"dede: decouple-and-decompose resource allocation"};
-  app.set_version_flag("--version", DEDE_VERSION);
-  app.require_subcommand(1);
+namespace {
 
-  dede::tools::SyntheticSpec spec;
-  spec.resources = 200;
-  spec.demands = 2000;
-  spec.entries_per_demand = 20;
-  int threads = 0;
-  bool verbose = false;
-  bool skip_exact = false;
-  double time_limit = 60;
-  auto* solve = app.add_subcommand("solve", "solve the bundled example with ADMM and exactly");
-  solve->add_option("--resources", spec.resources, "resources (rows)")->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  solve->add_option("--demands", spec.demands, "demands (columns)")->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  solve->add_option("--entries-per-demand", spec.entries_per_demand, "entries per column")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  solve->add_option("--seed", spec.seed, "generator seed")->capture_default_str();
-  solve->add_option("--threads", threads, "worker threads (0: all)")->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  solve->add_option("--time-limit", time_limit, "seconds per solver")->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  solve->add_flag("--verbose", verbose, "print the residual trace");
-  solve->add_flag("--no-exact", skip_exact, "skip the exact LP");
-  CLI11_PARSE(app, argc, argv);
+namespace fs = std::filesystem;
+using dede::Status;
 
+constexpr int kExitUsage = 1;
+constexpr int kExitInvalidInput = 2;
+constexpr int kExitRunFailed = 3;
+
+int Fail(const Status& status, int code) {
+  std::cerr << "dede: " << status.message() << "\n";
+  return code;
+}
+
+fs::path ExecutableDir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : exe.parent_path();
+}
+
+// Where plugins are looked for, in order: the deployment's plugin.paths, $DEDE_PLUGIN_PATH
+// (colon-separated), --path options, the build tree (<build>/plugins next to <build>/tools),
+// and an installed layout (<prefix>/lib/dede/plugins).
+std::vector<std::string> PluginSearchPath(const std::vector<std::string>& first) {
+  std::vector<std::string> paths = first;
+  if (const char* env = std::getenv("DEDE_PLUGIN_PATH")) {
+    std::stringstream in(env);
+    std::string item;
+    while (std::getline(in, item, ':'))
+      if (!item.empty()) paths.push_back(item);
+  }
+  const fs::path exe_dir = ExecutableDir();
+  for (const fs::path& candidate : {exe_dir / ".." / ".." / "plugins", exe_dir / ".." / "lib" / "dede" / "plugins"}) {
+    std::error_code ec;
+    if (fs::is_directory(candidate, ec)) paths.push_back(fs::weakly_canonical(candidate).string());
+  }
+  return paths;
+}
+
+// Loads every plugin on the path; a broken library elsewhere on the path does not stop the
+// one we need, but its rejection is shown if the plugin is then not found.
+void LoadPlugins(const std::vector<std::string>& paths, dede::internal::PluginRegistry* registry) {
+  for (const std::string& path : paths) (void)registry->Add(path);
+}
+
+std::string Rejections(const dede::internal::PluginRegistry& registry) {
+  std::string text;
+  for (const auto& r : registry.rejected()) text += "\n  rejected " + r.path + ": " + r.status.message();
+  return text;
+}
+
+struct Loaded {
+  dede::internal::DeploymentConfig config;
+  dede::internal::PluginRegistry registry;
+  dede::internal::PluginInstance plugin;
+  std::string plugin_version;
+};
+
+// Config + plugin instance, or the exit code of the failure.
+int LoadDeploymentAndPlugin(const std::string& file, Loaded* out) {
+  auto config = dede::internal::LoadDeployment(file);
+  if (!config.ok()) return Fail(config.status(), kExitInvalidInput);
+  out->config = std::move(config.value());
+  LoadPlugins(PluginSearchPath(out->config.plugin_paths), &out->registry);
+  auto plugin = out->registry.Create(out->config.plugin);
+  if (!plugin.ok()) {
+    return Fail(Status(plugin.status().code(),
+                       file + ": plugin.name = '" + out->config.plugin + "': " +
+                           plugin.status().message() + Rejections(out->registry)),
+                kExitInvalidInput);
+  }
+  out->plugin_version = dede::internal::InfoOf(plugin.value()).version;
+  out->plugin = std::move(plugin.value());
+  return 0;
+}
+
+int RunCommand(const std::string& file, bool verbose, int rounds) {
+  Loaded loaded;
+  if (int code = LoadDeploymentAndPlugin(file, &loaded); code != 0) return code;
+  auto store = dede::internal::Store::Open(loaded.config.database);
+  if (!store.ok()) return Fail(store.status(), kExitInvalidInput);
+  dede::internal::RunnerOptions options;
+  options.verbose = verbose;
+  options.max_rounds = rounds;
+  dede::internal::Runner runner(loaded.config, loaded.plugin.get(), loaded.plugin_version,
+                                store.value().get(), options);
+  if (Status s = runner.Setup(); !s.ok()) return Fail(s, kExitInvalidInput);
+  std::cout << "deployment '" << loaded.config.name << "': plugin " << loaded.config.plugin << " "
+            << loaded.plugin_version << ", " << runner.problem().num_variables()
+            << " variables, database " << loaded.config.database << "\n";
+  auto summary = runner.Run();
+  if (!summary.ok()) return Fail(summary.status(), kExitRunFailed);
+  std::cout << "stopped: " << summary->stop_reason << " (" << summary->rounds_run
+            << " rounds run, last committed round " << summary->last_round << ")\n";
+  return 0;
+}
+
+int SolveCommand(const std::string& file, bool verbose, int round) {
+  Loaded loaded;
+  if (int code = LoadDeploymentAndPlugin(file, &loaded); code != 0) return code;
+  dede::internal::RunnerOptions options;
+  options.verbose = verbose;
+  options.persist = false;
+  dede::internal::Runner runner(loaded.config, loaded.plugin.get(), loaded.plugin_version,
+                                nullptr, options);
+  if (Status s = runner.Setup(); !s.ok()) return Fail(s, kExitInvalidInput);
+  // Plugins derive a round's data from its number alone, so any round can be solved directly.
+  runner.set_next_round(round);
+  dede::internal::RoundOutcome outcome;
+  if (Status s = runner.RunRound({}, &outcome); !s.ok()) return Fail(s, kExitRunFailed);
+  if (outcome.finished) {
+    std::cerr << "dede: plugin has no data for round " << round << "\n";
+    return kExitRunFailed;
+  }
+  const dede::SolveSummary& summary = outcome.summary;
+  std::cout << (verbose ? summary.FullReport() : summary.BriefReport() + "\n" + summary.message + "\n");
+  int nonzero = 0;
+  for (double v : outcome.allocation.values) nonzero += v != 0.0;
+  std::cout << "allocation: " << nonzero << " non-zero of " << outcome.allocation.values.size()
+            << " variables\n";
+  for (const dede::Metric& m : outcome.report.metrics) std::cout << "  " << m.name << " = " << m.value << "\n";
+  return summary.IsSolutionUsable() ? 0 : kExitRunFailed;
+}
+
+int ValidateCommand(const std::string& file) {
+  Loaded loaded;
+  if (int code = LoadDeploymentAndPlugin(file, &loaded); code != 0) return code;
+  dede::internal::RunnerOptions options;
+  options.persist = false;
+  dede::internal::Runner runner(loaded.config, loaded.plugin.get(), loaded.plugin_version,
+                                nullptr, options);
+  if (Status s = runner.Setup(); !s.ok()) return Fail(s, kExitInvalidInput);
+  std::cout << file << ": ok (deployment '" << loaded.config.name << "', plugin "
+            << loaded.config.plugin << " " << loaded.plugin_version << ", "
+            << runner.problem().num_resources() << " resources, "
+            << runner.problem().num_demands() << " demands, "
+            << runner.problem().num_variables() << " variables, "
+            << runner.problem().num_constraints() << " constraints)\n";
+  return 0;
+}
+
+int PluginsCommand(const std::vector<std::string>& extra) {
+  dede::internal::PluginRegistry registry;
+  const std::vector<std::string> paths = PluginSearchPath(extra);
+  LoadPlugins(paths, &registry);
+  std::cout << "search path:";
+  for (const std::string& p : paths) std::cout << " " << p;
+  std::cout << "\nhost toolchain " << dede::internal::HostToolchain() << ", plugin ABI "
+            << dede::kPluginAbiVersion << "\n";
+  for (const auto& info : registry.plugins()) {
+    std::cout << "  " << info.name << " " << info.version << "  (" << info.path << ")\n";
+  }
+  for (const auto& r : registry.rejected()) {
+    std::cout << "  rejected " << r.path << ": " << r.status.message() << "\n";
+  }
+  return registry.rejected().empty() ? 0 : kExitInvalidInput;
+}
+
+int ExampleCommand(const dede::tools::SyntheticSpec& spec, int threads, double time_limit,
+                   bool verbose) {
   const auto problem = dede::tools::MakeTransportLp(spec);
   std::printf("example: transport LP, %d resources x %d demands, %d entries\n", spec.resources,
               spec.demands, problem->num_variables());
@@ -51,18 +203,88 @@ int main(int argc, char** argv) {
   dede::SolveSummary admm;
   solver.Solve(&allocation, &admm);
   std::printf("%s\n", verbose ? admm.FullReport().c_str() : admm.BriefReport().c_str());
-  int status = admm.IsSolutionUsable() ? 0 : 2;
-  if (!skip_exact) {
-    dede::ExactOptions exact_options;
-    exact_options.time_limit_seconds = time_limit;
-    dede::Allocation exact_allocation;
-    dede::SolveSummary exact;
-    dede::SolveExact(*problem, exact_options, &exact_allocation, &exact);
-    std::printf("%s\n", exact.BriefReport().c_str());
-    if (exact.termination == dede::Termination::kConverged && exact.objective != 0) {
-      std::printf("admm objective / exact objective = %.6f\n", admm.objective / exact.objective);
-    }
+  dede::ExactOptions exact_options;
+  exact_options.time_limit_seconds = time_limit;
+  dede::Allocation exact_allocation;
+  dede::SolveSummary exact;
+  dede::SolveExact(*problem, exact_options, &exact_allocation, &exact);
+  std::printf("%s\n", exact.BriefReport().c_str());
+  if (exact.termination == dede::Termination::kConverged && exact.objective != 0) {
+    std::printf("admm objective / exact objective = %.6f\n", admm.objective / exact.objective);
   }
-  if (status != 0) std::fprintf(stderr, "dede: %s\n", admm.message.c_str());
-  return status;
+  return admm.IsSolutionUsable() ? 0 : kExitRunFailed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"dede: decouple-and-decompose resource allocation"};
+  app.set_version_flag("--version", DEDE_VERSION);
+  app.require_subcommand(1);
+
+  std::string config_file, db_path, sql, format = "table";
+  bool verbose = false;
+  int rounds = -1, round = 0, threads = 0;
+  double time_limit = 60;
+  std::vector<std::string> plugin_paths;
+  dede::tools::SyntheticSpec spec;
+  spec.resources = 200;
+  spec.demands = 2000;
+  spec.entries_per_demand = 20;
+
+  auto* run = app.add_subcommand("run", "run a deployment (rounds on a timer, history in SQLite)");
+  run->add_option("config", config_file, "deployment YAML file")->required()->check(CLI::ExistingFile);
+  run->add_flag("--verbose", verbose, "print each round's residual trace");
+  run->add_option("--rounds", rounds, "stop after this many rounds of this run")->check(CLI::NonNegativeNumber);
+
+  auto* solve = app.add_subcommand("solve", "solve one round and print its summary; writes nothing");
+  solve->add_option("config", config_file, "deployment YAML file")->required()->check(CLI::ExistingFile);
+  solve->add_option("--round", round, "round to solve (the plugin's data for it)")->check(CLI::NonNegativeNumber);
+  solve->add_flag("--verbose", verbose, "print the residual trace");
+
+  auto* validate = app.add_subcommand("validate", "check a deployment file, its plugin and settings");
+  validate->add_option("config", config_file, "deployment YAML file")->required()->check(CLI::ExistingFile);
+
+  auto* query = app.add_subcommand("query", "run read-only SQL on a deployment database");
+  query->add_option("db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
+  query->add_option("sql", sql, "SQL statement")->required();
+  query->add_option("--format", format, "table, csv or json")
+      ->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
+
+  auto* plugins = app.add_subcommand("plugins", "list the plugins found and their versions");
+  plugins->add_option("--path", plugin_paths, "extra plugin directory or .so file");
+
+  auto* options = app.add_subcommand("options", "print the deployment option reference (Markdown)");
+
+  auto* example = app.add_subcommand("example", "solve a synthetic transport LP with ADMM and exactly");
+  example->add_option("--resources", spec.resources, "resources")->check(CLI::PositiveNumber)->capture_default_str();
+  example->add_option("--demands", spec.demands, "demands")->check(CLI::PositiveNumber)->capture_default_str();
+  example->add_option("--entries-per-demand", spec.entries_per_demand, "entries per demand")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  example->add_option("--seed", spec.seed, "generator seed")->capture_default_str();
+  example->add_option("--threads", threads, "threads (0: all)")->check(CLI::NonNegativeNumber);
+  example->add_option("--time-limit", time_limit, "seconds per solver")->check(CLI::PositiveNumber);
+  example->add_flag("--verbose", verbose, "print the residual trace");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kExitUsage;
+  }
+
+  if (run->parsed()) return RunCommand(config_file, verbose, rounds);
+  if (solve->parsed()) return SolveCommand(config_file, verbose, round);
+  if (validate->parsed()) return ValidateCommand(config_file);
+  if (query->parsed()) {
+    Status s = dede::tools::RunQuery(db_path, sql, format, std::cout);
+    return s.ok() ? 0 : Fail(s, kExitInvalidInput);
+  }
+  if (plugins->parsed()) return PluginsCommand(plugin_paths);
+  if (options->parsed()) {
+    std::cout << dede::tools::OptionsReference();
+    return 0;
+  }
+  if (example->parsed()) return ExampleCommand(spec, threads, time_limit, verbose);
+  return kExitUsage;
 }

@@ -61,6 +61,8 @@ class Runner {
   // variables, and restore the last committed round (round counter and warm start).
   Status Setup();
   int next_round() const { return next_round_; }
+  // `dede solve --round N`: solve another round than the next one (nothing is persisted).
+  void set_next_round(int round) { next_round_ = round; }
   const Problem& problem() const { return *problem_; }
 
   // One round, synchronously. Persists it unless options.persist is false.

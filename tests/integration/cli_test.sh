@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The CLI end to end: validate, run (YAML -> rounds -> SQLite rows), query in three formats,
+# solve, plugins, options, and the exit codes and messages of bad input.
+# Usage: cli_test.sh <dede binary> <plugin dir> <source dir>
+set -euo pipefail
+dede=$1
+plugins=$2
+src=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "cli_test: $*"; exit 1; }
+
+sed -e "s|database: dede-dev.db|database: $work/dev.db|" -e "s|interval_seconds: 2|interval_seconds: 0.05|" \
+    "$src/configs/dev.yaml" > "$work/dev.yaml"
+export DEDE_PLUGIN_PATH=$plugins
+
+out=$("$dede" validate "$work/dev.yaml") || fail "validate exit"
+grep -q ": ok (deployment 'dev-transport'" <<< "$out" || fail "validate: $out"
+"$dede" run "$work/dev.yaml" --rounds 3 > "$work/run.log" || { cat "$work/run.log"; fail "run"; }
+grep -q "round 2  converged" "$work/run.log" || { cat "$work/run.log"; fail "no round 2 line"; }
+[ "$("$dede" query "$work/dev.db" "SELECT count(*) AS n FROM rounds" --format csv | tail -1 | tr -d "\r")" = 3 ] || fail "3 rounds expected"
+out=$("$dede" query "$work/dev.db" "SELECT round, termination FROM rounds ORDER BY round" --format json)
+grep -q '"termination": *"converged"' <<< "$out" || fail "json: $out"
+"$dede" query "$work/dev.db" "SELECT * FROM demand_allocation LIMIT 3" > /dev/null || fail "demand_allocation view"
+"$dede" query "$work/dev.db" "SELECT * FROM resource_utilisation LIMIT 3" > /dev/null || fail "resource_utilisation view"
+[ "$(sqlite3 "$work/dev.db" "SELECT count(*) FROM metrics WHERE name = 'satisfied'")" = 3 ] || fail "metrics rows"
+# Read-only: a write through `dede query` is refused and changes nothing.
+if "$dede" query "$work/dev.db" "DELETE FROM rounds" 2> "$work/q.err"; then fail "query allowed a write"; fi
+[ "$(sqlite3 "$work/dev.db" "SELECT count(*) FROM rounds")" = 3 ] || fail "rows lost"
+# A second run resumes at round 3.
+out=$("$dede" run "$work/dev.yaml" --rounds 1) || fail "second run"
+grep -q "^round 3  " <<< "$out" || fail "resume at round 3: $out"
+out=$("$dede" solve "$work/dev.yaml" --round 5) || fail "solve exit: $out"
+grep -q "satisfied" <<< "$out" || fail "solve: $out"
+out=$("$dede" plugins) || fail "plugins exit: $out"
+grep -q "transport 0.1.0" <<< "$out" || fail "plugins: $out"
+out=$("$dede" options) || fail "options exit"
+grep -q "solver.admm.rho" <<< "$out" || fail "options"
+
+# Bad input: exit code 2 and a message naming the file, the key and the value.
+cp "$work/dev.yaml" "$work/bad.yaml"
+sed -i 's/    resources: 50/    resources: -5/' "$work/bad.yaml"
+set +e
+"$dede" validate "$work/bad.yaml" 2> "$work/bad.err"; code=$?
+set -e
+[ $code -eq 2 ] || fail "bad plugin setting: exit $code"
+grep -q "bad.yaml" "$work/bad.err" && grep -q "resources" "$work/bad.err" && grep -q -- "-5" "$work/bad.err" || { cat "$work/bad.err"; fail "bad setting message"; }
+sed -e 's/name: transport/name: no_such_plugin/' "$work/dev.yaml" > "$work/noplugin.yaml"
+set +e
+"$dede" validate "$work/noplugin.yaml" 2> "$work/np.err"; code=$?
+set -e
+[ $code -eq 2 ] && grep -q "no_such_plugin" "$work/np.err" || { cat "$work/np.err"; fail "unknown plugin"; }
+printf 'deployment: {name: x}\nplugin: {name: transport}\nstorage: {database: x.db}\nsolver: {admm: {rho: -1}}\n' > "$work/rho.yaml"
+set +e
+"$dede" validate "$work/rho.yaml" 2> "$work/rho.err"; code=$?
+set -e
+[ $code -eq 2 ] && grep -q "rho.yaml:4" "$work/rho.err" && grep -q "rho" "$work/rho.err" || { cat "$work/rho.err"; fail "bad rho"; }
+echo "cli test passed"
