@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian 12 machine, builds dede with warnings as errors, runs the test suite.
+# Sets up a fresh Debian 12 machine, builds dede with warnings as errors, runs the test suite,
+# then builds the example plugin out of tree against an installed SDK and loads it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
 cmake --workflow --preset ci
+DEDE_CLI_PLUGINS="build/ci/tools/dede/dede plugins --path" bash tools/ci/out_of_tree_plugin.sh build/ci
