@@ -24,14 +24,22 @@ enum class Type { kDouble, kInt, kUint64, kBool, kString, kChoice, kPathList, kM
 
 const char* TypeName(Type type) {
   switch (type) {
-    case Type::kDouble: return "double";
-    case Type::kInt: return "int";
-    case Type::kUint64: return "uint64";
-    case Type::kBool: return "bool";
-    case Type::kString: return "string";
-    case Type::kChoice: return "choice";
-    case Type::kPathList: return "list";
-    case Type::kMap: return "map";
+    case Type::kDouble:
+      return "double";
+    case Type::kInt:
+      return "int";
+    case Type::kUint64:
+      return "uint64";
+    case Type::kBool:
+      return "bool";
+    case Type::kString:
+      return "string";
+    case Type::kChoice:
+      return "choice";
+    case Type::kPathList:
+      return "list";
+    case Type::kMap:
+      return "map";
   }
   return "?";
 }
@@ -102,11 +110,11 @@ std::string Violation(const std::string& path, double value, const Bounds& b) {
 // Everything one option needs: its public description plus how to read and print it.
 struct Spec {
   OptionInfo info;
-  Type type = Type::kString;
-  Bounds bounds;
   // Reads the present value of the key, `parent.Find(leaf)`, into *config. Null values reach
   // this only for list and map options (an empty value means empty).
-  std::function<Status(const ConfigNode& parent, const std::string& leaf, const std::string& dir,
+  std::function<Status(const ConfigNode& parent,
+                       const std::string& leaf,
+                       const std::string& dir,
                        DeploymentConfig* config)>
       read;
   std::function<std::string(const DeploymentConfig&)> format;
@@ -131,12 +139,10 @@ Spec MakeSpec(std::string key, Type type, std::string description, bool reloadab
   spec.info.type = TypeName(type);
   spec.info.description = std::move(description);
   spec.info.reloadable = reloadable;
-  spec.type = type;
   return spec;
 }
 
 void SetBounds(Spec* spec, const Bounds& bounds, bool checked_by_options) {
-  spec->bounds = bounds;
   spec->info.min = bounds.min;
   spec->info.max = bounds.max;
   spec->info.min_exclusive = bounds.min_exclusive;
@@ -148,7 +154,11 @@ void SetBounds(Spec* spec, const Bounds& bounds, bool checked_by_options) {
 // `Get` is a generic lambda `[](auto& c) -> auto& { return c.field; }`, so one accessor serves
 // both reading (const) and writing.
 template <typename Get>
-Spec Double(std::string key, Get get, Bounds bounds, std::string description, bool reloadable,
+Spec Double(std::string key,
+            Get get,
+            Bounds bounds,
+            std::string description,
+            bool reloadable,
             bool checked_by_options = false) {
   Spec spec = MakeSpec(std::move(key), Type::kDouble, std::move(description), reloadable);
   SetBounds(&spec, bounds, checked_by_options);
@@ -171,7 +181,11 @@ Spec Double(std::string key, Get get, Bounds bounds, std::string description, bo
 }
 
 template <typename Get>
-Spec Int(std::string key, Get get, Bounds bounds, std::string description, bool reloadable,
+Spec Int(std::string key,
+         Get get,
+         Bounds bounds,
+         std::string description,
+         bool reloadable,
          bool checked_by_options = false) {
   Spec spec = MakeSpec(std::move(key), Type::kInt, std::move(description), reloadable);
   SetBounds(&spec, bounds, checked_by_options);
@@ -240,7 +254,11 @@ Spec Bool(std::string key, Get get, std::string description, bool reloadable) {
 
 // A non-empty string. `resolve`: a path, made absolute against the file's directory.
 template <typename Get>
-Spec String(std::string key, Get get, bool required, bool resolve, std::string description,
+Spec String(std::string key,
+            Get get,
+            bool required,
+            bool resolve,
+            std::string description,
             bool reloadable) {
   Spec spec = MakeSpec(std::move(key), Type::kString, std::move(description), reloadable);
   spec.info.required = required;
@@ -271,8 +289,11 @@ Spec String(std::string key, Get get, bool required, bool resolve, std::string d
 }
 
 template <typename Enum, typename Get>
-Spec Choice(std::string key, Get get, std::vector<std::pair<std::string, Enum>> names,
-            std::string description, bool reloadable) {
+Spec Choice(std::string key,
+            Get get,
+            std::vector<std::pair<std::string, Enum>> names,
+            std::string description,
+            bool reloadable) {
   Spec spec = MakeSpec(std::move(key), Type::kChoice, std::move(description), reloadable);
   for (const auto& [name, value] : names) spec.info.choices.push_back(name);
   spec.info.bounds = Join(spec.info.choices, "|");
@@ -298,8 +319,12 @@ Spec Choice(std::string key, Get get, std::vector<std::pair<std::string, Enum>> 
 
 void EmitNode(const ConfigNode& node, YAML::Emitter* out) {
   switch (node.kind()) {
-    case ConfigNode::Kind::kNull: *out << YAML::Null; break;
-    case ConfigNode::Kind::kScalar: *out << node.scalar(); break;
+    case ConfigNode::Kind::kNull:
+      *out << YAML::Null;
+      break;
+    case ConfigNode::Kind::kScalar:
+      *out << node.scalar();
+      break;
     case ConfigNode::Kind::kList:
       *out << YAML::BeginSeq;
       for (const ConfigNode& item : node.items()) EmitNode(item, out);
@@ -345,10 +370,9 @@ Spec PathList(std::string key, std::string description) {
       Result<std::string> text = item.AsString();
       if (!text.ok()) return text.status();
       const std::filesystem::path path(text.value());
-      config->plugin_paths.push_back(
-          (path.is_absolute() ? path : std::filesystem::path(dir) / path)
-              .lexically_normal()
-              .string());
+      config->plugin_paths.push_back((path.is_absolute() ? path : std::filesystem::path(dir) / path)
+                                         .lexically_normal()
+                                         .string());
     }
     return Status::Ok();
   };
@@ -551,9 +575,8 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& Sections() 
   static const auto sections = [] {
     std::vector<std::pair<std::string, std::vector<std::string>>> out;
     auto add = [&out](const std::string& section, const std::string& child) {
-      auto it = std::find_if(out.begin(), out.end(), [&](const auto& s) {
-        return s.first == section;
-      });
+      auto it =
+          std::find_if(out.begin(), out.end(), [&](const auto& s) { return s.first == section; });
       if (it == out.end()) {
         out.emplace_back(section, std::vector<std::string>{});
         it = std::prev(out.end());
@@ -592,11 +615,11 @@ void CheckStructure(const ConfigNode& node, std::vector<Problem>* problems) {
   const std::vector<std::string>* allowed = AllowedKeys(node.path());
   if (allowed == nullptr || node.IsNull()) return;
   if (!node.IsMap()) {
-    problems->push_back(
-        {node.line(),
-         node.Where() + ": " + (node.path().empty() ? "the deployment" : node.path()) +
-             (node.IsScalar() ? " = '" + node.scalar() + "'" : std::string()) +
-             ": expected a map with keys " + Join(*allowed, ", ")});
+    problems->push_back({node.line(),
+                         node.Where() + ": " +
+                             (node.path().empty() ? "the deployment" : node.path()) +
+                             (node.IsScalar() ? " = '" + node.scalar() + "'" : std::string()) +
+                             ": expected a map with keys " + Join(*allowed, ", ")});
     return;
   }
   for (const auto& [key, value] : node.entries()) {
@@ -614,8 +637,10 @@ void CheckStructure(const ConfigNode& node, std::vector<Problem>* problems) {
 
 // Walks the sections of `key` from `root`. Returns the parent map of the leaf, or nullptr if a
 // section is absent, empty or not a map; *deepest is the last section that exists.
-const ConfigNode* FindParent(const ConfigNode& root, const std::string& key,
-                             const ConfigNode** deepest, const ConfigNode** located) {
+const ConfigNode* FindParent(const ConfigNode& root,
+                             const std::string& key,
+                             const ConfigNode** deepest,
+                             const ConfigNode** located) {
   const std::vector<std::string> parts = Split(key);
   const ConfigNode* node = &root;
   *deepest = node;
@@ -633,8 +658,7 @@ const ConfigNode* FindParent(const ConfigNode& root, const std::string& key,
 
 // "solver.admm" for the deepest existing section of key "solver.admm.rho" (paths of null
 // nodes are empty, so they are rebuilt from the key).
-std::string SectionPath(const std::string& key, const ConfigNode& root,
-                        const ConfigNode* deepest) {
+std::string SectionPath(const std::string& key, const ConfigNode& root, const ConfigNode* deepest) {
   if (deepest == &root) return "";
   const std::vector<std::string> parts = Split(key);
   const ConfigNode* node = &root;
@@ -690,8 +714,7 @@ Result<DeploymentConfig> LoadDeployment(const std::string& path) {
   {
     const ConfigNode* plugin = root.Find("plugin");
     const ConfigNode& at = plugin != nullptr && plugin->line() > 0 ? *plugin : root;
-    config.plugin_settings =
-        ConfigNode::Map(path, at.line(), at.column(), "plugin.settings");
+    config.plugin_settings = ConfigNode::Map(path, at.line(), at.column(), "plugin.settings");
   }
 
   for (const Spec& spec : Specs()) {
@@ -720,7 +743,8 @@ Result<DeploymentConfig> LoadDeployment(const std::string& path) {
 
   std::string why;
   if (!config.admm.IsValid(&why)) {
-    // "AdmmOptions::relaxation = 2.5. Violated constraint: ..." -> report at solver.admm.relaxation.
+    // "AdmmOptions::relaxation = 2.5. Violated constraint: ..." -> report at
+    // solver.admm.relaxation.
     const std::string prefix = "AdmmOptions::";
     std::string field;
     if (why.rfind(prefix, 0) == 0) {

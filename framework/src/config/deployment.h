@@ -49,12 +49,12 @@ struct OptionInfo {
   std::string description;
   bool reloadable = false;  // can change without rebuilding the solver
   // Machine-readable form of `bounds`, for validation and tests.
-  bool required = false;              // no default: the key must be present
-  std::vector<std::string> choices;   // type "choice": the allowed values
+  bool required = false;                                  // no default: the key must be present
+  std::vector<std::string> choices;                       // type "choice": the allowed values
   double min = -std::numeric_limits<double>::infinity();  // numeric types
   double max = std::numeric_limits<double>::infinity();
-  bool min_exclusive = false;         // value > min instead of >= min
-  bool max_exclusive = false;         // value < max instead of <= max (with max = inf: finite)
+  bool min_exclusive = false;  // value > min instead of >= min
+  bool max_exclusive = false;  // value < max instead of <= max (with max = inf: finite)
   // Bounds of solver.admm.* are enforced by AdmmOptions::IsValid (the solver's own check),
   // whose message is reported at the offending key; the registry only documents them. Every
   // other entry's bounds are enforced by the registry.

@@ -41,7 +41,9 @@ class Converter {
 
   // `mark` is where the node is reported: for the value of a map entry, the position of its
   // key, because that is the line a user looks for ("rho: abc" is found by "rho").
-  Status Convert(const YAML::Node& node, const YAML::Mark& mark, const std::string& path,
+  Status Convert(const YAML::Node& node,
+                 const YAML::Mark& mark,
+                 const std::string& path,
                  ConfigNode* out) const {
     const int line = OneBased(mark.line);
     const int column = OneBased(mark.column);
@@ -141,8 +143,7 @@ Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& f
     // level" points at the start of the file rather than at its first key.
     YAML::Mark mark = documents[0].Mark();
     if (documents[0].IsMap()) mark.line = mark.column = 0;
-    if (Status status = Converter(file_name).Convert(documents[0], mark, "", &root);
-        !status.ok()) {
+    if (Status status = Converter(file_name).Convert(documents[0], mark, "", &root); !status.ok()) {
       return status;
     }
   } catch (const YAML::Exception& e) {

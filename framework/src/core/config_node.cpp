@@ -36,10 +36,14 @@ std::string FormatNumber(double value) {
 
 const char* KindName(ConfigNode::Kind kind) {
   switch (kind) {
-    case ConfigNode::Kind::kNull: return "an empty value";
-    case ConfigNode::Kind::kScalar: return "a scalar";
-    case ConfigNode::Kind::kList: return "a list";
-    case ConfigNode::Kind::kMap: return "a map";
+    case ConfigNode::Kind::kNull:
+      return "an empty value";
+    case ConfigNode::Kind::kScalar:
+      return "a scalar";
+    case ConfigNode::Kind::kList:
+      return "a list";
+    case ConfigNode::Kind::kMap:
+      return "a map";
   }
   return "an unknown node";
 }
@@ -84,8 +88,8 @@ bool ParseDouble(std::string_view text, double* out, bool* out_of_range) {
 
 }  // namespace
 
-ConfigNode ConfigNode::Scalar(std::string value, std::string file, int line, int column,
-                              std::string path) {
+ConfigNode ConfigNode::Scalar(
+    std::string value, std::string file, int line, int column, std::string path) {
   ConfigNode node;
   node.kind_ = Kind::kScalar;
   node.scalar_ = std::move(value);
@@ -151,11 +155,11 @@ std::string InMap(const std::string& path) {
 // The error for a node that is not a scalar of the expected type.
 Status WrongType(const ConfigNode& node, const char* expected) {
   if (node.IsScalar()) {
-    return InvalidArgument(node.Where() + ": " + DisplayPath(node.path()) + " = '" +
-                           node.scalar() + "': expected " + expected);
+    return InvalidArgument(node.Where() + ": " + DisplayPath(node.path()) + " = '" + node.scalar() +
+                           "': expected " + expected);
   }
-  return InvalidArgument(node.Where() + ": " + DisplayPath(node.path()) + ": expected " +
-                         expected + ", got " + KindName(node.kind()));
+  return InvalidArgument(node.Where() + ": " + DisplayPath(node.path()) + ": expected " + expected +
+                         ", got " + KindName(node.kind()));
 }
 
 }  // namespace
@@ -285,7 +289,8 @@ Status ConfigNode::Read(const std::string& key, std::string* out) const {
   return Status::Ok();
 }
 
-Status ConfigNode::ReadChoice(const std::string& key, const std::vector<std::string>& choices,
+Status ConfigNode::ReadChoice(const std::string& key,
+                              const std::vector<std::string>& choices,
                               std::string* out) const {
   std::string list;
   for (const std::string& choice : choices) list += (list.empty() ? "" : ", ") + choice;

@@ -1,3 +1,6 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstddef>
 #include <filesystem>
@@ -8,9 +11,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "config/deployment.h"
 #include "dede/config_node.h"
@@ -196,7 +196,8 @@ TEST(ConfigNode, BooleansAcceptTheYamlSpellings) {
   }
   const Result<bool> bad = ConfigNode::Scalar("maybe", "f.yaml", 3, 4, "a.k").AsBool();
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "f.yaml:3:4: a.k = 'maybe': expected a boolean (true or false)");
+  EXPECT_EQ(bad.status().message(),
+            "f.yaml:3:4: a.k = 'maybe': expected a boolean (true or false)");
 }
 
 TEST(ConfigNode, WrongTypeNamesFileLineKeyAndValue) {
@@ -491,9 +492,9 @@ TEST(LoadDeployment, PluginSettingsAreNotValidated) {
 TEST(LoadDeployment, WrongTypeNamesFileLineKeyAndValue) {
   const Result<DeploymentConfig> loaded = LoadDeployment(Fixture("wrong_type.yaml"));
   ASSERT_FALSE(loaded.ok());
-  EXPECT_EQ(loaded.status().message(),
-            Fixture("wrong_type.yaml") +
-                ":6:5: solver.admm.num_threads = 'four': expected an integer");
+  EXPECT_EQ(
+      loaded.status().message(),
+      Fixture("wrong_type.yaml") + ":6:5: solver.admm.num_threads = 'four': expected an integer");
 }
 
 TEST(LoadDeployment, SectionThatIsNotAMapIsAWrongType) {
@@ -532,8 +533,9 @@ TEST(LoadDeployment, CrossFieldAdmmViolationPointsAtTheFieldIsValidNames) {
   const Result<DeploymentConfig> loaded = LoadDeployment(path);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            path + ":7:5: solver.admm.rho_max: AdmmOptions::rho_max = 1. Violated constraint: "
-                   "rho_max >= rho_min");
+            path +
+                ":7:5: solver.admm.rho_max: AdmmOptions::rho_max = 1. Violated constraint: "
+                "rho_max >= rho_min");
   // When the field IsValid names was not written, the message says so and points at the section.
   const std::string defaulted = WriteFile(dir / "e.yaml",
                                           "deployment: {name: t}\n"
@@ -583,8 +585,8 @@ TEST(LoadDeployment, MissingRequiredKeyNamesTheMapAndItsLocation) {
 
 TEST(LoadDeployment, EmptyRequiredStringIsRejected) {
   const fs::path dir = TestDir();
-  const std::string path =
-      WriteFile(dir / "d.yaml", "deployment: {name: ''}\nplugin: {name: p}\nstorage: {database: x}\n");
+  const std::string path = WriteFile(
+      dir / "d.yaml", "deployment: {name: ''}\nplugin: {name: p}\nstorage: {database: x}\n");
   EXPECT_EQ(LoadDeployment(path).status().message(),
             path + ":1:14: deployment.name = '': expected a non-empty string");
 }
@@ -616,8 +618,9 @@ TEST(LoadDeployment, EmptyFileAndNonMapRootAreRejected) {
   const fs::path dir = TestDir();
   const std::string empty = WriteFile(dir / "empty.yaml", "# nothing\n");
   EXPECT_EQ(LoadDeployment(empty).status().message(),
-            empty + ": the file is empty; a deployment needs at least deployment.name, "
-                    "plugin.name and storage.database");
+            empty +
+                ": the file is empty; a deployment needs at least deployment.name, "
+                "plugin.name and storage.database");
   const std::string list = WriteFile(dir / "list.yaml", "- a\n- b\n");
   EXPECT_THAT(LoadDeployment(list).status().message(),
               StartsWith(list + ":1:1: expected a map with keys deployment, plugin,"));
@@ -636,9 +639,11 @@ TEST(LoadDeployment, ReportsEveryProblemInFileOrder) {
             path + ":2:19: unknown key 'colour' in plugin; allowed: name, paths, settings");
   EXPECT_EQ(lines[2], path + ":4:3: solver.kind = 'cplex': expected one of: admm, exact");
   EXPECT_EQ(lines[3],
-            path + ":5:10: solver.admm.max_iterations: AdmmOptions::max_iterations = 0. "
-                   "Violated constraint: max_iterations >= 1");
-  EXPECT_EQ(lines[4], path + ":6:8: stop.max_rounds = -1. Violated constraint: stop.max_rounds >= 0");
+            path +
+                ":5:10: solver.admm.max_iterations: AdmmOptions::max_iterations = 0. "
+                "Violated constraint: max_iterations >= 1");
+  EXPECT_EQ(lines[4],
+            path + ":6:8: stop.max_rounds = -1. Violated constraint: stop.max_rounds >= 0");
 }
 
 TEST(LoadDeployment, EmptyValueOfAKeyIsAnError) {
@@ -653,7 +658,8 @@ TEST(LoadDeployment, EmptyValueOfAKeyIsAnError) {
   const Result<DeploymentConfig> loaded = LoadDeployment(path);
   ASSERT_FALSE(loaded.ok());
   // Empty lists and maps are just empty; an empty number is not.
-  EXPECT_EQ(loaded.status().message(), path + ":5:3: solver.admm.rho has no value: expected a number");
+  EXPECT_EQ(loaded.status().message(),
+            path + ":5:3: solver.admm.rho has no value: expected a number");
 }
 
 TEST(LoadDeployment, RelativePathsResolveAgainstTheFilesDirectory) {
@@ -686,8 +692,9 @@ TEST(LoadDeployment, NonStringPathItemIsRejected) {
                                      "storage: {database: t.db}\n");
   EXPECT_EQ(LoadDeployment(path).status().message(),
             path + ":6:7: plugin.paths[1]: expected a string, got a map");
-  const std::string scalar =
-      WriteFile(dir / "e.yaml", "deployment: {name: t}\nplugin: {name: p, paths: lib}\nstorage: {database: t.db}\n");
+  const std::string scalar = WriteFile(
+      dir / "e.yaml",
+      "deployment: {name: t}\nplugin: {name: p, paths: lib}\nstorage: {database: t.db}\n");
   EXPECT_THAT(LoadDeployment(scalar).status().message(),
               HasSubstr(":2:19: plugin.paths = 'lib': expected a list of paths"));
 }
@@ -757,8 +764,8 @@ TEST(OptionRegistry, HasOneEntryPerOptionsField) {
 
 TEST(OptionRegistry, EntriesAreCompleteAndUnique) {
   std::set<std::string> keys;
-  const std::set<std::string> types = {"double", "int", "uint64", "bool", "string", "choice",
-                                       "map",    "list"};
+  const std::set<std::string> types = {
+      "double", "int", "uint64", "bool", "string", "choice", "map", "list"};
   for (const OptionInfo& option : OptionRegistry()) {
     EXPECT_TRUE(keys.insert(option.key).second) << "duplicate " << option.key;
     EXPECT_TRUE(types.count(option.type)) << option.key << ": " << option.type;
@@ -817,8 +824,8 @@ TEST(OptionRegistry, EveryKeyWritesItsOwnField) {
     ASSERT_FALSE(candidates.empty()) << option.key;
     bool changed = false;
     for (const std::string& value : candidates) {
-      const std::string path = WriteFile(dir / FileName('k', index++),
-                                         NestedYaml(DefaultValues(option.key, value)));
+      const std::string path =
+          WriteFile(dir / FileName('k', index++), NestedYaml(DefaultValues(option.key, value)));
       const Result<DeploymentConfig> loaded = LoadDeployment(path);
       if (!loaded.ok()) continue;
       if (Format(loaded.value(), option.key) == Format(base.value(), option.key)) continue;
@@ -840,8 +847,8 @@ TEST(OptionRegistry, DocumentedBoundsAreEnforced) {
   const fs::path dir = TestDir();
   int index = 0;
   auto load = [&](const std::string& key, const std::string& value) {
-    const std::string path = WriteFile(dir / FileName('b', index++),
-                                       NestedYaml(DefaultValues(key, value)));
+    const std::string path =
+        WriteFile(dir / FileName('b', index++), NestedYaml(DefaultValues(key, value)));
     return LoadDeployment(path);
   };
   auto text = [](const OptionInfo& option, double value) {
