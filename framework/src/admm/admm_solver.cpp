@@ -35,40 +35,6 @@
 
 namespace dede {
 
-bool AdmmOptions::IsValid(std::string* error) const {
-  auto fail = [&](const char* field, double value, const char* bound) {
-    if (error) {
-      std::ostringstream out;
-      out << "AdmmOptions::" << field << " = " << value << ". Violated constraint: " << bound;
-      *error = out.str();
-    }
-    return false;
-  };
-  if (max_iterations < 1) return fail("max_iterations", max_iterations, "max_iterations >= 1");
-  if (!(rho > 0) || !std::isfinite(rho)) return fail("rho", rho, "0 < rho < inf");
-  if (!(relaxation > 0 && relaxation < 2)) return fail("relaxation", relaxation, "0 < relaxation < 2");
-  if (!(eps_abs >= 0)) return fail("eps_abs", eps_abs, "eps_abs >= 0");
-  if (!(eps_rel >= 0)) return fail("eps_rel", eps_rel, "eps_rel >= 0");
-  if (eps_abs == 0 && eps_rel == 0) return fail("eps_abs", eps_abs, "eps_abs > 0 or eps_rel > 0");
-  if (check_termination_every < 1)
-    return fail("check_termination_every", check_termination_every, "check_termination_every >= 1");
-  if (rho_update_every < 1) return fail("rho_update_every", rho_update_every, "rho_update_every >= 1");
-  if (!(rho_update_tolerance >= 1))
-    return fail("rho_update_tolerance", rho_update_tolerance, "rho_update_tolerance >= 1");
-  if (!(rho_min > 0)) return fail("rho_min", rho_min, "rho_min > 0");
-  if (!(rho_max >= rho_min)) return fail("rho_max", rho_max, "rho_max >= rho_min");
-  if (!(time_limit_seconds > 0)) return fail("time_limit_seconds", time_limit_seconds, "time_limit_seconds > 0");
-  if (num_threads < 0) return fail("num_threads", num_threads, "num_threads >= 0");
-  if (repair_max_rounds < 0) return fail("repair_max_rounds", repair_max_rounds, "repair_max_rounds >= 0");
-  if (!(feasibility_tolerance > 0))
-    return fail("feasibility_tolerance", feasibility_tolerance, "feasibility_tolerance > 0");
-  if (integer_iterations < 0) return fail("integer_iterations", integer_iterations, "integer_iterations >= 0");
-  if (!(integer_rho_growth >= 1))
-    return fail("integer_rho_growth", integer_rho_growth, "integer_rho_growth >= 1");
-  if (block_node_limit < 1) return fail("block_node_limit", block_node_limit, "block_node_limit >= 1");
-  return true;
-}
-
 namespace internal {
 namespace {
 
