@@ -326,24 +326,31 @@ ActiveSetQp::Eqp ActiveSetQp::SolveEqp() {
   return Eqp::kSolved;
 }
 
-// True if row r, restricted to the free variables, is a combination of the working rows
-// (least squares on the normal equations of the small w x w Gram matrix).
-bool ActiveSetQp::DependsOnWorkingSet(int r) {
+// True if constraint `c` (a row index, or m_ + i for variable i's bound), restricted to the
+// free variables, is a combination of the working rows: least squares on the normal
+// equations of the small w x w Gram matrix.
+bool ActiveSetQp::DependsOnWorkingSet(int c) {
   const int w = static_cast<int>(w_.size());
+  const int row = c < m_ ? c : -1;
+  const int var = c < m_ ? -1 : c - m_;
+  auto target = [&](int i) {
+    if (var >= 0) return i == var ? 1.0 : 0.0;
+    for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
+      if (col_row_[e] == row) return col_value_[e];
+    }
+    return 0.0;
+  };
   gram_.assign(static_cast<size_t>(w) * w, 0.0);
   proj_.assign(w, 0.0);
   double norm2 = 0.0;
   for (int i = 0; i < n_; ++i) {
     if (vs_[i] != VarState::kFree) continue;
-    double ar = 0.0;
-    for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
-      if (col_row_[e] == r) ar = col_value_[e];
-    }
-    norm2 += ar * ar;
+    const double t = target(i);
+    norm2 += t * t;
     for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
       const int k = wpos_[col_row_[e]];
       if (k < 0) continue;
-      proj_[k] += col_value_[e] * ar;
+      proj_[k] += col_value_[e] * t;
       for (int e2 = col_start_[i]; e2 < col_start_[i + 1]; ++e2) {
         const int k2 = wpos_[col_row_[e2]];
         if (k2 >= 0) gram_[static_cast<size_t>(k) * w + k2] += col_value_[e] * col_value_[e2];
@@ -356,11 +363,9 @@ bool ActiveSetQp::DependsOnWorkingSet(int r) {
   double residual2 = 0.0;
   for (int i = 0; i < n_; ++i) {
     if (vs_[i] != VarState::kFree) continue;
-    double res = 0.0;
+    double res = target(i);
     for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
-      const int row = col_row_[e];
-      if (row == r) res += col_value_[e];
-      const int k = wpos_[row];
+      const int k = wpos_[col_row_[e]];
       if (k >= 0) res -= proj_[k] * col_value_[e];
     }
     residual2 += res * res;
@@ -526,14 +531,13 @@ BlockStatus ActiveSetQp::Run(std::string* error) {
       }
       continue;
     }
-    // Ratio test along p. A row can only block if it is independent of the working set:
-    // in absolute form p also removes the rounding drift of x off the active rows, which a
-    // row dependent on them (a duplicate, say) would otherwise mistake for a real move.
+    // Ratio test along p over the free variables' bounds and the inactive rows. In absolute
+    // form p also removes the rounding drift of x off the active constraints, and on a
+    // degenerate point (a variable pinned at its bound by an active row, a duplicate row)
+    // that drift would block at (almost) zero length with a constraint dependent on W. Such
+    // a blocker is therefore checked for independence, and skipped if dependent.
     delta_.assign(m_, 0.0);
     delta_abs_.assign(m_, 0.0);
-    double alpha = ray ? kInf : 1.0;
-    int block_var = -1, block_row = -1;
-    bool block_upper = false;
     for (int i = 0; i < n_; ++i) {
       if (vs_[i] != VarState::kFree) continue;
       const double p = xs_[i] - x_[i];
@@ -542,31 +546,32 @@ BlockStatus ActiveSetQp::Run(std::string* error) {
         delta_[col_row_[e]] += col_value_[e] * p;
         delta_abs_[col_row_[e]] += std::fabs(col_value_[e] * p);
       }
-      if (p < 0.0 && std::isfinite(lo_[i])) {
-        const double t = std::max(0.0, (lo_[i] - x_[i]) / p);
-        if (t < alpha) {
-          alpha = t;
-          block_var = i;
-          block_upper = false;
+    }
+    double alpha;
+    int block_var, block_row;
+    bool block_upper;
+    dependent_.assign(m_ + n_, 0);
+    while (true) {
+      alpha = ray ? kInf : 1.0;
+      block_var = block_row = -1;
+      block_upper = false;
+      for (int i = 0; i < n_; ++i) {
+        if (vs_[i] != VarState::kFree || dependent_[m_ + i]) continue;
+        const double p = xs_[i] - x_[i];
+        double t = kInf;
+        bool upper = false;
+        if (p < 0.0 && std::isfinite(lo_[i])) {
+          t = std::max(0.0, (lo_[i] - x_[i]) / p);
+        } else if (p > 0.0 && std::isfinite(hi_[i])) {
+          t = std::max(0.0, (hi_[i] - x_[i]) / p);
+          upper = true;
         }
-      } else if (p > 0.0 && std::isfinite(hi_[i])) {
-        const double t = std::max(0.0, (hi_[i] - x_[i]) / p);
         if (t < alpha) {
           alpha = t;
           block_var = i;
-          block_upper = true;
+          block_upper = upper;
         }
       }
-    }
-    const double var_alpha = alpha;
-    const int var_block = block_var;
-    const bool var_upper = block_upper;
-    dependent_.assign(m_, 0);
-    while (true) {
-      alpha = var_alpha;
-      block_var = var_block;
-      block_upper = var_upper;
-      block_row = -1;
       for (int r = 0; r < m_; ++r) {
         if (rs_[r] != RowState::kInactive || dependent_[r]) continue;
         const double d = delta_[r];
@@ -587,8 +592,15 @@ BlockStatus ActiveSetQp::Run(std::string* error) {
           block_upper = upper;
         }
       }
-      if (block_row < 0 || !DependsOnWorkingSet(block_row)) break;
-      dependent_[block_row] = 1;
+      const int blocker = block_row >= 0 ? block_row : (block_var >= 0 ? m_ + block_var : -1);
+      // Rows are always checked (rare); a bound only if x is already on it up to drift.
+      bool check = blocker >= 0 && blocker < m_;
+      if (block_var >= 0) {
+        const double bound = block_upper ? hi_[block_var] : lo_[block_var];
+        check = std::fabs(bound - x_[block_var]) <= 1e-9 * (1.0 + std::fabs(bound));
+      }
+      if (!check || !DependsOnWorkingSet(blocker)) break;
+      dependent_[blocker] = 1;
     }
     if (alpha == kInf) {
       *error = "active-set QP: objective unbounded below along a zero-curvature direction";

@@ -13,6 +13,8 @@ constexpr int kMaxOuterIterations = 400;
 // Beyond this theta the log term dominates everything else: if a'v + b is still not positive,
 // the feasible set has no point where the log is defined.
 constexpr double kMaxTheta = 1e300;
+// Largest bound or row violation accepted in a final point.
+constexpr double kAcceptViolation = 1e-7;
 
 }  // namespace
 
@@ -34,6 +36,9 @@ std::unique_ptr<LogSolver> LogSolver::Create(const BlockProblem& structure,
   }
   std::unique_ptr<LogSolver> solver(new LogSolver());
   if (!solver->core_.Init(structure, found, error)) return nullptr;
+  solver->domain_problem_ = structure;
+  solver->domain_problem_.logs.clear();
+  if (!solver->domain_core_.Init(solver->domain_problem_, -1, error)) return nullptr;
   solver->options_ = options;
   solver->num_vars_ = structure.num_vars();
   solver->num_rows_ = static_cast<int>(structure.rows.size());
@@ -74,6 +79,31 @@ BlockStatus LogSolver::Inner(double theta, double* sigma, double* dsigma) {
   return BlockStatus::kOptimal;
 }
 
+BlockStatus LogSolver::LoadDomain(const BlockProblem& problem) {
+  BlockProblem& d = domain_problem_;
+  d.lower = problem.lower;
+  d.upper = problem.upper;
+  d.rows = problem.rows;
+  std::fill(d.quadratic.begin(), d.quadratic.end(), 0.0);
+  std::fill(d.prox_weight.begin(), d.prox_weight.end(), 0.0);
+  std::fill(d.linear.begin(), d.linear.end(), 0.0);
+  for (size_t k = 0; k < log_var_.size(); ++k) d.linear[log_var_[k]] = -log_a_[k];
+  domain_core_.LoadParameters(d);
+  domain_core_.LoadLinear(d);
+  const BlockStatus status = domain_core_.Solve(options_.tolerance, &scratch_);
+  if (status == BlockStatus::kUnbounded) {
+    max_argument_ = kInf;
+    return BlockStatus::kOptimal;
+  }
+  if (status != BlockStatus::kOptimal) {
+    error_ = domain_core_.last_error();
+    return status;
+  }
+  max_argument_ = log_b_;
+  for (size_t k = 0; k < log_var_.size(); ++k) max_argument_ += log_a_[k] * scratch_[log_var_[k]];
+  return BlockStatus::kOptimal;
+}
+
 BlockStatus LogSolver::Solve(const BlockProblem& problem, std::vector<double>* v) {
   error_.clear();
   if (problem.num_vars() != num_vars_ || static_cast<int>(problem.rows.size()) != num_rows_ ||
@@ -89,7 +119,9 @@ BlockStatus LogSolver::Solve(const BlockProblem& problem, std::vector<double>* v
     log_w_ = log.weight;
     revision_ = problem.revision;
     loaded_ = true;
+    domain_status_ = LoadDomain(problem);
   }
+  if (domain_status_ != BlockStatus::kOptimal) return domain_status_;
   core_.LoadLinear(problem);
   for (size_t k = 0; k < log_var_.size(); ++k) base_g_[k] = core_.linear()[log_var_[k]];
 
@@ -102,6 +134,14 @@ BlockStatus LogSolver::Solve(const BlockProblem& problem, std::vector<double>* v
     error_ = core_.last_error();
     if (status == BlockStatus::kOptimal) v->swap(scratch_);
     return status;
+  }
+
+  if (!(max_argument_ > 0.0)) {
+    char buf[160];
+    std::snprintf(buf, sizeof(buf),
+                  "log term argument a'v + b is at most %.9g over the rows and bounds", max_argument_);
+    error_ = buf;
+    return BlockStatus::kInfeasible;
   }
 
   // Start from the last price, or from theta = w / sigma(0): there G >= 0 because sigma is
@@ -120,7 +160,9 @@ BlockStatus LogSolver::Solve(const BlockProblem& problem, std::vector<double>* v
   const double tol = options_.tolerance;
   double lo = 0.0, hi = kInf;  // G(lo) < 0 < G(hi); G(0+) = -inf
   bool converged = false;
-  double best_g = kInf;
+  // Newton continues past the tolerance while it still gains (quadratic convergence makes
+  // that one more inner solve); the best point so far is kept.
+  double best_g = kInf, best_theta = theta;
   for (int it = 0; it < kMaxOuterIterations; ++it) {
     const BlockStatus status = Inner(theta, &sigma, &dsigma);
     if (status != BlockStatus::kOptimal) {
@@ -129,8 +171,18 @@ BlockStatus LogSolver::Solve(const BlockProblem& problem, std::vector<double>* v
     }
     const double s = log_w_ / theta;
     const double G = sigma - s;
-    best_g = std::min(best_g, std::fabs(G));
-    if (std::fabs(G) <= tol * std::max(1.0, s) && sigma > 0.0) {
+    const double abs_g = std::fabs(G);
+    const double tol_s = tol * std::max(1.0, s);
+    if (sigma > 0.0 && best_g <= tol_s && abs_g >= 0.5 * best_g) {
+      converged = true;  // within tolerance and no longer gaining
+      break;
+    }
+    if (sigma > 0.0 && abs_g < best_g) {
+      best_g = abs_g;
+      best_theta = theta;
+      best_v_ = scratch_;
+    }
+    if (sigma > 0.0 && abs_g <= 1e-15 * std::max(1.0, s)) {
       converged = true;
       break;
     }
@@ -141,7 +193,7 @@ BlockStatus LogSolver::Solve(const BlockProblem& problem, std::vector<double>* v
     }
     if (lo > 0.0 && std::isfinite(hi) &&
         hi - lo <= 4.0 * std::numeric_limits<double>::epsilon() * hi) {
-      converged = sigma > 0.0;
+      converged = best_g <= tol_s;
       break;
     }
     double next = theta - G / (dsigma + log_w_ / (theta * theta));
@@ -161,12 +213,29 @@ BlockStatus LogSolver::Solve(const BlockProblem& problem, std::vector<double>* v
     }
     theta = next;
   }
+  if (converged || best_g <= tol * std::max(1.0, log_w_ / best_theta)) {
+    converged = true;
+    theta = best_theta;
+    scratch_.swap(best_v_);
+  }
   if (!converged) {
     char buf[200];
     std::snprintf(buf, sizeof(buf),
                   "log solver: root search for the log term's price did not converge "
                   "(|a'v + b - w/theta| = %.3g); a variable of the log may have lost curvature",
                   best_g);
+    error_ = buf;
+    return BlockStatus::kError;
+  }
+  // The price search is exact only while theta's arithmetic is: near an almost empty log
+  // domain it is not, so the point is checked before it is called optimal.
+  const double violation = MaxBlockViolation(problem, scratch_);
+  if (violation > kAcceptViolation) {
+    char buf[200];
+    std::snprintf(buf, sizeof(buf),
+                  "log solver: point at price %.3g violates the block by %.3g (log argument at "
+                  "most %.3g over the feasible set)",
+                  theta, violation, max_argument_);
     error_ = buf;
     return BlockStatus::kError;
   }

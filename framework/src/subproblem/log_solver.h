@@ -40,9 +40,18 @@ class LogSolver final : public BlockSolver {
 
   // Solves the inner problem at theta into scratch_; sets *sigma and *dsigma (d sigma/d theta).
   BlockStatus Inner(double theta, double* sigma, double* dsigma);
+  // Per revision: the largest a'v + b over the row and bounds (the LP solved by a second
+  // core with every curvature and the other logs removed). At most 0 means no point has a
+  // defined log: the block is infeasible, which the price search alone would only find by
+  // pushing theta to where its arithmetic breaks down.
+  BlockStatus LoadDomain(const BlockProblem& problem);
 
   BlockSolverOptions options_;
   SeparableCore core_;
+  SeparableCore domain_core_;
+  BlockProblem domain_problem_;
+  double max_argument_ = 0.0;
+  BlockStatus domain_status_ = BlockStatus::kOptimal;
   int num_vars_ = 0;
   int num_rows_ = 0;
   int log_index_ = -1;
@@ -53,7 +62,7 @@ class LogSolver final : public BlockSolver {
   bool have_theta_ = false;
   std::uint64_t revision_ = 0;
   bool loaded_ = false;
-  std::vector<double> scratch_;
+  std::vector<double> scratch_, best_v_;
   std::string error_;
 };
 

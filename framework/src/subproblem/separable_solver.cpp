@@ -18,6 +18,9 @@ constexpr double kRowFeasibilityTolerance = 1e-9;
 // bracket once both ends are finite, so these are never reached in practice.
 constexpr int kMaxNewtonIterations = 300;
 constexpr int kMaxWarmNewtonSteps = 6;
+// Row residual accepted (relative to max(1, |rhs|)) when the multiplier bracket has shrunk to
+// adjacent doubles: below the 1e-6 feasibility the engine needs, above plain rounding.
+constexpr double kCollapsedRowTolerance = 1e-8;
 
 double Clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
@@ -178,13 +181,35 @@ void SeparableCore::LoadParameters(const BlockProblem& problem) {
     }
   }
 
+  // Data errors that do not depend on the linear terms are found once per revision.
+  bad_var_ = -1;
+  bad_var_reason_ = nullptr;
+  for (int i = 0; i < n && bad_var_ < 0; ++i) {
+    if (lo_[i] > hi_[i] || std::isnan(lo_[i]) || std::isnan(hi_[i])) {
+      bad_var_ = i;
+      bad_var_reason_ = "lower bound > upper bound";
+    } else if (kind_[i] == Kind::kLog &&
+               (std::max(lo_[i], dom_lo_[i]) > std::min(hi_[i], dom_hi_[i]) ||
+                (std::max(lo_[i], dom_lo_[i]) == std::min(hi_[i], dom_hi_[i]) &&
+                 !(lo_[i] > dom_lo_[i] && hi_[i] < dom_hi_[i])))) {
+      bad_var_ = i;
+      bad_var_reason_ = "bounds exclude the domain of its log term";
+    }
+  }
+
   row_var_.clear();
   row_a_.clear();
   row_quadratic_.clear();
   row_special_.clear();
   std::fill(row_coef_dense_.begin(), row_coef_dense_.end(), 0.0);
-  if (!has_row_) return;
-  const BlockRow& row = problem.rows[0];
+  if (has_row_) LoadRow(problem.rows[0]);
+  free_vars_.clear();
+  for (int i = 0; i < n; ++i) {
+    if (row_coef_dense_[i] == 0.0) free_vars_.push_back(i);
+  }
+}
+
+void SeparableCore::LoadRow(const BlockRow& row) {
   sense_ = row.sense;
   rhs_ = row.rhs;
   for (size_t k = 0; k < row.index.size(); ++k) {
@@ -202,13 +227,37 @@ void SeparableCore::LoadParameters(const BlockProblem& problem) {
   rq_lo_.resize(nq);
   rq_hi_.resize(nq);
   rq_g_.resize(nq);
+  rq_var_.resize(nq);
   for (size_t k = 0; k < nq; ++k) {
     const int pos = row_quadratic_[k];
     const int i = row_var_[pos];
+    rq_var_[k] = i;
     rq_a_[k] = row_a_[pos];
     rq_hinv_[k] = 1.0 / h_[i];
     rq_lo_[k] = lo_[i];
     rq_hi_[k] = hi_[i];
+  }
+  // Reachable range of a'v over the bounds and the open log domains.
+  r_min_ = r_max_ = 0.0;
+  min_open_ = max_open_ = false;
+  for (size_t pos = 0; pos < row_var_.size(); ++pos) {
+    const int i = row_var_[pos];
+    const double ai = row_a_[pos];
+    const bool lo_closed = lo_[i] > dom_lo_[i];
+    const bool hi_closed = hi_[i] < dom_hi_[i];
+    const double lo = lo_closed ? lo_[i] : dom_lo_[i];
+    const double hi = hi_closed ? hi_[i] : dom_hi_[i];
+    if (ai > 0.0) {
+      r_min_ += ai * lo;
+      r_max_ += ai * hi;
+      min_open_ |= !lo_closed && std::isfinite(lo);
+      max_open_ |= !hi_closed && std::isfinite(hi);
+    } else {
+      r_min_ += ai * hi;
+      r_max_ += ai * lo;
+      min_open_ |= !hi_closed && std::isfinite(hi);
+      max_open_ |= !lo_closed && std::isfinite(lo);
+    }
   }
 }
 
@@ -354,15 +403,12 @@ SeparableCore::RowEval SeparableCore::EvalRow(double lambda) const {
   const double* lo = rq_lo_.data();
   const double* hi = rq_hi_.data();
   const double* g = rq_g_.data();
+  // Branch-free: which variables sit at a bound is unpredictable, and mispredictions would
+  // dominate the loop.
   for (size_t k = 0; k < nq; ++k) {
-    double x = -(g[k] + lambda * a[k]) * hinv[k];
-    if (x <= lo[k]) {
-      x = lo[k];
-    } else if (x >= hi[k]) {
-      x = hi[k];
-    } else {
-      slope -= a[k] * a[k] * hinv[k];
-    }
+    const double raw = -(g[k] + lambda * a[k]) * hinv[k];
+    const double x = std::min(std::max(raw, lo[k]), hi[k]);
+    slope -= (raw > lo[k] && raw < hi[k]) ? a[k] * a[k] * hinv[k] : 0.0;
     sum += a[k] * x;
   }
   if (row_special_.empty()) {
@@ -439,14 +485,22 @@ void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target,
   double total = 0.0;
   std::vector<int>& ties = tie_scratch_;
   ties.clear();
-  for (size_t pos = 0; pos < row_var_.size(); ++pos) {
+  for (size_t k = 0; k < rq_a_.size(); ++k) {
+    const double raw = -(rq_g_[k] + lambda * rq_a_[k]) * rq_hinv_[k];
+    const double x = std::min(std::max(raw, rq_lo_[k]), rq_hi_[k]);
+    const int i = rq_var_[k];
+    out[i] = x;
+    inv_curv_[i] = raw > rq_lo_[k] && raw < rq_hi_[k] ? rq_hinv_[k] : 0.0;
+    total += rq_a_[k] * x;
+  }
+  for (int pos : row_special_) {
     const int i = row_var_[pos];
     const double ai = row_a_[pos];
     double x;
     if (kind_[i] == Kind::kLinear && lambda == -g_[i] / ai) {
       // Indifferent variable: start from the clip solver's choice, adjust below.
       x = Clamp(0.0, lo_[i], hi_[i]);
-      ties.push_back(static_cast<int>(pos));
+      ties.push_back(pos);
       inv_curv_[i] = 0.0;
     } else {
       State state;
@@ -472,13 +526,14 @@ void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target,
   }
 }
 
-bool SeparableCore::TryWarmNewton(double start, double rhs, double tol_r, double tol_exact,
-                                  double* lambda_lo, double* lambda_hi, double* lambda) {
+bool SeparableCore::TryWarmNewton(double start, const RowEval* at_start, double rhs,
+                                  double tol_r, double tol_exact, double* lambda_lo,
+                                  double* lambda_hi, double* lambda) {
   double x = start;
-  if (!(x > *lambda_lo && x < *lambda_hi)) return false;
+  if (!(x >= *lambda_lo && x <= *lambda_hi)) return false;
   double best_x = x, best_f = kInf;
   for (int step = 0; step < kMaxWarmNewtonSteps; ++step) {
-    const RowEval e = EvalRow(x);
+    const RowEval e = step == 0 && at_start != nullptr ? *at_start : EvalRow(x);
     if (e.unbounded || e.minus != e.plus || !std::isfinite(e.plus)) break;
     const double f = e.plus - rhs;
     const double abs_f = std::fabs(f);
@@ -510,28 +565,8 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
   const bool need_le = sense_ != Sense::kGreaterEqual;
   const bool need_ge = sense_ != Sense::kLessEqual;
 
-  // Reachable range of a'v over the bounds (and open log domains).
-  double r_min = 0.0, r_max = 0.0;
-  bool min_open = false, max_open = false;
-  for (size_t pos = 0; pos < row_var_.size(); ++pos) {
-    const int i = row_var_[pos];
-    const double ai = row_a_[pos];
-    const bool lo_closed = lo_[i] > dom_lo_[i];
-    const bool hi_closed = hi_[i] < dom_hi_[i];
-    const double lo = lo_closed ? lo_[i] : dom_lo_[i];
-    const double hi = hi_closed ? hi_[i] : dom_hi_[i];
-    if (ai > 0.0) {
-      r_min += ai * lo;
-      r_max += ai * hi;
-      min_open |= !lo_closed && std::isfinite(lo);
-      max_open |= !hi_closed && std::isfinite(hi);
-    } else {
-      r_min += ai * hi;
-      r_max += ai * lo;
-      min_open |= !hi_closed && std::isfinite(hi);
-      max_open |= !lo_closed && std::isfinite(lo);
-    }
-  }
+  const double r_min = r_min_, r_max = r_max_;
+  const bool min_open = min_open_, max_open = max_open_;
   const double scale = std::max(1.0, std::fabs(rhs));
   const double feas_tol = kRowFeasibilityTolerance * scale;
   if ((need_le && (r_min > rhs + feas_tol || (r_min >= rhs && min_open))) ||
@@ -553,9 +588,26 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
   const double tol_exact = 1e-15 * scale;
 
   // KKT: lambda >= 0 for <=, <= 0 for >=, free for =; at lambda = 0 the row may be slack.
-  double lambda_lo = -kInf, lambda_hi = kInf;
-  double start = 0.0;  // where the Newton shortcut begins without a previous multiplier
-  if (sense_ != Sense::kEqual) {
+  double lambda_lo = sense_ == Sense::kLessEqual ? 0.0 : -kInf;
+  double lambda_hi = sense_ == Sense::kGreaterEqual ? 0.0 : kInf;
+  // The ADMM engine changes the data a little between solves, so the previous multiplier is
+  // usually one semismooth Newton step away. Evaluating there first also settles, in the
+  // common case of a binding row, that lambda = 0 is not optimal (r is non-increasing).
+  RowEval probe;
+  bool have_probe = false, zero_excluded = false;
+  if (have_last_lambda_ && last_lambda_ > lambda_lo && last_lambda_ < lambda_hi) {
+    probe = EvalRow(last_lambda_);
+    have_probe = !probe.unbounded && probe.minus == probe.plus && std::isfinite(probe.plus);
+    if (have_probe && sense_ == Sense::kLessEqual && probe.plus > target) {
+      lambda_lo = last_lambda_;
+      zero_excluded = true;
+    } else if (have_probe && sense_ == Sense::kGreaterEqual && probe.minus < target) {
+      lambda_hi = last_lambda_;
+      zero_excluded = true;
+    }
+  }
+  double start = have_probe ? last_lambda_ : 0.0;
+  if (sense_ != Sense::kEqual && !zero_excluded) {
     const RowEval e0 = EvalRow(0.0);
     if (e0.unbounded) {
       error_ = "objective unbounded below along the row";
@@ -567,7 +619,10 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
         lambda_ = 0.0;
         return BlockStatus::kOptimal;
       }
-      lambda_lo = 0.0;
+      if (have_probe) {
+        lambda_hi = last_lambda_;  // r(last) <= target < r(0+): the crossing lies between
+        have_probe = false;
+      }
       start = e0.slope < 0.0 ? -(e0.plus - target) / e0.slope : kInf;
     } else {
       if (e0.minus >= target) {
@@ -575,21 +630,26 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
         lambda_ = 0.0;
         return BlockStatus::kOptimal;
       }
-      lambda_hi = 0.0;
+      if (have_probe) {
+        lambda_lo = last_lambda_;
+        have_probe = false;
+      }
       start = e0.slope < 0.0 ? -(e0.minus - target) / e0.slope : -kInf;
     }
   }
-
-  // The ADMM engine changes the data a little between solves, so the previous multiplier is
-  // usually one semismooth Newton step away: try that before sorting breakpoints. Without
-  // one, Newton from lambda = 0 often lands as well; a failed attempt still narrows the
-  // bracket, and with it the breakpoints to sort.
-  if (have_last_lambda_ && last_lambda_ > lambda_lo && last_lambda_ < lambda_hi) {
-    start = last_lambda_;
-  }
+  // Newton from the probe (or from lambda = 0, whose first step lands well surprisingly
+  // often); a failed attempt still narrows the bracket, and with it the breakpoints to sort.
   double lambda;
-  if (start > lambda_lo && start < lambda_hi &&
-      TryWarmNewton(start, target, tol_r, tol_exact, &lambda_lo, &lambda_hi, &lambda)) {
+  if (have_probe) {
+    if (TryWarmNewton(start, &probe, target, tol_r, tol_exact, &lambda_lo, &lambda_hi,
+                      &lambda)) {
+      FinishRow(lambda, target, target, v);
+      lambda_ = lambda;
+      return BlockStatus::kOptimal;
+    }
+  } else if (start > lambda_lo && start < lambda_hi &&
+             TryWarmNewton(start, nullptr, target, tol_r, tol_exact, &lambda_lo, &lambda_hi,
+                           &lambda)) {
     FinishRow(lambda, target, target, v);
     lambda_ = lambda;
     return BlockStatus::kOptimal;
@@ -660,7 +720,9 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
       right = x;
     }
     if (std::isfinite(left) && std::isfinite(right) && Collapsed(left, right)) {
-      converged = true;
+      // The best lambda in floating point. Its residual is only rounding unless the data
+      // are so extreme that r jumps between adjacent doubles; that is not an optimum.
+      converged = best_f <= kCollapsedRowTolerance * scale;
       break;
     }
     double next = std::isfinite(f) && e.slope < 0.0 ? x - f / e.slope : kInf;
@@ -690,37 +752,20 @@ BlockStatus SeparableCore::Solve(double tolerance, std::vector<double>* v) {
   const int n = num_vars();
   v->resize(n);
   double* out = v->data();
-  for (int i = 0; i < n; ++i) {
-    if (lo_[i] > hi_[i] || std::isnan(lo_[i]) || std::isnan(hi_[i])) {
-      error_ = "variable " + std::to_string(i) + " has lower bound " + std::to_string(lo_[i]) +
-               " > upper bound " + std::to_string(hi_[i]);
-      return BlockStatus::kInfeasible;
-    }
+  if (bad_var_ >= 0) {
+    error_ = "variable " + std::to_string(bad_var_) + ": " + bad_var_reason_ + " (bounds [" +
+             std::to_string(lo_[bad_var_]) + ", " + std::to_string(hi_[bad_var_]) + "])";
+    return BlockStatus::kInfeasible;
   }
-  for (int i = 0; i < n; ++i) {
-    if (row_coef_dense_[i] != 0.0) continue;
+  for (int i : free_vars_) {
     State state;
     const double x = SolveVar(i, g_[i], &state);
-    if (state == State::kEmpty) {
-      error_ = "variable " + std::to_string(i) + ": bounds exclude the domain of its log term";
-      return BlockStatus::kInfeasible;
-    }
     out[i] = x;
     inv_curv_[i] = state == State::kFree && std::isfinite(x) ? 1.0 / Curvature(i, x) : 0.0;
   }
   lambda_ = 0.0;
   row_active_ = false;
   if (has_row_) {
-    for (int i : row_var_) {
-      State state;
-      if (kind_[i] == Kind::kLog) {
-        SolveLogVar(i, g_[i], &state);
-        if (state == State::kEmpty) {
-          error_ = "variable " + std::to_string(i) + ": bounds exclude the domain of its log term";
-          return BlockStatus::kInfeasible;
-        }
-      }
-    }
     const BlockStatus status = SolveRow(tolerance, v);
     if (status != BlockStatus::kOptimal) return status;
     last_lambda_ = lambda_;

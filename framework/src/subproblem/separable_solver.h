@@ -92,8 +92,10 @@ class SeparableCore {
   BlockStatus SolveRow(double tolerance, std::vector<double>* v);
   // Semismooth Newton on r(lambda) = rhs from `start`. Returns false to fall back to
   // breakpoints, with [*lambda_lo, *lambda_hi] narrowed to what the trial evaluations proved.
-  bool TryWarmNewton(double start, double rhs, double tol_r, double tol_exact,
-                     double* lambda_lo, double* lambda_hi, double* lambda);
+  // at_start: the evaluation at `start` if already known (else nullptr).
+  bool TryWarmNewton(double start, const RowEval* at_start, double rhs, double tol_r,
+                     double tol_exact, double* lambda_lo, double* lambda_hi, double* lambda);
+  void LoadRow(const BlockRow& row);
 
   int skip_log_ = -1;
   // One-variable logs per variable, CSR: log_source_[log_source_begin_[i] ..] index
@@ -117,6 +119,14 @@ class SeparableCore {
   // Per kQuadratic row position (same order as row_quadratic_), structure of arrays for the
   // hot loop: y = a v = clip(-(g + lambda a) a / h, ...), kept as a, 1/h, lo, hi, g.
   std::vector<double> rq_a_, rq_hinv_, rq_lo_, rq_hi_, rq_g_;
+  std::vector<int> rq_var_;
+  std::vector<int> free_vars_;  // variables outside the row
+  // Per revision: reachable range of a'v (its ends open if only approached at a log
+  // domain boundary), and the first variable whose own data make the block infeasible.
+  double r_min_ = 0.0, r_max_ = 0.0;
+  bool min_open_ = false, max_open_ = false;
+  int bad_var_ = -1;
+  const char* bad_var_reason_ = nullptr;
   std::vector<double> breakpoints_;
   std::vector<int> tie_scratch_;
 

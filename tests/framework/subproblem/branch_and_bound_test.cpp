@@ -254,6 +254,61 @@ TEST(BranchAndBound, WarmStartsGiveColdAnswersWithFewerNodes) {
   EXPECT_LT(warm_nodes, cold_nodes);
 }
 
+// Builds a block from per-variable rows {q, p, c, t, lower, upper, integral}.
+BlockProblem MakeBlock(const std::vector<std::vector<double>>& vars, std::vector<BlockRow> rows) {
+  BlockProblem p = EmptyBlock(static_cast<int>(vars.size()));
+  for (size_t i = 0; i < vars.size(); ++i) {
+    p.quadratic[i] = vars[i][0];
+    p.prox_weight[i] = vars[i][1];
+    p.linear[i] = vars[i][2];
+    p.prox_target[i] = vars[i][3];
+    p.lower[i] = vars[i][4];
+    p.upper[i] = vars[i][5];
+    p.integral[i] = vars[i][6] != 0.0;
+  }
+  p.rows = std::move(rows);
+  return p;
+}
+
+TEST(BranchAndBound, SurvivesDegenerateRelaxations) {
+  // Found by random search: nodes where an equality row pins a variable exactly at its
+  // bound, so the active-set relaxation meets zero-length steps onto constraints that are
+  // dependent on its working set (they once made it fail with a singular system).
+  const std::vector<BlockProblem> blocks = {
+      MakeBlock({{0.72174701030215482, 0.79652852237641314, 1.3352086900141269,
+                  0.4223805975270194, 0, 3, 1},
+                 {0.11875380739818379, 0.55415100245284277, 1.9313855926086338,
+                  0.38763125017194522, 0, 1, 1},
+                 {0, 0.96772952465017137, -0.49828062309712484, 2.5830094416097129, 0, 2, 1},
+                 {0, 1.3083113622684568, -0.071628580052453206, 1.2030094790895935,
+                  -1.9194156636382522, 2.1431830774683109, 0}},
+                {{{0, 1, 2, 3}, {1, -1.8816455737419979, 1, 1}, Sense::kEqual,
+                  0.51224201755341792},
+                 {{0, 1}, {1, 1}, Sense::kEqual, 1}}),
+      MakeBlock({{0, 1.8702968056127185, -0.20970422388791032, 2.9471506412621693, 0, 1, 1},
+                 {0.33178941259787176, 0.3143162195028425, 1.4072374453418144,
+                  1.0518691657361097, -1, 1, 1},
+                 {0, 1.8555697973582681, -1.5378000543225094, 1.3370981334285061, -2, 0, 1},
+                 {0, 1.56098645804956, 1.3563285113422898, 2.009214999438214, 0, 1, 1},
+                 {0.13797492170229417, 1.6647141842910342, -0.89072066612668377,
+                  0.82344929028714775, -1.2475589104796678, 2.6899421866919431, 0}},
+                {{{0, 1, 3}, {-0.98579685882715307, 1.047674416076732, -1.7222686140720471},
+                  Sense::kGreaterEqual, -1.5084493437882132},
+                 {{0, 1}, {-1.3629722049120425, 0.37854956609400414}, Sense::kEqual, 0}}),
+  };
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    std::vector<double> ref_v;
+    const double ref = EnumerationReference(blocks[b], &ref_v);
+    ASSERT_TRUE(std::isfinite(ref));
+    for (bool force_clp : {false, true}) {
+      const testing::Solution s = SolveOnce(blocks[b], force_clp);
+      ASSERT_EQ(s.status, BlockStatus::kOptimal) << "block " << b << " " << s.solver << ": " << s.error;
+      EXPECT_LE(RelDiff(s.objective, ref), kObjectiveTolerance) << "block " << b;
+      ExpectIntegralFeasible(blocks[b], s.v, static_cast<int>(b));
+    }
+  }
+}
+
 TEST(BranchAndBound, DetectsIntegerInfeasibility) {
   BlockProblem no_integer = EmptyBlock(1);
   no_integer.integral[0] = 1;
