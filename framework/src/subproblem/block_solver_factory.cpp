@@ -13,9 +13,9 @@ namespace dede::internal {
 namespace {
 
 constexpr const char* kSupported =
-    "supported: no rows with one-variable logs (clip); one row whose variables are strictly "
-    "convex (one_row); one multi-variable log with at most one row, its variables and the row's "
-    "strictly convex (log); any rows without log terms (clp)";
+    "supported: no rows and one-variable logs only (clip); one row and one-variable logs only "
+    "(one_row); one multi-variable log and at most one row, every variable of both strictly "
+    "convex (log); any rows without log terms (clp)";
 
 bool CheckIndices(const std::vector<int>& index, const std::vector<double>& coef, int n,
                   const std::string& what, std::string* error) {

@@ -119,7 +119,6 @@ bool SeparableCore::Init(const BlockProblem& structure, int skip_log, std::strin
              " rows; at most 1 is supported";
     return false;
   }
-  skip_log_ = skip_log;
   std::vector<std::vector<int>> per_var(n);
   for (size_t k = 0; k < structure.logs.size(); ++k) {
     if (static_cast<int>(k) == skip_log) continue;

@@ -97,7 +97,6 @@ class SeparableCore {
                      double tol_exact, double* lambda_lo, double* lambda_hi, double* lambda);
   void LoadRow(const BlockRow& row);
 
-  int skip_log_ = -1;
   // One-variable logs per variable, CSR: log_source_[log_source_begin_[i] ..] index
   // BlockProblem::logs (fixed structure); logs_[log_begin_[i] ..] are the active ones
   // (positive weight, non-zero coefficient) of the current parameters.
