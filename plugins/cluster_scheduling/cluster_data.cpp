@@ -1,0 +1,309 @@
+#include "cluster_data.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+namespace dede::cluster {
+namespace {
+
+// One CSV file read line by line with a fixed header; every error names file:line and field.
+class CsvReader {
+ public:
+  CsvReader(std::string path, std::vector<std::string> header)
+      : path_(std::move(path)), header_(std::move(header)), in_(path_) {}
+
+  Status Open() {
+    if (!in_) return NotFound(path_ + ": cannot open file");
+    std::string line;
+    if (!std::getline(in_, line)) return InvalidArgument(path_ + ":1: empty file, expected header");
+    line_ = 1;
+    std::vector<std::string> got = Split(StripCr(line));
+    if (got != header_) {
+      std::string want;
+      for (const std::string& h : header_) want += (want.empty() ? "" : ",") + h;
+      return InvalidArgument(path_ + ":1: header is '" + StripCr(line) + "', expected '" + want + "'");
+    }
+    return Status::Ok();
+  }
+
+  // False at the end of the file. Blank lines are skipped.
+  bool Next(Status* status) {
+    std::string line;
+    while (std::getline(in_, line)) {
+      ++line_;
+      line = StripCr(line);
+      if (line.empty()) continue;
+      fields_ = Split(line);
+      if (fields_.size() != header_.size()) {
+        *status = InvalidArgument(Where() + ": expected " + std::to_string(header_.size()) +
+                                  " fields, found " + std::to_string(fields_.size()));
+        return false;
+      }
+      return true;
+    }
+    return false;
+  }
+
+  std::string Where() const { return path_ + ":" + std::to_string(line_); }
+  const std::string& Field(int i) const { return fields_[i]; }
+
+  Status Double(int i, double min, double* out) const {
+    const std::string& s = fields_[i];
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
+      return Bad(i, "not a finite number");
+    if (v < min) return Bad(i, "must be >= " + Num(min));
+    *out = v;
+    return Status::Ok();
+  }
+  Status Int(int i, long min, long max, int* out) const {
+    const std::string& s = fields_[i];
+    char* end = nullptr;
+    errno = 0;
+    const long v = std::strtol(s.c_str(), &end, 10);
+    if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE) return Bad(i, "not an integer");
+    if (v < min || v > max)
+      return Bad(i, "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+    *out = static_cast<int>(v);
+    return Status::Ok();
+  }
+  Status Bad(int i, const std::string& why) const {
+    return InvalidArgument(Where() + ": field '" + header_[i] + "' = '" + fields_[i] + "': " + why);
+  }
+
+ private:
+  static std::string StripCr(std::string s) {
+    if (!s.empty() && s.back() == '\r') s.pop_back();
+    return s;
+  }
+  static std::vector<std::string> Split(const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream ss(line);
+    std::string item;
+    while (std::getline(ss, item, ',')) out.push_back(item);
+    if (!line.empty() && line.back() == ',') out.emplace_back();
+    return out;
+  }
+  static std::string Num(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+  }
+
+  std::string path_;
+  std::vector<std::string> header_;
+  std::ifstream in_;
+  int line_ = 0;
+  std::vector<std::string> fields_;
+};
+
+int Log2ScaleFactor(int sf) {
+  for (int k = 0; k < kNumScaleFactors; ++k)
+    if (sf == (1 << k)) return k;
+  return -1;
+}
+
+}  // namespace
+
+double ThroughputTable::Get(int worker_type, int job_type, int scale_factor) const {
+  const int k = Log2ScaleFactor(scale_factor);
+  if (worker_type < 0 || worker_type >= num_worker_types || job_type < 0 ||
+      job_type >= num_job_types || k < 0)
+    return 0.0;
+  return values[(static_cast<std::size_t>(worker_type) * num_job_types + job_type) *
+                    kNumScaleFactors + k];
+}
+
+Result<ThroughputTable> LoadThroughputs(const std::string& path) {
+  CsvReader csv(path, {"worker_type", "job_type", "scale_factor", "throughput"});
+  Status status = csv.Open();
+  if (!status.ok()) return status;
+  struct Row {
+    int w, j, k;
+    double t;
+  };
+  std::vector<Row> rows;
+  ThroughputTable table;
+  while (csv.Next(&status)) {
+    Row row{};
+    int sf = 0;
+    status.Update(csv.Int(0, 0, 1 << 20, &row.w));
+    status.Update(csv.Int(1, 0, 1 << 24, &row.j));
+    status.Update(csv.Int(2, 1, 32, &sf));
+    status.Update(csv.Double(3, 0.0, &row.t));
+    if (!status.ok()) return status;
+    row.k = Log2ScaleFactor(sf);
+    if (row.k < 0) return csv.Bad(2, "must be a power of two in 1..32");
+    table.num_worker_types = std::max(table.num_worker_types, row.w + 1);
+    table.num_job_types = std::max(table.num_job_types, row.j + 1);
+    rows.push_back(row);
+  }
+  if (!status.ok()) return status;
+  if (rows.empty()) return InvalidArgument(path + ": no rows");
+  table.values.assign(static_cast<std::size_t>(table.num_worker_types) * table.num_job_types *
+                          kNumScaleFactors, 0.0);
+  for (const Row& r : rows)
+    table.values[(static_cast<std::size_t>(r.w) * table.num_job_types + r.j) * kNumScaleFactors +
+                 r.k] = r.t;
+  return table;
+}
+
+Result<std::vector<WorkerType>> LoadClusterSpec(const std::string& path) {
+  CsvReader csv(path, {"worker_type_index", "worker_type", "num_gpus"});
+  Status status = csv.Open();
+  if (!status.ok()) return status;
+  std::vector<WorkerType> types;
+  while (csv.Next(&status)) {
+    int index = 0;
+    WorkerType type;
+    status.Update(csv.Int(0, 0, 1 << 20, &index));
+    status.Update(csv.Int(2, 1, 1 << 30, &type.count));
+    if (!status.ok()) return status;
+    if (index != static_cast<int>(types.size()))
+      return csv.Bad(0, "expected " + std::to_string(types.size()) + " (indices 0..n-1 in order)");
+    type.name = csv.Field(1);
+    if (type.name.empty()) return csv.Bad(1, "empty name");
+    types.push_back(type);
+  }
+  if (!status.ok()) return status;
+  if (types.empty()) return InvalidArgument(path + ": no worker types");
+  return types;
+}
+
+Result<std::vector<Job>> LoadJobTrace(const std::string& path) {
+  CsvReader csv(path, {"job_id", "kind", "arrival_time_s", "job_type", "scale_factor",
+                       "duration_s", "total_steps", "priority_weight"});
+  Status status = csv.Open();
+  if (!status.ok()) return status;
+  std::vector<Job> jobs;
+  while (csv.Next(&status)) {
+    Job job;
+    status.Update(csv.Int(0, 0, 1 << 30, &job.id));
+    status.Update(csv.Double(2, 0.0, &job.arrival_s));
+    status.Update(csv.Int(3, 0, 1 << 24, &job.job_type));
+    status.Update(csv.Int(4, 1, 32, &job.scale_factor));
+    status.Update(csv.Double(5, 0.0, &job.duration_s));
+    status.Update(csv.Double(6, 0.0, &job.total_steps));
+    status.Update(csv.Double(7, 0.0, &job.weight));
+    if (!status.ok()) return status;
+    if (csv.Field(1) == "steady_state") {
+      job.steady_state = true;
+    } else if (csv.Field(1) != "arrival") {
+      return csv.Bad(1, "expected steady_state or arrival");
+    }
+    if (Log2ScaleFactor(job.scale_factor) < 0) return csv.Bad(4, "must be a power of two in 1..32");
+    if (job.total_steps <= 0) return csv.Bad(6, "must be > 0");
+    if (job.weight <= 0) return csv.Bad(7, "must be > 0");
+    if (job.id != static_cast<int>(jobs.size()))
+      return csv.Bad(0, "expected " + std::to_string(jobs.size()) + " (ids 0..n-1 in order)");
+    if (!jobs.empty() && job.arrival_s < jobs.back().arrival_s)
+      return csv.Bad(2, "arrival times must be non-decreasing");
+    jobs.push_back(job);
+  }
+  if (!status.ok()) return status;
+  if (jobs.empty()) return InvalidArgument(path + ": no jobs");
+  return jobs;
+}
+
+Result<Instance> MakeInstance(const std::vector<WorkerType>& types, const ThroughputTable& table,
+                              std::vector<Job> jobs, const std::string& trace_name) {
+  if (static_cast<int>(types.size()) > table.num_worker_types)
+    return InvalidArgument("cluster spec has " + std::to_string(types.size()) +
+                           " worker types, the throughput table only " +
+                           std::to_string(table.num_worker_types));
+  Instance instance;
+  instance.types = types;
+  for (const Job& job : jobs) {
+    if (job.job_type >= table.num_job_types)
+      return InvalidArgument(trace_name + ": job " + std::to_string(job.id) + ": job_type " +
+                             std::to_string(job.job_type) + " is not in the throughput table (" +
+                             std::to_string(table.num_job_types) + " job types)");
+    std::vector<std::pair<int, double>> allowed;
+    for (int r = 0; r < static_cast<int>(types.size()); ++r) {
+      const double t = table.Get(r, job.job_type, job.scale_factor);
+      if (t > 0) allowed.emplace_back(r, t);
+    }
+    if (allowed.empty())
+      return InvalidArgument(trace_name + ": job " + std::to_string(job.id) + " (job_type " +
+                             std::to_string(job.job_type) + ", scale_factor " +
+                             std::to_string(job.scale_factor) + ") may run on no worker type");
+    instance.throughput.push_back(std::move(allowed));
+  }
+  instance.jobs = std::move(jobs);
+  return instance;
+}
+
+Instance GenerateInstance(const GeneratorOptions& options) {
+  std::mt19937_64 rng(options.seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto log_uniform = [&](double lo, double hi) {
+    return std::exp(std::log(lo) + unit(rng) * (std::log(hi) - std::log(lo)));
+  };
+  Instance instance;
+  const int num_types = std::max(1, options.num_types);
+  std::uniform_int_distribution<int> multiple(1, 8);
+  std::vector<double> speed(num_types);
+  for (int r = 0; r < num_types; ++r) {
+    instance.types.push_back({"type_" + std::to_string(r), 8 * multiple(rng)});
+    speed[r] = log_uniform(0.25, 4.0);
+  }
+  constexpr int kJobTypes = 64;
+  std::vector<double> base(kJobTypes);
+  for (double& b : base) b = log_uniform(0.1, 100.0);
+  const int num_jobs = std::max(0, options.num_jobs) + std::max(0, options.num_arrivals);
+  std::exponential_distribution<double> interarrival(1.0 / options.mean_interarrival_s);
+  std::discrete_distribution<int> sf_pick({0.5, 0.25, 0.15, 0.1});
+  std::uniform_int_distribution<int> type_pick(0, kJobTypes - 1);
+  const int max_allowed = std::clamp(options.max_allowed_types, 1, num_types);
+  std::uniform_int_distribution<int> subset_size(1, max_allowed);
+  double clock = 0.0;
+  std::vector<int> pool(num_types);
+  for (int j = 0; j < num_jobs; ++j) {
+    Job job;
+    job.id = j;
+    job.steady_state = j < options.num_jobs;
+    if (!job.steady_state) {
+      job.arrival_s = clock;
+      clock += interarrival(rng);
+    }
+    job.job_type = type_pick(rng);
+    job.scale_factor = 1 << sf_pick(rng);
+    job.weight = 1.0 + 9.0 * unit(rng);
+    job.duration_s = unit(rng) < 0.2 ? 60.0 * std::pow(10.0, 3.0 + unit(rng))
+                                     : 60.0 * std::pow(10.0, 1.5 + 1.5 * unit(rng));
+    std::vector<std::pair<int, double>> allowed;
+    if (unit(rng) < options.restricted_fraction) {
+      std::iota(pool.begin(), pool.end(), 0);
+      const int k = subset_size(rng);
+      for (int i = 0; i < k; ++i) {
+        std::uniform_int_distribution<int> pick(i, num_types - 1);
+        std::swap(pool[i], pool[pick(rng)]);
+      }
+      std::sort(pool.begin(), pool.begin() + k);
+      for (int i = 0; i < k; ++i) allowed.emplace_back(pool[i], 0.0);
+    } else {
+      for (int r = 0; r < num_types; ++r) allowed.emplace_back(r, 0.0);
+    }
+    double mean = 0.0;
+    for (auto& [r, t] : allowed) {
+      t = base[job.job_type] * speed[r] * (0.8 + 0.4 * unit(rng)) *
+          std::pow(job.scale_factor, 0.8);
+      mean += t;
+    }
+    mean /= static_cast<double>(allowed.size());
+    job.total_steps = job.duration_s * mean;
+    instance.jobs.push_back(job);
+    instance.throughput.push_back(std::move(allowed));
+  }
+  return instance;
+}
+
+}  // namespace dede::cluster
