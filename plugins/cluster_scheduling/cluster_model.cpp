@@ -33,8 +33,12 @@ void ClusterModel::Describe(const Instance& instance, Fairness fairness, Problem
     LinearExpr column, value;
     for (const auto& [r, t] : instance.throughput[j]) {
       const VarId v = problem->AddEntry(x, r, j);
-      double coef = t * job.scale_factor / t_equal;
-      if (fairness == Fairness::kMaxMin) coef /= job.weight;
+      // Max-min: T s / (w T_equal). Proportional fairness: T / T_equal; the per-job constant
+      // factor s / T_equal only shifts the objective by w log(s / T_equal) and keeps the log's
+      // argument O(1) (with T s the block log solver lost accuracy on 32-GPU jobs).
+      const double coef = fairness == Fairness::kMaxMin
+                              ? t * job.scale_factor / (job.weight * t_equal)
+                              : t / t_equal;
       entries_[j].push_back({v, t, coef});
       column.Add(v, 1.0);
       value.Add(v, coef);

@@ -1,0 +1,294 @@
+// cluster_scheduling: loaders (good data and error messages), the generator, and the model
+// solved with ADMM against the exact LP on small instances.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cluster_data.h"
+#include "cluster_model.h"
+#include "dede/solver.h"
+
+namespace dede::cluster {
+namespace {
+
+const std::string kData = std::string(DEDE_TEST_DATA_DIR) + "/cluster";
+
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text) {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("cs_test_" + std::to_string(counter_++) + "_" +
+              std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".csv"))
+                .string();
+    std::ofstream(path_) << text;
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  static inline int counter_ = 0;
+  std::string path_;
+};
+
+void ExpectError(const Status& status, const std::vector<std::string>& parts) {
+  ASSERT_FALSE(status.ok());
+  for (const std::string& p : parts)
+    EXPECT_NE(status.message().find(p), std::string::npos) << status.message() << " lacks " << p;
+}
+
+TEST(ClusterData, LoadsShippedFiles) {
+  auto types = LoadClusterSpec(kData + "/cluster_spec.csv");
+  ASSERT_TRUE(types.ok()) << types.status().message();
+  ASSERT_EQ(types->size(), 10u);
+  int total = 0;
+  for (const WorkerType& t : types.value()) total += t.count;
+  EXPECT_EQ(total, 352);
+  EXPECT_EQ(types.value()[4].name, "worker_4");
+  auto table = LoadThroughputs(kData + "/throughputs_subset.csv");
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  EXPECT_EQ(table->num_worker_types, 10);
+  auto jobs = LoadJobTrace(kData + "/job_trace_seed0.csv");
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  ASSERT_EQ(jobs->size(), 233u);
+  EXPECT_TRUE(jobs.value()[0].steady_state);
+  EXPECT_EQ(jobs.value()[0].job_type, 231);
+  EXPECT_EQ(jobs.value()[0].scale_factor, 2);
+  EXPECT_FALSE(jobs.value()[232].steady_state);
+  auto instance = MakeInstance(types.value(), table.value(), jobs.value(), "trace");
+  ASSERT_TRUE(instance.ok()) << instance.status().message();
+  for (const auto& allowed : instance->throughput) {
+    EXPECT_FALSE(allowed.empty());
+    for (const auto& [r, t] : allowed) EXPECT_GT(t, 0.0);
+  }
+}
+
+TEST(ClusterData, ErrorsNameFileLineAndField) {
+  ExpectError(LoadThroughputs("/nonexistent/t.csv").status(), {"/nonexistent/t.csv", "cannot open"});
+  {
+    TempFile f("worker,job_type,scale_factor,throughput\n");
+    ExpectError(LoadThroughputs(f.path()).status(), {f.path() + ":1", "header"});
+  }
+  {
+    TempFile f("worker_type,job_type,scale_factor,throughput\n0,1,2,3.5\n0,1,3,1.0\n");
+    ExpectError(LoadThroughputs(f.path()).status(),
+                {f.path() + ":3", "scale_factor", "'3'", "power of two"});
+  }
+  {
+    TempFile f("worker_type,job_type,scale_factor,throughput\n0,1,2,abc\n");
+    ExpectError(LoadThroughputs(f.path()).status(), {f.path() + ":2", "throughput", "abc"});
+  }
+  {
+    TempFile f("worker_type,job_type,scale_factor,throughput\n0,1,2,-1\n");
+    ExpectError(LoadThroughputs(f.path()).status(), {f.path() + ":2", "throughput", ">= 0"});
+  }
+  {
+    TempFile f("worker_type,job_type,scale_factor,throughput\n0,1,2\n");
+    ExpectError(LoadThroughputs(f.path()).status(), {f.path() + ":2", "expected 4 fields"});
+  }
+  {
+    TempFile f("worker_type_index,worker_type,num_gpus\n0,a,8\n2,b,8\n");
+    ExpectError(LoadClusterSpec(f.path()).status(), {f.path() + ":3", "worker_type_index", "'2'"});
+  }
+  {
+    TempFile f("worker_type_index,worker_type,num_gpus\n0,a,0\n");
+    ExpectError(LoadClusterSpec(f.path()).status(), {f.path() + ":2", "num_gpus", "'0'"});
+  }
+  const std::string header =
+      "job_id,kind,arrival_time_s,job_type,scale_factor,duration_s,total_steps,priority_weight\n";
+  {
+    TempFile f(header + "0,steady_state,0,1,2,10,100,1\n1,departure,5,1,2,10,100,1\n");
+    ExpectError(LoadJobTrace(f.path()).status(), {f.path() + ":3", "kind", "departure"});
+  }
+  {
+    TempFile f(header + "0,arrival,10,1,2,10,100,1\n1,arrival,5,1,2,10,100,1\n");
+    ExpectError(LoadJobTrace(f.path()).status(), {f.path() + ":3", "arrival_time_s", "non-decreasing"});
+  }
+  {
+    TempFile f(header + "0,arrival,0,1,2,10,100,0\n");
+    ExpectError(LoadJobTrace(f.path()).status(), {f.path() + ":2", "priority_weight", "> 0"});
+  }
+  {
+    TempFile f(header + "0,arrival,0,1,2,10,1e999,1\n");
+    ExpectError(LoadJobTrace(f.path()).status(), {f.path() + ":2", "total_steps", "finite"});
+  }
+  // A job whose type is missing from the table, and one allowed nowhere.
+  auto types = LoadClusterSpec(kData + "/cluster_spec.csv");
+  ASSERT_TRUE(types.ok());
+  ThroughputTable table;
+  table.num_worker_types = 10;
+  table.num_job_types = 2;
+  table.values.assign(10 * 2 * kNumScaleFactors, 0.0);
+  Job job;
+  job.job_type = 5;
+  ExpectError(MakeInstance(types.value(), table, {job}, "t.csv").status(), {"t.csv", "job_type 5"});
+  job.job_type = 1;
+  ExpectError(MakeInstance(types.value(), table, {job}, "t.csv").status(), {"t.csv", "no worker type"});
+}
+
+TEST(ClusterData, GeneratorIsSeededAndHasThePaperShape) {
+  GeneratorOptions options;
+  options.num_types = 456;
+  options.num_jobs = 2000;
+  options.seed = 7;
+  const Instance a = GenerateInstance(options);
+  const Instance b = GenerateInstance(options);
+  ASSERT_EQ(a.types.size(), 456u);
+  ASSERT_EQ(a.jobs.size(), 2000u);
+  int instances = 0;
+  for (const WorkerType& t : a.types) {
+    EXPECT_EQ(t.count % 8, 0);
+    EXPECT_GE(t.count, 8);
+    instances += t.count;
+  }
+  EXPECT_GT(instances, 14000);
+  EXPECT_LT(instances, 19000);
+  int restricted = 0;
+  for (std::size_t j = 0; j < a.jobs.size(); ++j) {
+    restricted += a.throughput[j].size() < a.types.size();
+    EXPECT_EQ(a.jobs[j].total_steps, b.jobs[j].total_steps);
+    EXPECT_GE(a.jobs[j].weight, 1.0);
+    EXPECT_LE(a.jobs[j].weight, 10.0);
+  }
+  EXPECT_NEAR(restricted / 2000.0, 1.0 / 3.0, 0.05);
+  options.seed = 8;
+  EXPECT_NE(GenerateInstance(options).jobs[0].total_steps, a.jobs[0].total_steps);
+}
+
+Instance TraceInstance() {
+  auto types = LoadClusterSpec(kData + "/cluster_spec.csv");
+  auto table = LoadThroughputs(kData + "/throughputs_subset.csv");
+  auto jobs = LoadJobTrace(kData + "/job_trace_seed0.csv");
+  EXPECT_TRUE(types.ok() && table.ok() && jobs.ok());
+  auto instance = MakeInstance(types.value(), table.value(), jobs.value(), "trace");
+  EXPECT_TRUE(instance.ok());
+  return instance.value();
+}
+
+// The trace's first round: 34 active jobs (33 steady state + the arrival at t = 0) among 233
+// slots.
+std::vector<char> FirstRound(const Instance& instance) {
+  std::vector<char> active(instance.jobs.size(), 0);
+  for (std::size_t j = 0; j < instance.jobs.size(); ++j) active[j] = instance.jobs[j].arrival_s <= 0;
+  return active;
+}
+
+struct Comparison {
+  double admm = 0, exact = 0, admm_seconds = 0, exact_seconds = 0, violation = 1;
+  bool usable = false;
+};
+
+Comparison Compare(const Instance& instance, Fairness fairness, const std::vector<char>& active,
+                   double rho) {
+  Problem problem(0, 0);
+  ClusterModel model;
+  model.Describe(instance, fairness, &problem);
+  model.SetActive(active, &problem);
+  std::string error;
+  EXPECT_TRUE(problem.Validate(&error)) << error;
+  Comparison c;
+  Allocation exact;
+  SolveSummary exact_summary;
+  SolveExact(problem, ExactOptions{}, &exact, &exact_summary);
+  EXPECT_TRUE(exact_summary.IsSolutionUsable()) << exact_summary.BriefReport();
+  c.exact = model.Value(exact, active);
+  c.exact_seconds = exact_summary.total_seconds;
+  AdmmOptions options;
+  options.rho = rho;
+  options.eps_abs = 1e-6;
+  options.eps_rel = 1e-5;
+  options.max_iterations = 20000;
+  AdmmSolver solver(problem, options);
+  Allocation admm;
+  SolveSummary summary;
+  solver.Solve(&admm, &summary);
+  c.usable = summary.IsSolutionUsable();
+  EXPECT_TRUE(c.usable) << summary.BriefReport() << ": " << summary.message;
+  if (admm.values.size() != static_cast<std::size_t>(problem.num_variables())) {
+    ADD_FAILURE() << "no allocation";
+    return c;
+  }
+  c.admm = model.Value(admm, active);
+  c.admm_seconds = summary.total_seconds;
+  c.violation = problem.MeasureViolation(admm.values).Max();
+  // Restrictions are structural: entries exist only where the throughput is positive.
+  for (VarId v = 0; v < problem.num_variables(); ++v) {
+    const Variable& var = problem.variable(v);
+    if (var.IsEntry() && !active[var.demand]) {
+      EXPECT_LE(std::abs(admm[v]), 1e-6);
+    }
+  }
+  std::printf("%s: admm %.6f (%.3f s, %d it) exact %.6f (%.3f s) violation %.2e\n",
+              fairness == Fairness::kMaxMin ? "max-min" : "proportional", c.admm, c.admm_seconds,
+              summary.iterations, c.exact, c.exact_seconds, c.violation);
+  return c;
+}
+
+TEST(ClusterModel, MaxMinAdmmWithinOnePercentOfExactOnTheTrace) {
+  const Instance instance = TraceInstance();
+  const Comparison c = Compare(instance, Fairness::kMaxMin, FirstRound(instance), 1.0);
+  EXPECT_GT(c.exact, 0.0);
+  EXPECT_GE(c.admm, 0.99 * c.exact);
+  EXPECT_LE(c.admm, c.exact * (1 + 1e-6) + 1e-9);
+  EXPECT_LE(c.violation, 1e-6);
+}
+
+TEST(ClusterModel, MaxMinAdmmWithinOnePercentOfExactOnAGeneratedInstance) {
+  GeneratorOptions options;
+  options.num_types = 24;
+  options.num_jobs = 120;
+  options.seed = 3;
+  const Instance instance = GenerateInstance(options);
+  std::vector<char> active(instance.jobs.size(), 1);
+  for (std::size_t j = 0; j < active.size(); j += 7) active[j] = 0;  // some slots inactive
+  const Comparison c = Compare(instance, Fairness::kMaxMin, active, 1.0);
+  EXPECT_GT(c.exact, 0.0);
+  EXPECT_GE(c.admm, 0.99 * c.exact);
+  EXPECT_LE(c.violation, 1e-6);
+}
+
+TEST(ClusterModel, ProportionalFairnessAdmmWithinOnePercentOfExact) {
+  const Instance instance = TraceInstance();
+  const Comparison c = Compare(instance, Fairness::kProportional, FirstRound(instance), 1.0);
+  // Sum of weighted logs can be of either sign: compare the gap to the magnitude.
+  EXPECT_LE(std::abs(c.admm - c.exact), 0.01 * std::abs(c.exact) + 1e-6);
+  EXPECT_LE(c.violation, 1e-6);
+}
+
+TEST(ClusterModel, InactiveSlotsDoNotChangeTheOptimum) {
+  // The same active jobs with and without extra inactive slots give the same exact optimum.
+  const Instance full = TraceInstance();
+  const std::vector<char> active = FirstRound(full);
+  Instance only;
+  only.types = full.types;
+  for (std::size_t j = 0; j < full.jobs.size(); ++j) {
+    if (!active[j]) continue;
+    only.jobs.push_back(full.jobs[j]);
+    only.throughput.push_back(full.throughput[j]);
+  }
+  for (Fairness fairness : {Fairness::kMaxMin, Fairness::kProportional}) {
+    double values[2];
+    for (int k = 0; k < 2; ++k) {
+      const Instance& inst = k == 0 ? full : only;
+      Problem problem(0, 0);
+      ClusterModel model;
+      model.Describe(inst, fairness, &problem);
+      const std::vector<char> act = k == 0 ? active : std::vector<char>(only.jobs.size(), 1);
+      model.SetActive(act, &problem);
+      Allocation a;
+      SolveSummary s;
+      SolveExact(problem, ExactOptions{}, &a, &s);
+      ASSERT_TRUE(s.IsSolutionUsable()) << s.BriefReport();
+      values[k] = model.Value(a, act);
+    }
+    EXPECT_NEAR(values[0], values[1], 1e-6 * (1 + std::abs(values[1])));
+  }
+}
+
+}  // namespace
+}  // namespace dede::cluster
