@@ -292,3 +292,29 @@ TEST(ClusterModel, InactiveSlotsDoNotChangeTheOptimum) {
 
 }  // namespace
 }  // namespace dede::cluster
+
+namespace dede::cluster {
+namespace {
+
+// The paper's scale (456 types, ~16,500 instances, 2,000 jobs, a third restricted): max-min with
+// ADMM against the exact LP. Minutes, not seconds: run it by hand with
+//   cluster_scheduling_test --gtest_also_run_disabled_tests --gtest_filter=*PaperScale*
+TEST(ClusterModel, DISABLED_PaperScaleMaxMin) {
+  GeneratorOptions options;
+  options.seed = 1;
+  const Instance instance = GenerateInstance(options);
+  std::size_t entries = 0;
+  int instances = 0;
+  for (const auto& allowed : instance.throughput) entries += allowed.size();
+  for (const WorkerType& t : instance.types) instances += t.count;
+  std::printf("paper scale: %zu types, %d instances, %zu jobs, %zu entries\n",
+              instance.types.size(), instances, instance.jobs.size(), entries);
+  const std::vector<char> active(instance.jobs.size(), 1);
+  const Comparison c = Compare(instance, Fairness::kMaxMin, active, 1.0);
+  std::printf("paper scale max-min: admm/exact = %.5f\n", c.admm / c.exact);
+  EXPECT_GE(c.admm, 0.99 * c.exact);
+  EXPECT_LE(c.violation, 1e-6);
+}
+
+}  // namespace
+}  // namespace dede::cluster
