@@ -1,0 +1,76 @@
+// Traffic-engineering input data: node-link topologies (JSON), traffic matrices and path sets
+// (CSV, the formats of ../shared/data/dede-examples/README.md), and k edge-disjoint min-hop
+// paths computed with Boost.Graph. Every loader error names the file and the field or line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dede/status.h"
+
+namespace dede::te {
+
+struct Link {
+  int src = 0;  // node index (see Topology::node_ids)
+  int dst = 0;
+  double capacity = 0.0;
+};
+
+// Nodes are indexed 0..n-1 in increasing order of their JSON ids; links keep the order of the
+// JSON `links` array, which is the edge numbering of the path files.
+struct Topology {
+  std::vector<long long> node_ids;  // index -> id
+  std::vector<Link> links;
+  int num_nodes() const { return static_cast<int>(node_ids.size()); }
+  // Index of node `id`, or -1.
+  int NodeIndex(long long id) const;
+  // Index of the link src -> dst (node indices), or -1.
+  int LinkIndex(int src, int dst) const;
+};
+
+// One ordered pair's demand, by node index.
+struct DemandEntry {
+  int src = 0;
+  int dst = 0;
+  double demand = 0.0;
+};
+
+// A path of the pair (src, dst): node indices from src to dst and the link indices between.
+struct Path {
+  int src = 0;
+  int dst = 0;
+  std::vector<int> nodes;
+  std::vector<int> links;
+  int hops() const { return static_cast<int>(links.size()); }
+};
+
+// Paths of one ordered pair, shortest first.
+struct PairPaths {
+  int src = 0;
+  int dst = 0;
+  std::vector<Path> paths;
+};
+
+// networkx node-link JSON: {"nodes": [{"id": int}...], "links": [{"source", "target",
+// "capacity"}...]}. Rejects a link to a missing node, a negative or non-finite capacity, a
+// duplicate link and a self loop.
+Result<Topology> LoadTopology(const std::string& file);
+
+// CSV `src,dst,demand` with a header line; node ids. Rejects unknown nodes, negative demands,
+// src == dst with a positive demand and duplicate pairs. Zero demands are dropped.
+Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
+                                                   const Topology& topology);
+
+// CSV `src,dst,path_idx,hops,nodes,edge_ids`; nodes and edge_ids space-separated. Checks that
+// every hop is a link of the topology, that `hops` and `edge_ids` agree with `nodes`, and that
+// path_idx counts 0, 1, ... per pair. Pairs come out sorted by (src, dst).
+Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology& topology);
+
+// Up to k edge-disjoint paths from src to dst, fewest hops first: a maximum set of edge-disjoint
+// paths (Edmonds-Karp maximum flow with unit capacities, Boost.Graph), decomposed into paths by
+// following the flow from src (links in topology order, cycles dropped), sorted by hop count
+// and cut to k, as the reference's networkx edge_disjoint_paths + sort. Empty if dst is
+// unreachable.
+std::vector<Path> EdgeDisjointMinHopPaths(const Topology& topology, int src, int dst, int k);
+
+}  // namespace dede::te
