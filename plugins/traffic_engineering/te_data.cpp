@@ -11,7 +11,6 @@
 #include <utility>
 
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/edmonds_karp_max_flow.hpp>
 #include <nlohmann/json.hpp>
 
 namespace dede::te {
@@ -132,12 +131,14 @@ Result<Topology> LoadTopology(const std::string& file) {
     }
     topology.node_ids.push_back(nodes[i]["id"].get<long long>());
   }
+  const std::vector<long long> in_file_order = topology.node_ids;
   std::sort(topology.node_ids.begin(), topology.node_ids.end());
   for (std::size_t i = 1; i < topology.node_ids.size(); ++i) {
     if (topology.node_ids[i] == topology.node_ids[i - 1]) {
       return Invalid(file + ": nodes: duplicate node id " + std::to_string(topology.node_ids[i]));
     }
   }
+  for (long long id : in_file_order) topology.file_order.push_back(topology.NodeIndex(id));
   const nlohmann::json& links = doc["links"];
   std::map<std::pair<int, int>, std::size_t> seen;
   for (std::size_t i = 0; i < links.size(); ++i) {
@@ -280,71 +281,162 @@ Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology
 
 namespace {
 
-using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
-using FlowGraph = boost::adjacency_list<
-    boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-    boost::property<boost::edge_capacity_t, long,
-                    boost::property<boost::edge_residual_capacity_t, long,
-                                    boost::property<boost::edge_reverse_t,
-                                                    Traits::edge_descriptor>>>>;
+// The residual network of the unit-capacity link graph, stored as a Boost.Graph adjacency list
+// whose out- and in-edge lists keep insertion order (the order the search depends on).
+using Residual = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
+                                       boost::no_property,
+                                       boost::property<boost::edge_index_t, int>>;
+
+struct ResidualNetwork {
+  Residual graph;
+  std::vector<int> capacity, flow, reverse;  // by edge index
+  std::map<std::pair<int, int>, int> index;  // (u, v) -> edge index
+  int Add(int u, int v, int cap) {
+    const int e = static_cast<int>(capacity.size());
+    boost::add_edge(u, v, e, graph);
+    capacity.push_back(cap);
+    flow.push_back(0);
+    reverse.push_back(-1);
+    index[{u, v}] = e;
+    return e;
+  }
+};
+
+constexpr int kUnseen = -2;  // not in pred/succ
+constexpr int kRoot = -1;    // pred[src] / succ[dst]
 
 }  // namespace
 
 std::vector<Path> EdgeDisjointMinHopPaths(const Topology& topology, int src, int dst, int k) {
   if (src == dst || k <= 0) return {};
   const int n = topology.num_nodes();
-  const int num_links = static_cast<int>(topology.links.size());
-  // Unit capacities: a maximum flow is a maximum set of edge-disjoint paths. Edmonds-Karp
-  // augments along shortest residual paths and may cancel earlier choices, so it finds as many
-  // paths as exist (a greedy "remove the used links" search may not) and, like networkx's
-  // edge_disjoint_paths, balances their lengths.
-  FlowGraph graph(n);
-  auto capacity = boost::get(boost::edge_capacity, graph);
-  auto reverse = boost::get(boost::edge_reverse, graph);
-  auto residual = boost::get(boost::edge_residual_capacity, graph);
-  std::vector<Traits::edge_descriptor> forward(num_links);
-  for (int e = 0; e < num_links; ++e) {
-    const Link& link = topology.links[e];
-    forward[e] = boost::add_edge(link.src, link.dst, graph).first;
-    const auto back = boost::add_edge(link.dst, link.src, graph).first;
-    capacity[forward[e]] = 1;
-    capacity[back] = 0;
-    reverse[forward[e]] = back;
-    reverse[back] = forward[e];
+  // The link order of the graph the reference builds (networkx DiGraph from node-link JSON):
+  // nodes in file order, each node's out-links in file order.
+  std::vector<std::vector<int>> out_links(n);
+  for (int e = 0; e < static_cast<int>(topology.links.size()); ++e) {
+    out_links[topology.links[e].src].push_back(e);
   }
-  const long flow = boost::edmonds_karp_max_flow(graph, src, dst);
-  // Decompose: follow unused flow-carrying links (in topology order) from src; a revisited
-  // node closes a cycle, which is dropped.
-  std::vector<std::vector<int>> out_flow(n);
-  for (int e = 0; e < num_links; ++e) {
-    if (capacity[forward[e]] - residual[forward[e]] > 0) {
-      out_flow[topology.links[e].src].push_back(e);
+  std::vector<int> order = topology.file_order;
+  if (static_cast<int>(order.size()) != n) {
+    order.resize(n);
+    for (int v = 0; v < n; ++v) order[v] = v;
+  }
+  // Residual network as networkx's build_residual_network: every link (u, v) in that order adds
+  // (u, v) with capacity 1 and, if absent, (v, u) with capacity 0; a link whose reverse was
+  // added earlier only sets that edge's capacity. Flow is antisymmetric on the pair.
+  ResidualNetwork r;
+  r.graph = Residual(n);
+  for (int u : order) {
+    for (int e : out_links[u]) {
+      const int v = topology.links[e].dst;
+      auto it = r.index.find({u, v});
+      if (it != r.index.end()) {
+        r.capacity[it->second] = 1;
+        continue;
+      }
+      const int forward = r.Add(u, v, 1);
+      auto back = r.index.find({v, u});
+      const int backward = back != r.index.end() ? back->second : r.Add(v, u, 0);
+      r.reverse[forward] = backward;
+      r.reverse[backward] = forward;
     }
   }
-  std::vector<std::size_t> next(n, 0);
+  auto edge_id = boost::get(boost::edge_index, r.graph);
+  // At most min(out-degree of src, in-degree of dst) paths.
+  const std::size_t out_degree = out_links[src].size();
+  std::size_t in_degree = 0;
+  for (const Link& link : topology.links) in_degree += link.dst == dst ? 1 : 0;
+  const long cutoff = static_cast<long>(std::min(out_degree, in_degree));
+
+  // Edmonds-Karp with a bidirectional breadth-first search for each augmenting path (as
+  // networkx's edmonds_karp, the default of edge_disjoint_paths): shortest residual paths,
+  // which may cancel flow of earlier paths.
+  long flow_value = 0;
+  while (flow_value < cutoff) {
+    std::vector<int> pred(n, kUnseen), succ(n, kUnseen);
+    pred[src] = kRoot;
+    succ[dst] = kRoot;
+    std::vector<int> q_s{src}, q_t{dst};
+    int meet = -1;
+    while (meet < 0) {
+      std::vector<int> q;
+      if (q_s.size() <= q_t.size()) {
+        for (int u : q_s) {
+          for (auto [it, end] = boost::out_edges(u, r.graph); it != end && meet < 0; ++it) {
+            const int e = edge_id[*it];
+            const int v = static_cast<int>(boost::target(*it, r.graph));
+            if (pred[v] == kUnseen && r.flow[e] < r.capacity[e]) {
+              pred[v] = u;
+              if (succ[v] != kUnseen) meet = v;
+              q.push_back(v);
+            }
+          }
+          if (meet >= 0) break;
+        }
+        q_s = std::move(q);
+      } else {
+        for (int u : q_t) {
+          for (auto [it, end] = boost::in_edges(u, r.graph); it != end && meet < 0; ++it) {
+            const int e = edge_id[*it];
+            const int v = static_cast<int>(boost::source(*it, r.graph));
+            if (succ[v] == kUnseen && r.flow[e] < r.capacity[e]) {
+              succ[v] = u;
+              if (pred[v] != kUnseen) meet = v;
+              q.push_back(v);
+            }
+          }
+          if (meet >= 0) break;
+        }
+        q_t = std::move(q);
+      }
+      if (meet < 0 && (q_s.empty() || q_t.empty())) break;
+    }
+    if (meet < 0) break;
+    std::vector<int> path{meet};
+    for (int u = meet; u != src;) path.push_back(u = pred[u]);
+    std::reverse(path.begin(), path.end());
+    for (int u = meet; u != dst;) path.push_back(u = succ[u]);
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+      const int e = r.index.at({path[i], path[i + 1]});
+      r.flow[e] += 1;
+      r.flow[r.reverse[e]] -= 1;
+    }
+    ++flow_value;
+  }
+
+  // Decompose as networkx does: saturated edges in residual-edge order form, per node, an
+  // insertion-ordered set of successors; each path starts at one of src's successors (in
+  // order) and then repeatedly takes the most recently inserted remaining successor.
+  std::vector<std::vector<int>> saturated(n);
+  for (int u : order) {
+    for (auto [it, end] = boost::out_edges(u, r.graph); it != end; ++it) {
+      const int e = edge_id[*it];
+      if (r.flow[e] > 0 && r.flow[e] == r.capacity[e]) {
+        saturated[u].push_back(static_cast<int>(boost::target(*it, r.graph)));
+      }
+    }
+  }
   std::vector<Path> paths;
-  for (long i = 0; i < flow; ++i) {
+  const std::vector<int> first_hops = saturated[src];
+  long found = 0;
+  for (int first : first_hops) {
+    if (found >= cutoff) break;
     Path path;
     path.src = src;
     path.dst = dst;
-    path.nodes.push_back(src);
-    int v = src;
-    while (v != dst) {
-      if (next[v] >= out_flow[v].size()) break;  // cannot happen for a valid flow
-      const int e = out_flow[v][next[v]++];
-      const int w = topology.links[e].dst;
-      auto seen = std::find(path.nodes.begin(), path.nodes.end(), w);
-      if (seen != path.nodes.end()) {  // cycle back to w: cut it out
-        const auto keep = seen - path.nodes.begin();
-        path.nodes.resize(keep + 1);
-        path.links.resize(keep);
-      } else {
-        path.nodes.push_back(w);
-        path.links.push_back(e);
-      }
-      v = w;
+    path.nodes = {src, first};
+    int u = first;
+    while (u != dst && !saturated[u].empty()) {
+      const int v = saturated[u].back();
+      saturated[u].pop_back();
+      path.nodes.push_back(v);
+      u = v;
     }
-    if (v != dst) break;
+    if (u != dst) continue;
+    if (first != dst) ++found;  // networkx does not count a direct link against the cutoff
+    for (std::size_t i = 0; i + 1 < path.nodes.size(); ++i) {
+      path.links.push_back(topology.LinkIndex(path.nodes[i], path.nodes[i + 1]));
+    }
     paths.push_back(std::move(path));
   }
   std::stable_sort(paths.begin(), paths.end(),

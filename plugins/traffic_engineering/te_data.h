@@ -21,6 +21,7 @@ struct Link {
 struct Topology {
   std::vector<long long> node_ids;  // index -> id
   std::vector<Link> links;
+  std::vector<int> file_order;      // node indices in the order of the JSON `nodes` array
   int num_nodes() const { return static_cast<int>(node_ids.size()); }
   // Index of node `id`, or -1.
   int NodeIndex(long long id) const;
@@ -66,11 +67,12 @@ Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
 // path_idx counts 0, 1, ... per pair. Pairs come out sorted by (src, dst).
 Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology& topology);
 
-// Up to k edge-disjoint paths from src to dst, fewest hops first: a maximum set of edge-disjoint
-// paths (Edmonds-Karp maximum flow with unit capacities, Boost.Graph), decomposed into paths by
-// following the flow from src (links in topology order, cycles dropped), sorted by hop count
-// and cut to k, as the reference's networkx edge_disjoint_paths + sort. Empty if dst is
-// unreachable.
+// Up to k edge-disjoint paths from src to dst, fewest hops first, as the reference computes
+// them (networkx edge_disjoint_paths, sorted by hop count, first k): a maximum set of
+// edge-disjoint paths from Edmonds-Karp with bidirectional BFS on the unit-capacity residual
+// network (a Boost.Graph adjacency list), decomposed into paths, stably sorted by hops. The
+// search and the decomposition visit nodes and links in file order with the same tie-breaking
+// as networkx, so the shipped B4 path file is reproduced. Empty if dst is unreachable.
 std::vector<Path> EdgeDisjointMinHopPaths(const Topology& topology, int src, int dst, int k);
 
 }  // namespace dede::te

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# traffic_engineering end to end: `dede run` on a copy of configs/te_b4.yaml for 3 rounds (B4,
+# matrices 0..2, max total flow), then the rounds and metrics rows in SQLite.
+# Usage: te_cli_test.sh <dede binary> <plugin dir> <source dir>
+set -euo pipefail
+dede=$1
+plugins=$2
+src=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "te_cli_test: $*"; exit 1; }
+
+# The copy lives elsewhere, so the data paths (relative to the YAML file) are made absolute.
+sed -e "s|database: dede-te-b4.db|database: $work/te.db|" \
+    -e "s|interval_seconds: 1|interval_seconds: 0.05|" \
+    -e "s|\.\./tests/data/te|$src/tests/data/te|" \
+    "$src/configs/te_b4.yaml" > "$work/te.yaml"
+export DEDE_PLUGIN_PATH=$plugins
+
+out=$("$dede" validate "$work/te.yaml") || fail "validate exit: $out"
+grep -q ": ok (deployment 'te-b4'" <<< "$out" || fail "validate: $out"
+"$dede" run "$work/te.yaml" --rounds 3 > "$work/run.log" 2>&1 || { cat "$work/run.log"; fail "run"; }
+grep -q "round 2  converged" "$work/run.log" || { cat "$work/run.log"; fail "no converged round 2 line"; }
+q() { sqlite3 "$work/te.db" "$1"; }
+[ "$(q "SELECT count(*) FROM rounds")" = 3 ] || fail "3 rounds expected, got $(q "SELECT count(*) FROM rounds")"
+[ "$(q "SELECT count(*) FROM rounds WHERE termination = 'converged'")" = 3 ] || fail "terminations: $(q "SELECT round, termination FROM rounds")"
+for m in total_flow total_demand satisfied_demand max_link_utilization; do
+  [ "$(q "SELECT count(*) FROM metrics WHERE name = '$m'")" = 3 ] || fail "metric $m: $(q "SELECT * FROM metrics LIMIT 8")"
+done
+# Every B4 matrix fits: all demand is carried and no link is over capacity.
+[ "$(q "SELECT count(*) FROM metrics WHERE name = 'satisfied_demand' AND value BETWEEN 0.995 AND 1.000001")" = 3 ] \
+  || fail "satisfied_demand: $(q "SELECT * FROM metrics WHERE name = 'satisfied_demand'")"
+[ "$(q "SELECT count(*) FROM metrics WHERE name = 'max_link_utilization' AND value <= 1.000001")" = 3 ] \
+  || fail "max_link_utilization: $(q "SELECT * FROM metrics WHERE name = 'max_link_utilization'")"
+# Matrix 0's total demand (dede-examples README: 26,682.5959).
+total0=$(q "SELECT printf('%.2f', value) FROM metrics WHERE name = 'total_demand' AND round = 0")
+[ "$total0" = "26682.60" ] || fail "total demand of round 0: $total0"
+# The utilisation view: no link above capacity.
+over=$("$dede" query "$work/te.db" "SELECT count(*) AS n FROM resource_utilisation WHERE utilisation > 1.000001" --format csv | tail -1 | tr -d "\r")
+[ "$over" = 0 ] || fail "links over capacity in resource_utilisation: $over"
+echo "te cli test passed"

@@ -1,0 +1,240 @@
+// Loaders and path computation of the traffic_engineering plugin.
+#include "te_data.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+namespace dede::te {
+namespace {
+
+const std::string kDataDir = std::string(DEDE_TEST_DATA_DIR) + "/te";
+
+class TempFile {
+ public:
+  TempFile(const std::string& name, const std::string& content) {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("te_data_test_" + std::to_string(::getpid()) + "_" + name))
+                .string();
+    std::ofstream(path_) << content;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Three nodes (ids 5, 7, 9) in a directed triangle plus one reverse link.
+const char* kTriangle =
+    R"({"nodes": [{"id": 9}, {"id": 5}, {"id": 7}],
+        "links": [{"source": 5, "target": 7, "capacity": 10},
+                  {"source": 7, "target": 9, "capacity": 20},
+                  {"source": 9, "target": 5, "capacity": 30},
+                  {"source": 7, "target": 5, "capacity": 40}]})";
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(LoadTopology, ReadsNodesSortedByIdAndLinksInFileOrder) {
+  TempFile f("tri.json", kTriangle);
+  Result<Topology> t = LoadTopology(f.path());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->node_ids, (std::vector<long long>{5, 7, 9}));
+  ASSERT_EQ(t->links.size(), 4u);
+  EXPECT_EQ(t->links[1].src, 1);
+  EXPECT_EQ(t->links[1].dst, 2);
+  EXPECT_EQ(t->links[1].capacity, 20);
+  EXPECT_EQ(t->LinkIndex(1, 0), 3);
+  EXPECT_EQ(t->LinkIndex(0, 2), -1);
+}
+
+TEST(LoadTopology, ReadsTheShippedB4) {
+  Result<Topology> t = LoadTopology(kDataDir + "/B4.json");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->num_nodes(), 12);
+  EXPECT_EQ(t->links.size(), 38u);
+}
+
+TEST(LoadTopology, NamesFileAndFieldOfALinkToAMissingNode) {
+  TempFile f("missing.json",
+             R"({"nodes": [{"id": 0}, {"id": 1}],
+                 "links": [{"source": 0, "target": 1, "capacity": 1},
+                           {"source": 1, "target": 4, "capacity": 1}]})");
+  Result<Topology> t = LoadTopology(f.path());
+  ASSERT_FALSE(t.ok());
+  const std::string& m = t.status().message();
+  EXPECT_TRUE(Contains(m, f.path()) && Contains(m, "links[1].target = 4") &&
+              Contains(m, "no such node"))
+      << m;
+}
+
+TEST(LoadTopology, NamesFileAndFieldOfANegativeCapacity) {
+  TempFile f("negative.json",
+             R"({"nodes": [{"id": 0}, {"id": 1}],
+                 "links": [{"source": 0, "target": 1, "capacity": -5}]})");
+  Result<Topology> t = LoadTopology(f.path());
+  ASSERT_FALSE(t.ok());
+  const std::string& m = t.status().message();
+  EXPECT_TRUE(Contains(m, f.path()) && Contains(m, "links[0].capacity = -5")) << m;
+}
+
+TEST(LoadTopology, NamesBothEntriesOfADuplicateLink) {
+  TempFile f("duplicate.json",
+             R"({"nodes": [{"id": 0}, {"id": 1}],
+                 "links": [{"source": 0, "target": 1, "capacity": 1},
+                           {"source": 1, "target": 0, "capacity": 1},
+                           {"source": 0, "target": 1, "capacity": 2}]})");
+  Result<Topology> t = LoadTopology(f.path());
+  ASSERT_FALSE(t.ok());
+  const std::string& m = t.status().message();
+  EXPECT_TRUE(Contains(m, f.path()) && Contains(m, "links[2]") && Contains(m, "duplicate link 0 -> 1") &&
+              Contains(m, "links[0]"))
+      << m;
+}
+
+TEST(LoadTopology, RejectsMissingFieldsAndBadJson) {
+  TempFile no_capacity("nocap.json",
+                       R"({"nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1}]})");
+  Result<Topology> t = LoadTopology(no_capacity.path());
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(Contains(t.status().message(), "links[0].capacity is missing")) << t.status().message();
+  TempFile no_links("nolinks.json", R"({"nodes": []})");
+  t = LoadTopology(no_links.path());
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(Contains(t.status().message(), "'links'")) << t.status().message();
+  TempFile broken("broken.json", "{\"nodes\": [");
+  t = LoadTopology(broken.path());
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(Contains(t.status().message(), "not valid JSON")) << t.status().message();
+  t = LoadTopology(kDataDir + "/no_such_file.json");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kNotFound);
+}
+
+TEST(LoadTrafficMatrix, ReadsDemandsByNodeIndexAndDropsZeros) {
+  TempFile topo("tri2.json", kTriangle);
+  Topology t = LoadTopology(topo.path()).value();
+  TempFile tm("tm.csv", "src,dst,demand\n5,7,1.5\n7,9,0\r\n9,5,2\n");
+  Result<std::vector<DemandEntry>> m = LoadTrafficMatrix(tm.path(), t);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(m->size(), 2u);
+  EXPECT_EQ(m.value()[0].src, 0);
+  EXPECT_EQ(m.value()[0].dst, 1);
+  EXPECT_EQ(m.value()[0].demand, 1.5);
+  EXPECT_EQ(m.value()[1].src, 2);
+}
+
+TEST(LoadTrafficMatrix, NamesFileLineAndFieldOfBadRows) {
+  TempFile topo("tri3.json", kTriangle);
+  Topology t = LoadTopology(topo.path()).value();
+  const std::pair<std::string, std::string> cases[] = {
+      {"src,dst,demand\n5,7,1\n5,8,1\n", ":3: dst = 8: no such node"},
+      {"src,dst,demand\n5,7,-1\n", ":2: demand = -1. Violated constraint: demand >= 0"},
+      {"src,dst,demand\n5,7,1\n5,7,2\n", ":3: duplicate pair 5 -> 7 (also line 2)"},
+      {"src,dst,demand\n5,7,abc\n", ":2: demand = 'abc' is not a number"},
+      {"src,dst\n5,7\n", ":1: header is 'src,dst'"},
+      {"src,dst,demand\n5,7\n", ":2: 2 fields, expected 3"},
+  };
+  for (const auto& [content, expected] : cases) {
+    TempFile tm("bad_tm.csv", content);
+    Result<std::vector<DemandEntry>> m = LoadTrafficMatrix(tm.path(), t);
+    ASSERT_FALSE(m.ok()) << content;
+    EXPECT_TRUE(Contains(m.status().message(), tm.path() + expected)) << m.status().message();
+  }
+}
+
+TEST(LoadPaths, ReadsTheShippedB4PathFile) {
+  Topology t = LoadTopology(kDataDir + "/B4.json").value();
+  Result<std::vector<PairPaths>> p = LoadPaths(kDataDir + "/B4-paths.csv", t);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->size(), 132u);
+  std::size_t total = 0;
+  for (const PairPaths& pair : p.value()) total += pair.paths.size();
+  EXPECT_EQ(total, 310u);
+}
+
+TEST(LoadPaths, RejectsPathsThatAreNotInTheTopology) {
+  TempFile topo("tri4.json", kTriangle);
+  Topology t = LoadTopology(topo.path()).value();
+  const std::string header = "src,dst,path_idx,hops,nodes,edge_ids\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {"5,9,0,2,5 9,2\n", ":2: nodes = '5 9': no link 5 -> 9"},
+      {"5,9,0,3,5 7 9,0 1\n", ":2: hops = 3 but 'nodes' has 2 hops"},
+      {"5,9,0,2,5 7 9,0 2\n", ":2: edge_ids = '0 2' does not match"},
+      {"5,9,1,2,5 7 9,0 1\n", ":2: path_idx = 1, expected 0"},
+      {"5,9,0,1,7 9,1\n", "does not lead from src 5"},
+  };
+  for (const auto& [row, expected] : cases) {
+    TempFile f("bad_paths.csv", header + row);
+    Result<std::vector<PairPaths>> p = LoadPaths(f.path(), t);
+    ASSERT_FALSE(p.ok()) << row;
+    EXPECT_TRUE(Contains(p.status().message(), expected)) << p.status().message();
+  }
+}
+
+TEST(EdgeDisjointMinHopPaths, FindsDisjointPathsShortestFirst) {
+  TempFile topo("tri5.json", kTriangle);
+  Topology t = LoadTopology(topo.path()).value();
+  std::vector<Path> p = EdgeDisjointMinHopPaths(t, 0, 1, 4);  // 5 -> 7: direct only
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].nodes, (std::vector<int>{0, 1}));
+  p = EdgeDisjointMinHopPaths(t, 1, 0, 4);  // 7 -> 5: direct and via 9
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].links, (std::vector<int>{3}));
+  EXPECT_EQ(p[1].links, (std::vector<int>{1, 2}));
+  EXPECT_EQ(EdgeDisjointMinHopPaths(t, 1, 0, 1).size(), 1u);
+}
+
+// The shipped path files were made with networkx edge_disjoint_paths (sorted by hops, first
+// 4). Counts pairs whose hop counts differ and pairs whose node sequences (in order) differ.
+struct PathComparison {
+  int pairs = 0;
+  int hop_mismatches = 0;
+  int sequence_mismatches = 0;
+};
+
+PathComparison Compare(const std::string& topology_file, const std::string& path_file) {
+  Topology t = LoadTopology(topology_file).value();
+  Result<std::vector<PairPaths>> shipped = LoadPaths(path_file, t);
+  EXPECT_TRUE(shipped.ok()) << shipped.status().message();
+  PathComparison c;
+  for (const PairPaths& pair : shipped.value()) {
+    std::vector<Path> ours = EdgeDisjointMinHopPaths(t, pair.src, pair.dst, 4);
+    std::vector<std::vector<int>> a, b;
+    std::vector<int> hops_a, hops_b;
+    for (const Path& p : pair.paths) {
+      a.push_back(p.nodes);
+      hops_a.push_back(p.hops());
+    }
+    for (const Path& p : ours) {
+      b.push_back(p.nodes);
+      hops_b.push_back(p.hops());
+    }
+    ++c.pairs;
+    if (hops_a != hops_b && ++c.hop_mismatches <= 5) {
+      ADD_FAILURE() << "pair " << t.node_ids[pair.src] << " -> " << t.node_ids[pair.dst]
+                    << ": " << ours.size() << " paths, shipped " << pair.paths.size();
+    }
+    if (a != b) ++c.sequence_mismatches;
+  }
+  return c;
+}
+
+TEST(EdgeDisjointMinHopPaths, ReproducesTheShippedB4PathFile) {
+  const PathComparison c = Compare(kDataDir + "/B4.json", kDataDir + "/B4-paths.csv");
+  EXPECT_EQ(c.pairs, 132);
+  EXPECT_EQ(c.hop_mismatches, 0);
+  EXPECT_EQ(c.sequence_mismatches, 0);  // every path, node for node, in the file's order
+}
+
+}  // namespace
+}  // namespace dede::te

@@ -1,0 +1,231 @@
+// The traffic_engineering domain on B4: structure, ADMM against the exact LP, repair.
+#include "te_plugin.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "dede/solver.h"
+
+namespace dede::te {
+namespace {
+
+const std::string kDataDir = std::string(DEDE_TEST_DATA_DIR) + "/te";
+constexpr double kMaxFlowRelativeGap = 0.005;   // issue 4: within 0.5% of exact
+constexpr double kMinMaxRelativeGap = 0.01;     // within 1% of exact
+constexpr double kFeasibilityTolerance = 1e-6;
+
+ConfigNode Scalar(const std::string& key, const std::string& value) {
+  return ConfigNode::Scalar(value, "te_test.yaml", 1, 1, "plugin.settings." + key);
+}
+
+struct Settings {
+  std::string objective = "max_total_flow";
+  std::string paths = "B4-paths.csv";  // empty: computed
+  std::vector<std::string> matrices = {"matrices/B4_real_0_1.0.csv"};
+  std::string matrix_dir;               // instead of the list
+  std::string extra_key;
+  std::string scale;                    // empty: default 1
+};
+
+ConfigNode MakeSettings(const Settings& s) {
+  ConfigNode node = ConfigNode::Map("te_test.yaml", 1, 1, "plugin.settings");
+  node.Insert("topology", Scalar("topology", "B4.json"));
+  if (!s.paths.empty()) node.Insert("paths", Scalar("paths", s.paths));
+  node.Insert("objective", Scalar("objective", s.objective));
+  if (!s.matrix_dir.empty()) {
+    node.Insert("traffic_matrices", Scalar("traffic_matrices", s.matrix_dir));
+  } else {
+    ConfigNode list = ConfigNode::List("te_test.yaml", 1, 1, "plugin.settings.traffic_matrices");
+    for (const std::string& m : s.matrices) list.Append(Scalar("traffic_matrices", m));
+    node.Insert("traffic_matrices", list);
+  }
+  if (!s.scale.empty()) node.Insert("scale", Scalar("scale", s.scale));
+  if (!s.extra_key.empty()) node.Insert(s.extra_key, Scalar(s.extra_key, "1"));
+  return node;
+}
+
+PluginContext Context() {
+  PluginContext context;
+  context.config_file = kDataDir + "/te_test.yaml";
+  context.config_dir = kDataDir;
+  return context;
+}
+
+// Configure + Describe + Refresh(0); asserts success.
+void Build(const Settings& settings, TrafficEngineeringPlugin* plugin, Problem* problem) {
+  Status status = plugin->Configure(MakeSettings(settings), Context());
+  ASSERT_TRUE(status.ok()) << status.message();
+  status = plugin->Describe(problem);
+  ASSERT_TRUE(status.ok()) << status.message();
+  bool finished = true;
+  status = plugin->Refresh(0, problem, &finished);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_FALSE(finished);
+  std::string error;
+  ASSERT_TRUE(problem->Validate(&error)) << error;
+}
+
+TEST(TrafficEngineeringPlugin, DescribesLinksTimesSourcesWithOneFlowPerPath) {
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Build(Settings{}, &plugin, &problem);
+  EXPECT_EQ(problem.num_resources(), 38);
+  EXPECT_EQ(problem.num_demands(), 12);
+  EXPECT_EQ(plugin.num_paths_total(), 310);
+  EXPECT_EQ(problem.objective_sense(), ObjectiveSense::kMaximize);
+  EXPECT_NEAR(plugin.TotalDemand(), 26682.5959, 1e-3);  // matrix 0 (dede-examples README)
+}
+
+TEST(TrafficEngineeringPlugin, ReadsADirectoryOfMatricesInNumericOrderAndFinishesAfterTheLast) {
+  TrafficEngineeringPlugin plugin;
+  Settings settings;
+  settings.matrix_dir = "matrices";
+  Status status = plugin.Configure(MakeSettings(settings), Context());
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(plugin.matrix_files().size(), 36u);
+  EXPECT_NE(plugin.matrix_files()[2].find("B4_real_2_1.0.csv"), std::string::npos);
+  EXPECT_NE(plugin.matrix_files()[35].find("B4_real_35_1.0.csv"), std::string::npos);
+  Problem problem(0, 0);
+  ASSERT_TRUE(plugin.Describe(&problem).ok());
+  bool finished = false;
+  ASSERT_TRUE(plugin.Refresh(35, &problem, &finished).ok());
+  EXPECT_FALSE(finished);
+  ASSERT_TRUE(plugin.Refresh(36, &problem, &finished).ok());
+  EXPECT_TRUE(finished);
+}
+
+TEST(TrafficEngineeringPlugin, RejectsUnknownKeysAndBadObjectives) {
+  TrafficEngineeringPlugin plugin;
+  Settings settings;
+  settings.extra_key = "num_pathz";
+  Status status = plugin.Configure(MakeSettings(settings), Context());
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("num_pathz"), std::string::npos) << status.message();
+  settings = Settings{};
+  settings.objective = "max_fairness";
+  status = plugin.Configure(MakeSettings(settings), Context());
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("max_fairness"), std::string::npos) << status.message();
+}
+
+TEST(TrafficEngineeringPlugin, ComputedPathsGiveTheSameExactOptimumAsThePathFile) {
+  double optimum[2];
+  for (int computed = 0; computed < 2; ++computed) {
+    TrafficEngineeringPlugin plugin;
+    Problem problem(0, 0);
+    Settings settings;
+    if (computed) settings.paths.clear();
+    Build(settings, &plugin, &problem);
+    EXPECT_EQ(plugin.num_paths_total(), 310);
+    Allocation exact;
+    SolveSummary summary;
+    SolveExact(problem, ExactOptions{}, &exact, &summary);
+    ASSERT_TRUE(summary.IsSolutionUsable()) << summary.message;
+    optimum[computed] = summary.objective;
+  }
+  EXPECT_NEAR(optimum[1], optimum[0], 1e-6 * optimum[0]);
+}
+
+// Checks capacities, demand volumes and coupling rows of a repaired allocation.
+void ExpectFeasible(const Problem& problem, const Allocation& allocation) {
+  const Problem::Violation violation = problem.MeasureViolation(allocation.values);
+  EXPECT_LE(violation.Max(), kFeasibilityTolerance)
+      << "worst constraint " << violation.worst_constraint;
+}
+
+// ADMM on B4 matrix 0 against Clp on the same Problem; `scale` 4 congests the links (at scale 1
+// every B4 matrix fits entirely, so the optimum is the total demand).
+void CheckMaxTotalFlow(const std::string& scale) {
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Settings settings;
+  settings.scale = scale;
+  Build(settings, &plugin, &problem);
+  Allocation exact;
+  SolveSummary exact_summary;
+  SolveExact(problem, ExactOptions{}, &exact, &exact_summary);
+  ASSERT_TRUE(exact_summary.IsSolutionUsable()) << exact_summary.message;
+
+  AdmmSolver solver(problem, AdmmOptions{});
+  Allocation admm;
+  SolveSummary summary;
+  solver.Solve(&admm, &summary);
+  std::printf("B4 matrix 0 x %s, max total flow: exact %.4f (%.3f s), %s\n", scale.c_str(),
+              exact_summary.objective, exact_summary.total_seconds, summary.BriefReport().c_str());
+  ASSERT_TRUE(plugin.Repair(problem, &admm).ok());
+  const double flow = plugin.TotalFlow(admm);
+  std::printf("  after repair: total flow %.4f, ratio %.6f\n", flow,
+              flow / exact_summary.objective);
+  EXPECT_NEAR(plugin.TotalFlow(exact), exact_summary.objective, 1e-6 * exact_summary.objective);
+  EXPECT_GE(flow, (1 - kMaxFlowRelativeGap) * exact_summary.objective);
+  EXPECT_LE(flow, exact_summary.objective * (1 + 1e-6));
+  ExpectFeasible(problem, admm);
+  EXPECT_LE(plugin.MaxLinkUtilization(admm), 1 + kFeasibilityTolerance);
+  RoundReport report;
+  ASSERT_TRUE(plugin.Report(0, problem, admm, &report).ok());
+  ASSERT_EQ(report.metrics.size(), 5u);
+  EXPECT_EQ(report.metrics[0].name, "total_flow");
+  EXPECT_EQ(report.metrics[2].name, "satisfied_demand");
+  EXPECT_NEAR(report.metrics[2].value, flow / plugin.TotalDemand(), 1e-12);
+  EXPECT_EQ(report.entities.size(), 38u + 12u);
+}
+
+TEST(TrafficEngineeringPlugin, AdmmMaxTotalFlowOnB4IsWithinHalfAPercentOfExactAfterRepair) {
+  CheckMaxTotalFlow("1");
+}
+
+TEST(TrafficEngineeringPlugin, AdmmMaxTotalFlowOnCongestedB4IsWithinHalfAPercentOfExact) {
+  CheckMaxTotalFlow("4");
+}
+
+TEST(TrafficEngineeringPlugin, RepairMakesAnOverloadedAllocationFeasible) {
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Build(Settings{}, &plugin, &problem);
+  Allocation a;
+  a.values.assign(problem.num_variables(), 0.0);
+  // Every path carries 3000: demands and links are both overloaded.
+  for (VarId v = 0; v < problem.num_variables(); ++v) {
+    if (!problem.variable(v).IsEntry()) a.values[v] = 3000.0;
+  }
+  ASSERT_TRUE(plugin.Repair(problem, &a).ok());
+  ExpectFeasible(problem, a);
+  EXPECT_GT(plugin.TotalFlow(a), 0.0);
+}
+
+TEST(TrafficEngineeringPlugin, AdmmMinMaxUtilizationOnB4IsWithinOnePercentOfExact) {
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Settings settings;
+  settings.objective = "min_max_utilization";
+  Build(settings, &plugin, &problem);
+  EXPECT_EQ(problem.objective_sense(), ObjectiveSense::kMinimize);
+  Allocation exact;
+  SolveSummary exact_summary;
+  SolveExact(problem, ExactOptions{}, &exact, &exact_summary);
+  ASSERT_TRUE(exact_summary.IsSolutionUsable()) << exact_summary.message;
+
+  AdmmSolver solver(problem, AdmmOptions{});
+  Allocation admm;
+  SolveSummary summary;
+  solver.Solve(&admm, &summary);
+  std::printf("B4 matrix 0, min max utilization: exact %.6f (%.3f s), admm %s\n",
+              exact_summary.objective, exact_summary.total_seconds,
+              summary.BriefReport().c_str());
+  ASSERT_TRUE(plugin.Repair(problem, &admm).ok());
+  const double utilization = plugin.MaxLinkUtilization(admm);
+  std::printf("  after repair: max utilization %.6f, ratio %.6f\n", utilization,
+              utilization / exact_summary.objective);
+  EXPECT_NEAR(plugin.MaxLinkUtilization(exact), exact_summary.objective, 1e-6);
+  EXPECT_LE(utilization, (1 + kMinMaxRelativeGap) * exact_summary.objective);
+  EXPECT_GE(utilization, exact_summary.objective * (1 - 1e-6));
+  EXPECT_NEAR(plugin.TotalFlow(admm), plugin.TotalDemand(), 1e-6 * plugin.TotalDemand());
+  ExpectFeasible(problem, admm);
+}
+
+}  // namespace
+}  // namespace dede::te
