@@ -101,6 +101,10 @@ int Topology::NodeIndex(long long id) const {
 }
 
 int Topology::LinkIndex(int src, int dst) const {
+  if (!link_index.empty()) {
+    auto it = link_index.find(static_cast<std::uint64_t>(src) << 32 | static_cast<std::uint32_t>(dst));
+    return it == link_index.end() ? -1 : it->second;
+  }
   for (int e = 0; e < static_cast<int>(links.size()); ++e) {
     if (links[e].src == src && links[e].dst == dst) return e;
   }
@@ -177,6 +181,8 @@ Result<Topology> LoadTopology(const std::string& file) {
                      " -> " + std::to_string(topology.node_ids[link.dst]) + " (also links[" +
                      std::to_string(it->second) + "])");
     }
+    topology.link_index[static_cast<std::uint64_t>(link.src) << 32 |
+                        static_cast<std::uint32_t>(link.dst)] = static_cast<int>(topology.links.size());
     topology.links.push_back(link);
   }
   return topology;

@@ -3,7 +3,9 @@
 // paths computed with Boost.Graph. Every loader error names the file and the field or line.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "dede/status.h"
@@ -22,6 +24,8 @@ struct Topology {
   std::vector<long long> node_ids;  // index -> id
   std::vector<Link> links;
   std::vector<int> file_order;      // node indices in the order of the JSON `nodes` array
+  // (src << 32 | dst) -> link index; built by LoadTopology (LinkIndex scans without it).
+  std::unordered_map<std::uint64_t, int> link_index;
   int num_nodes() const { return static_cast<int>(node_ids.size()); }
   // Index of node `id`, or -1.
   int NodeIndex(long long id) const;
