@@ -55,4 +55,8 @@ set +e
 "$dede" validate "$work/rho.yaml" 2> "$work/rho.err"; code=$?
 set -e
 [ $code -eq 2 ] && grep -q "rho.yaml:4" "$work/rho.err" && grep -q "rho" "$work/rho.err" || { cat "$work/rho.err"; fail "bad rho"; }
+# Every shipped deployment validates (file, plugin, settings, problem).
+for f in "$src"/configs/*.yaml; do
+  out=$("$dede" validate "$f" 2>&1) || fail "shipped config $f does not validate: $out"
+done
 echo "cli test passed"
