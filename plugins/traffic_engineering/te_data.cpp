@@ -2,16 +2,15 @@
 #include "te_data.h"
 
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string_view>
 #include <utility>
-
-#include <boost/graph/adjacency_list.hpp>
-#include <nlohmann/json.hpp>
 
 namespace dede::te {
 namespace {
@@ -49,7 +48,8 @@ bool ParseDouble(const std::string& text, double* out) {
 }
 
 // Reads a CSV file with the expected header; rows come back with their 1-based line numbers.
-Status ReadCsv(const std::string& file, const std::vector<std::string>& header,
+Status ReadCsv(const std::string& file,
+               const std::vector<std::string>& header,
                std::vector<std::pair<int, std::vector<std::string>>>* rows) {
   std::ifstream in(file);
   if (!in) return Status(StatusCode::kNotFound, file + ": cannot open the file");
@@ -83,12 +83,18 @@ std::string At(const std::string& file, int line, const std::string& field) {
   return file + ":" + std::to_string(line) + ": " + field;
 }
 
-Status ReadNode(const std::string& file, int line, const std::string& field,
-                const std::string& text, const Topology& topology, int* index) {
+Status ReadNode(const std::string& file,
+                int line,
+                const std::string& field,
+                const std::string& text,
+                const Topology& topology,
+                int* index) {
   long long id = 0;
-  if (!ParseInt(text, &id)) return Invalid(At(file, line, field) + " = '" + text + "' is not an integer");
+  if (!ParseInt(text, &id))
+    return Invalid(At(file, line, field) + " = '" + text + "' is not an integer");
   *index = topology.NodeIndex(id);
-  if (*index < 0) return Invalid(At(file, line, field) + " = " + text + ": no such node in the topology");
+  if (*index < 0)
+    return Invalid(At(file, line, field) + " = " + text + ": no such node in the topology");
   return Status::Ok();
 }
 
@@ -102,7 +108,8 @@ int Topology::NodeIndex(long long id) const {
 
 int Topology::LinkIndex(int src, int dst) const {
   if (!link_index.empty()) {
-    auto it = link_index.find(static_cast<std::uint64_t>(src) << 32 | static_cast<std::uint32_t>(dst));
+    auto it =
+        link_index.find(static_cast<std::uint64_t>(src) << 32 | static_cast<std::uint32_t>(dst));
     return it == link_index.end() ? -1 : it->second;
   }
   for (int e = 0; e < static_cast<int>(links.size()); ++e) {
@@ -182,7 +189,8 @@ Result<Topology> LoadTopology(const std::string& file) {
                      std::to_string(it->second) + "])");
     }
     topology.link_index[static_cast<std::uint64_t>(link.src) << 32 |
-                        static_cast<std::uint32_t>(link.dst)] = static_cast<int>(topology.links.size());
+                        static_cast<std::uint32_t>(link.dst)] =
+        static_cast<int>(topology.links.size());
     topology.links.push_back(link);
   }
   return topology;
@@ -204,12 +212,13 @@ Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
       return Invalid(At(file, line, "demand") + " = '" + f[2] + "' is not a number");
     }
     if (entry.demand < 0) {
-      return Invalid(At(file, line, "demand") + " = " + f[2] + ". Violated constraint: demand >= 0");
+      return Invalid(At(file, line, "demand") + " = " + f[2] +
+                     ". Violated constraint: demand >= 0");
     }
     auto [it, inserted] = seen.emplace(std::make_pair(entry.src, entry.dst), line);
     if (!inserted) {
-      return Invalid(file + ":" + std::to_string(line) + ": duplicate pair " + f[0] + " -> " + f[1] +
-                     " (also line " + std::to_string(it->second) + ")");
+      return Invalid(file + ":" + std::to_string(line) + ": duplicate pair " + f[0] + " -> " +
+                     f[1] + " (also line " + std::to_string(it->second) + ")");
     }
     if (entry.demand == 0) continue;
     if (entry.src == entry.dst) {
@@ -232,8 +241,10 @@ Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology
     status.Update(ReadNode(file, line, "dst", f[1], topology, &path.dst));
     if (!status.ok()) return status;
     long long index = 0, hops = 0;
-    if (!ParseInt(f[2], &index)) return Invalid(At(file, line, "path_idx") + " = '" + f[2] + "' is not an integer");
-    if (!ParseInt(f[3], &hops)) return Invalid(At(file, line, "hops") + " = '" + f[3] + "' is not an integer");
+    if (!ParseInt(f[2], &index))
+      return Invalid(At(file, line, "path_idx") + " = '" + f[2] + "' is not an integer");
+    if (!ParseInt(f[3], &hops))
+      return Invalid(At(file, line, "hops") + " = '" + f[3] + "' is not an integer");
     std::istringstream node_list(f[4]);
     std::string token;
     while (node_list >> token) {
@@ -263,7 +274,8 @@ Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology
     std::vector<int> edge_ids;
     long long edge = 0;
     while (edge_list >> token) {
-      if (!ParseInt(token, &edge)) return Invalid(At(file, line, "edge_ids") + " = '" + f[5] + "' is not a list of integers");
+      if (!ParseInt(token, &edge))
+        return Invalid(At(file, line, "edge_ids") + " = '" + f[5] + "' is not a list of integers");
       edge_ids.push_back(static_cast<int>(edge));
     }
     if (edge_ids != path.links) {
@@ -275,7 +287,8 @@ Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology
     pair.dst = path.dst;
     if (index != static_cast<long long>(pair.paths.size())) {
       return Invalid(At(file, line, "path_idx") + " = " + f[2] + ", expected " +
-                     std::to_string(pair.paths.size()) + " (paths of a pair are numbered 0, 1, ...)");
+                     std::to_string(pair.paths.size()) +
+                     " (paths of a pair are numbered 0, 1, ...)");
     }
     pair.paths.push_back(std::move(path));
   }
@@ -289,7 +302,9 @@ namespace {
 
 // The residual network of the unit-capacity link graph, stored as a Boost.Graph adjacency list
 // whose out- and in-edge lists keep insertion order (the order the search depends on).
-using Residual = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
+using Residual = boost::adjacency_list<boost::vecS,
+                                       boost::vecS,
+                                       boost::bidirectionalS,
                                        boost::no_property,
                                        boost::property<boost::edge_index_t, int>>;
 
@@ -445,8 +460,8 @@ std::vector<Path> EdgeDisjointMinHopPaths(const Topology& topology, int src, int
     }
     paths.push_back(std::move(path));
   }
-  std::stable_sort(paths.begin(), paths.end(),
-                   [](const Path& a, const Path& b) { return a.hops() < b.hops(); });
+  std::stable_sort(
+      paths.begin(), paths.end(), [](const Path& a, const Path& b) { return a.hops() < b.hops(); });
   if (static_cast<int>(paths.size()) > k) paths.resize(k);
   return paths;
 }

@@ -23,7 +23,7 @@ struct Link {
 struct Topology {
   std::vector<long long> node_ids;  // index -> id
   std::vector<Link> links;
-  std::vector<int> file_order;      // node indices in the order of the JSON `nodes` array
+  std::vector<int> file_order;  // node indices in the order of the JSON `nodes` array
   // (src << 32 | dst) -> link index; built by LoadTopology (LinkIndex scans without it).
   std::unordered_map<std::uint64_t, int> link_index;
   int num_nodes() const { return static_cast<int>(node_ids.size()); }

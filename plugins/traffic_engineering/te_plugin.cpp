@@ -60,7 +60,9 @@ std::string NodeName(const Topology& t, int v) { return std::to_string(t.node_id
 
 Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
                                            const PluginContext& context) {
-  if (!settings.IsMap()) return Invalid(settings.Where() + ": plugin.settings must be a map with 'topology' and 'traffic_matrices'");
+  if (!settings.IsMap())
+    return Invalid(settings.Where() +
+                   ": plugin.settings must be a map with 'topology' and 'traffic_matrices'");
   Status status = settings.CheckKeys(
       {"topology", "paths", "num_paths", "traffic_matrices", "objective", "scale"});
   status.Update(settings.Require("topology"));
@@ -71,11 +73,11 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
   status.Update(settings.Read("num_paths", &num_paths_, 1, 64));
   status.Update(settings.Read("scale", &scale_, 0.0, 1e12));
   std::string objective = "max_total_flow";
-  status.Update(settings.ReadChoice("objective", {"max_total_flow", "min_max_utilization"},
-                                    &objective));
+  status.Update(
+      settings.ReadChoice("objective", {"max_total_flow", "min_max_utilization"}, &objective));
   if (!status.ok()) return status;
-  objective_ = objective == "max_total_flow" ? Objective::kMaxTotalFlow
-                                             : Objective::kMinMaxUtilization;
+  objective_ =
+      objective == "max_total_flow" ? Objective::kMaxTotalFlow : Objective::kMinMaxUtilization;
   topology_file_ = Resolve(context.config_dir, topology_file_);
   if (!paths_file_.empty()) paths_file_ = Resolve(context.config_dir, paths_file_);
 
@@ -167,10 +169,11 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
   for (PairModel& pair : pairs_) {
     LinearExpr total;
     for (std::size_t k = 0; k < pair.paths.size(); ++k) {
-      const VarId f = problem->AddLocal(
-          BlockId::Demand(pair.src), Domain::NonNegative(),
-          "f[" + NodeName(topology_, pair.src) + "," + NodeName(topology_, pair.dst) + "," +
-              std::to_string(k) + "]");
+      const VarId f =
+          problem->AddLocal(BlockId::Demand(pair.src),
+                            Domain::NonNegative(),
+                            "f[" + NodeName(topology_, pair.src) + "," +
+                                NodeName(topology_, pair.dst) + "," + std::to_string(k) + "]");
       pair.flow.push_back(f);
       total.Add(f, 1.0);
       path_var_.push_back(f);
@@ -180,8 +183,10 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
       if (objective_ == Objective::kMaxTotalFlow) problem->AddLinearCost(f, flow_unit_);
     }
     pair.demand_row = problem->AddConstraint(
-        BlockId::Demand(pair.src), total,
-        objective_ == Objective::kMaxTotalFlow ? Sense::kLessEqual : Sense::kEqual, 0.0,
+        BlockId::Demand(pair.src),
+        total,
+        objective_ == Objective::kMaxTotalFlow ? Sense::kLessEqual : Sense::kEqual,
+        0.0,
         "demand[" + NodeName(topology_, pair.src) + "," + NodeName(topology_, pair.dst) + "]");
   }
   entries_.assign(num_nodes, {});
@@ -193,7 +198,10 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
       LinearExpr coupling;
       coupling.Add(entry, 1.0);
       for (VarId f : flows) coupling.Add(f, -1.0);
-      problem->AddConstraint(BlockId::Demand(s), coupling, Sense::kEqual, 0.0,
+      problem->AddConstraint(BlockId::Demand(s),
+                             coupling,
+                             Sense::kEqual,
+                             0.0,
                              "load[" + std::to_string(e) + "," + NodeName(topology_, s) + "]");
       link_rows[e].Add(entry, 1.0);
     }
@@ -204,7 +212,10 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
     if (link_rows[e].terms.empty()) continue;
     const Link& link = topology_.links[e];
     if (objective_ == Objective::kMaxTotalFlow) {
-      problem->AddConstraint(BlockId::Resource(e), link_rows[e], Sense::kLessEqual, link.capacity / flow_unit_,
+      problem->AddConstraint(BlockId::Resource(e),
+                             link_rows[e],
+                             Sense::kLessEqual,
+                             link.capacity / flow_unit_,
                              "capacity[" + std::to_string(e) + "]");
     } else {
       if (link.capacity <= 0) {
@@ -222,8 +233,8 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
     problem->SetObjectiveSense(ObjectiveSense::kMaximize);
   } else {
     problem->SetObjectiveSense(ObjectiveSense::kMinimize);
-    problem->SetGlobalTerm(GlobalKind::kMinMax, Side::kResource, std::move(used_links),
-                           std::move(utilization));
+    problem->SetGlobalTerm(
+        GlobalKind::kMinMax, Side::kResource, std::move(used_links), std::move(utilization));
   }
   return Status::Ok();
 }
@@ -245,7 +256,8 @@ Status TrafficEngineeringPlugin::Refresh(int round, Problem* problem, bool* fini
   if (!demand.empty()) {
     const auto& [src, dst] = demand.begin()->first;
     return Invalid(file + ": demand from node " + NodeName(topology_, src) + " to node " +
-                   NodeName(topology_, dst) + " has no path variables (the file changed after "
+                   NodeName(topology_, dst) +
+                   " has no path variables (the file changed after "
                    "the deployment started?)");
   }
   return Status::Ok();
@@ -262,10 +274,10 @@ std::vector<double> TrafficEngineeringPlugin::LinkLoads(const Allocation& alloca
 
 Status TrafficEngineeringPlugin::Repair(const Problem& problem, Allocation* allocation) {
   if (static_cast<int>(allocation->values.size()) != problem.num_variables()) {
-    return Status(StatusCode::kInternal, "traffic_engineering: allocation has " +
-                                             std::to_string(allocation->values.size()) +
-                                             " values, problem has " +
-                                             std::to_string(problem.num_variables()));
+    return Status(StatusCode::kInternal,
+                  "traffic_engineering: allocation has " +
+                      std::to_string(allocation->values.size()) + " values, problem has " +
+                      std::to_string(problem.num_variables()));
   }
   std::vector<double>& v = allocation->values;
   for (VarId f : path_var_) v[f] = std::max(0.0, v[f]);
@@ -344,8 +356,10 @@ double TrafficEngineeringPlugin::TotalDemand() const {
   return total * flow_unit_;
 }
 
-Status TrafficEngineeringPlugin::Report(int round, const Problem& problem,
-                                        const Allocation& allocation, RoundReport* report) {
+Status TrafficEngineeringPlugin::Report(int round,
+                                        const Problem& problem,
+                                        const Allocation& allocation,
+                                        RoundReport* report) {
   (void)round;
   if (static_cast<int>(allocation.values.size()) != problem.num_variables()) {
     return Status(StatusCode::kInternal, "traffic_engineering: allocation size mismatch");
@@ -361,9 +375,11 @@ Status TrafficEngineeringPlugin::Report(int round, const Problem& problem,
   // entries, so the database's utilisation view divides like by like.
   for (int e = 0; e < static_cast<int>(topology_.links.size()); ++e) {
     const Link& link = topology_.links[e];
-    report->entities.push_back({Side::kResource, e,
-                                NodeName(topology_, link.src) + "->" + NodeName(topology_, link.dst),
-                                {{"capacity", link.capacity / flow_unit_}}});
+    report->entities.push_back(
+        {Side::kResource,
+         e,
+         NodeName(topology_, link.src) + "->" + NodeName(topology_, link.dst),
+         {{"capacity", link.capacity / flow_unit_}}});
   }
   std::vector<double> by_source(topology_.num_nodes(), 0.0);
   for (const PairModel& pair : pairs_) by_source[pair.src] += pair.demand;

@@ -18,7 +18,9 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   Status Describe(Problem* problem) override;
   Status Refresh(int round, Problem* problem, bool* finished) override;
   Status Repair(const Problem& problem, Allocation* allocation) override;
-  Status Report(int round, const Problem& problem, const Allocation& allocation,
+  Status Report(int round,
+                const Problem& problem,
+                const Allocation& allocation,
                 RoundReport* report) override;
 
   // Inspection (tests, tools).
@@ -52,8 +54,8 @@ class TrafficEngineeringPlugin : public DomainPlugin {
 
   Topology topology_;
   std::vector<PairModel> pairs_;
-  std::vector<VarId> path_var_;              // all f_p
-  std::vector<const Path*> path_of_var_;     // parallel to path_var_
+  std::vector<VarId> path_var_;           // all f_p
+  std::vector<const Path*> path_of_var_;  // parallel to path_var_
   // entries_[s]: (link, x[e, s]) for the links used by source s.
   std::vector<std::vector<std::pair<int, VarId>>> entries_;
 };

@@ -2,7 +2,6 @@
 #include "te_data.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -96,17 +95,18 @@ TEST(LoadTopology, NamesBothEntriesOfADuplicateLink) {
   Result<Topology> t = LoadTopology(f.path());
   ASSERT_FALSE(t.ok());
   const std::string& m = t.status().message();
-  EXPECT_TRUE(Contains(m, f.path()) && Contains(m, "links[2]") && Contains(m, "duplicate link 0 -> 1") &&
-              Contains(m, "links[0]"))
+  EXPECT_TRUE(Contains(m, f.path()) && Contains(m, "links[2]") &&
+              Contains(m, "duplicate link 0 -> 1") && Contains(m, "links[0]"))
       << m;
 }
 
 TEST(LoadTopology, RejectsMissingFieldsAndBadJson) {
-  TempFile no_capacity("nocap.json",
-                       R"({"nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1}]})");
+  TempFile no_capacity(
+      "nocap.json", R"({"nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1}]})");
   Result<Topology> t = LoadTopology(no_capacity.path());
   ASSERT_FALSE(t.ok());
-  EXPECT_TRUE(Contains(t.status().message(), "links[0].capacity is missing")) << t.status().message();
+  EXPECT_TRUE(Contains(t.status().message(), "links[0].capacity is missing"))
+      << t.status().message();
   TempFile no_links("nolinks.json", R"({"nodes": []})");
   t = LoadTopology(no_links.path());
   ASSERT_FALSE(t.ok());
@@ -221,8 +221,8 @@ PathComparison Compare(const std::string& topology_file, const std::string& path
     }
     ++c.pairs;
     if (hops_a != hops_b && ++c.hop_mismatches <= 5) {
-      ADD_FAILURE() << "pair " << t.node_ids[pair.src] << " -> " << t.node_ids[pair.dst]
-                    << ": " << ours.size() << " paths, shipped " << pair.paths.size();
+      ADD_FAILURE() << "pair " << t.node_ids[pair.src] << " -> " << t.node_ids[pair.dst] << ": "
+                    << ours.size() << " paths, shipped " << pair.paths.size();
     }
     if (a != b) ++c.sequence_mismatches;
   }

@@ -14,8 +14,8 @@ namespace dede::te {
 namespace {
 
 const std::string kDataDir = std::string(DEDE_TEST_DATA_DIR) + "/te";
-constexpr double kMaxFlowRelativeGap = 0.005;   // issue 4: within 0.5% of exact
-constexpr double kMinMaxRelativeGap = 0.01;     // within 1% of exact
+constexpr double kMaxFlowRelativeGap = 0.005;  // issue 4: within 0.5% of exact
+constexpr double kMinMaxRelativeGap = 0.01;    // within 1% of exact
 constexpr double kFeasibilityTolerance = 1e-6;
 
 ConfigNode Scalar(const std::string& key, const std::string& value) {
@@ -26,9 +26,9 @@ struct Settings {
   std::string objective = "max_total_flow";
   std::string paths = "B4-paths.csv";  // empty: computed
   std::vector<std::string> matrices = {"matrices/B4_real_0_1.0.csv"};
-  std::string matrix_dir;               // instead of the list
+  std::string matrix_dir;  // instead of the list
   std::string extra_key;
-  std::string scale;                    // empty: default 1
+  std::string scale;  // empty: default 1
 };
 
 ConfigNode MakeSettings(const Settings& s) {
@@ -154,12 +154,15 @@ void CheckMaxTotalFlow(const std::string& scale) {
   Allocation admm;
   SolveSummary summary;
   solver.Solve(&admm, &summary);
-  std::printf("B4 matrix 0 x %s, max total flow: exact %.4f (%.3f s), %s\n", scale.c_str(),
-              exact_summary.objective, exact_summary.total_seconds, summary.BriefReport().c_str());
+  std::printf("B4 matrix 0 x %s, max total flow: exact %.4f (%.3f s), %s\n",
+              scale.c_str(),
+              exact_summary.objective,
+              exact_summary.total_seconds,
+              summary.BriefReport().c_str());
   ASSERT_TRUE(plugin.Repair(problem, &admm).ok());
   const double flow = plugin.TotalFlow(admm);
-  std::printf("  after repair: total flow %.4f, ratio %.6f\n", flow,
-              flow / exact_summary.objective);
+  std::printf(
+      "  after repair: total flow %.4f, ratio %.6f\n", flow, flow / exact_summary.objective);
   EXPECT_NEAR(plugin.TotalFlow(exact), exact_summary.objective, 1e-6 * exact_summary.objective);
   EXPECT_GE(flow, (1 - kMaxFlowRelativeGap) * exact_summary.objective);
   EXPECT_LE(flow, exact_summary.objective * (1 + 1e-6));
@@ -214,11 +217,13 @@ TEST(TrafficEngineeringPlugin, AdmmMinMaxUtilizationOnB4IsWithinOnePercentOfExac
   SolveSummary summary;
   solver.Solve(&admm, &summary);
   std::printf("B4 matrix 0, min max utilization: exact %.6f (%.3f s), admm %s\n",
-              exact_summary.objective, exact_summary.total_seconds,
+              exact_summary.objective,
+              exact_summary.total_seconds,
               summary.BriefReport().c_str());
   ASSERT_TRUE(plugin.Repair(problem, &admm).ok());
   const double utilization = plugin.MaxLinkUtilization(admm);
-  std::printf("  after repair: max utilization %.6f, ratio %.6f\n", utilization,
+  std::printf("  after repair: max utilization %.6f, ratio %.6f\n",
+              utilization,
               utilization / exact_summary.objective);
   EXPECT_NEAR(plugin.MaxLinkUtilization(exact), exact_summary.objective, 1e-6);
   EXPECT_LE(utilization, (1 + kMinMaxRelativeGap) * exact_summary.objective);
@@ -253,22 +258,31 @@ void CheckAll36MatricesWarmStarted(const std::string& scale) {
     ExpectFeasible(problem, admm);
     const double ratio = plugin.TotalFlow(admm) / exact_summary.objective;
     std::printf("scale %s round %2d: exact %.4f admm %.4f ratio %.6f iterations %d (%.3f s)\n",
-                scale.c_str(), round, exact_summary.objective, plugin.TotalFlow(admm), ratio,
-                summary.iterations, summary.total_seconds);
+                scale.c_str(),
+                round,
+                exact_summary.objective,
+                plugin.TotalFlow(admm),
+                ratio,
+                summary.iterations,
+                summary.total_seconds);
     EXPECT_GE(ratio, 1 - kMaxFlowRelativeGap) << "round " << round;
     worst = std::min(worst, ratio);
     admm_seconds += summary.total_seconds;
     exact_seconds += exact_summary.total_seconds;
   }
-  std::printf("scale %s: worst ratio %.6f, ADMM %.3f s, Clp %.3f s in total\n", scale.c_str(),
-              worst, admm_seconds, exact_seconds);
+  std::printf("scale %s: worst ratio %.6f, ADMM %.3f s, Clp %.3f s in total\n",
+              scale.c_str(),
+              worst,
+              admm_seconds,
+              exact_seconds);
 }
 
 TEST(TrafficEngineeringPlugin, WarmStartedAdmmIsWithinHalfAPercentOfExactOnAll36B4Matrices) {
   CheckAll36MatricesWarmStarted("1");
 }
 
-TEST(TrafficEngineeringPlugin, WarmStartedAdmmIsWithinHalfAPercentOfExactOnAll36CongestedB4Matrices) {
+TEST(TrafficEngineeringPlugin,
+     WarmStartedAdmmIsWithinHalfAPercentOfExactOnAll36CongestedB4Matrices) {
   CheckAll36MatricesWarmStarted("4");
 }
 
