@@ -2,9 +2,12 @@
 #include "te_plugin.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -128,6 +131,32 @@ TEST(TrafficEngineeringPlugin, ComputedPathsGiveTheSameExactOptimumAsThePathFile
     optimum[computed] = summary.objective;
   }
   EXPECT_NEAR(optimum[1], optimum[0], 1e-6 * optimum[0]);
+}
+
+TEST(TrafficEngineeringPlugin, NamesADisconnectedPairWithADemand) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("te_plugin_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "two.json") << R"({"nodes": [{"id": 0}, {"id": 1}, {"id": 2}],
+      "links": [{"source": 0, "target": 1, "capacity": 10},
+                {"source": 1, "target": 0, "capacity": 10}]})";
+  std::ofstream(dir / "tm.csv") << "src,dst,demand\n0,1,3\n0,2,4\n";
+  ConfigNode node = ConfigNode::Map("te_test.yaml", 1, 1, "plugin.settings");
+  node.Insert("topology", Scalar("topology", "two.json"));
+  ConfigNode list = ConfigNode::List("te_test.yaml", 1, 1, "plugin.settings.traffic_matrices");
+  list.Append(Scalar("traffic_matrices", "tm.csv"));
+  node.Insert("traffic_matrices", list);
+  PluginContext context;
+  context.config_dir = dir.string();
+  TrafficEngineeringPlugin plugin;
+  ASSERT_TRUE(plugin.Configure(node, context).ok());
+  Problem problem(0, 0);
+  const Status status = plugin.Describe(&problem);
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("two.json: no path from node 0 to node 2"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("disconnected pair"), std::string::npos) << status.message();
 }
 
 // Checks capacities, demand volumes and coupling rows of a repaired allocation.
