@@ -27,7 +27,7 @@ q() { sqlite3 "$work/te.db" "$1"; }
 for m in total_flow total_demand satisfied_demand max_link_utilization; do
   [ "$(q "SELECT count(*) FROM metrics WHERE name = '$m'")" = 3 ] || fail "metric $m: $(q "SELECT * FROM metrics LIMIT 8")"
 done
-# Every B4 matrix fits: all demand is carried and no link is over capacity.
+# Matrices 0..2 fit: all demand is carried and no link is over capacity.
 [ "$(q "SELECT count(*) FROM metrics WHERE name = 'satisfied_demand' AND value BETWEEN 0.995 AND 1.000001")" = 3 ] \
   || fail "satisfied_demand: $(q "SELECT * FROM metrics WHERE name = 'satisfied_demand'")"
 [ "$(q "SELECT count(*) FROM metrics WHERE name = 'max_link_utilization' AND value <= 1.000001")" = 3 ] \
