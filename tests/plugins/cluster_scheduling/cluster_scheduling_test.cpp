@@ -297,8 +297,12 @@ namespace dede::cluster {
 namespace {
 
 // The paper's scale (456 types, ~16,500 instances, 2,000 jobs, a third restricted): max-min with
-// ADMM against the exact LP. Minutes, not seconds: run it by hand with
+// ADMM (10 s budget, rho 0.1 / 1 / 10) against the exact LP. About a minute: run it by hand with
 //   cluster_scheduling_test --gtest_also_run_disabled_tests --gtest_filter=*PaperScale*
+// Measured 2026-11-22 on the shared 2-core machine (seed 1: 16,248 instances, 629,142 entries):
+// exact 0.313899 in 8.1 s; ADMM rho 1 0.313687 (0.9993) in 10.6 s, 183 iterations, violation
+// 2e-16; rho 0.1 0.9695, rho 10 0.050 in the same budget. Converged to 1e-6/1e-5 tolerances
+// ADMM needs ~10,300 iterations (640 s) and matches the optimum to 6 digits.
 TEST(ClusterModel, DISABLED_PaperScaleMaxMin) {
   GeneratorOptions options;
   options.seed = 1;
@@ -309,11 +313,85 @@ TEST(ClusterModel, DISABLED_PaperScaleMaxMin) {
   for (const WorkerType& t : instance.types) instances += t.count;
   std::printf("paper scale: %zu types, %d instances, %zu jobs, %zu entries\n",
               instance.types.size(), instances, instance.jobs.size(), entries);
+  std::fflush(stdout);
+  Problem problem(0, 0);
+  ClusterModel model;
+  model.Describe(instance, Fairness::kMaxMin, &problem);
   const std::vector<char> active(instance.jobs.size(), 1);
-  const Comparison c = Compare(instance, Fairness::kMaxMin, active, 1.0);
-  std::printf("paper scale max-min: admm/exact = %.5f\n", c.admm / c.exact);
-  EXPECT_GE(c.admm, 0.99 * c.exact);
-  EXPECT_LE(c.violation, 1e-6);
+  model.SetActive(active, &problem);
+  Allocation exact;
+  SolveSummary exact_summary;
+  SolveExact(problem, ExactOptions{}, &exact, &exact_summary);
+  ASSERT_TRUE(exact_summary.IsSolutionUsable()) << exact_summary.BriefReport();
+  const double optimum = model.Value(exact, active);
+  std::printf("exact (Clp): %.6f in %.2f s\n", optimum, exact_summary.total_seconds);
+  std::fflush(stdout);
+  // A per-round budget of 10 s: the allocation returned at the time limit (after repair).
+  for (double rho : {0.1, 1.0, 10.0}) {
+    AdmmOptions options;
+    options.rho = rho;
+    options.time_limit_seconds = 10.0;
+    AdmmSolver solver(problem, options);
+    Allocation admm;
+    SolveSummary summary;
+    solver.Solve(&admm, &summary);
+    if (admm.values.size() != static_cast<std::size_t>(problem.num_variables())) {
+      ADD_FAILURE() << summary.BriefReport() << ": " << summary.message;
+      continue;
+    }
+    std::printf("admm rho %g: %.6f = %.4f of exact, %s, %d it, %.2f s, violation %.2e\n", rho,
+                model.Value(admm, active), model.Value(admm, active) / optimum,
+                TerminationName(summary.termination), summary.iterations, summary.total_seconds,
+                problem.MeasureViolation(admm.values).Max());
+    std::fflush(stdout);
+    if (rho == 1.0) {  // the setting of configs/cluster_small.yaml (and the reference's README)
+      EXPECT_GE(model.Value(admm, active), 0.99 * optimum);
+      EXPECT_LE(problem.MeasureViolation(admm.values).Max(), 1e-6);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dede::cluster
+
+namespace dede::cluster {
+namespace {
+
+// Proportional fairness at the paper's scale: exact (Clp with tangent cuts) vs ADMM with a 10 s
+// and a 30 s budget. Run by hand like the test above.
+TEST(ClusterModel, DISABLED_PaperScaleProportional) {
+  GeneratorOptions options;
+  options.seed = 1;
+  const Instance instance = GenerateInstance(options);
+  Problem problem(0, 0);
+  ClusterModel model;
+  model.Describe(instance, Fairness::kProportional, &problem);
+  const std::vector<char> active(instance.jobs.size(), 1);
+  model.SetActive(active, &problem);
+  Allocation exact;
+  SolveSummary exact_summary;
+  SolveExact(problem, ExactOptions{}, &exact, &exact_summary);
+  const double optimum = model.Value(exact, active);
+  std::printf("exact PF: %.6f in %.2f s (%s, bound %.6f)\n", optimum, exact_summary.total_seconds,
+              TerminationName(exact_summary.termination), exact_summary.bound);
+  std::fflush(stdout);
+  for (double budget : {10.0, 30.0}) {
+    AdmmOptions admm_options;
+    admm_options.rho = 1.0;
+    admm_options.time_limit_seconds = budget;
+    AdmmSolver solver(problem, admm_options);
+    Allocation admm;
+    SolveSummary summary;
+    solver.Solve(&admm, &summary);
+    ASSERT_EQ(admm.values.size(), static_cast<std::size_t>(problem.num_variables()))
+        << summary.message;
+    const double value = model.Value(admm, active);
+    std::printf("admm PF budget %g s: %.6f (gap %.3e relative), %s, %d it, %.2f s, violation %.2e\n",
+                budget, value, (optimum - value) / std::abs(optimum),
+                TerminationName(summary.termination), summary.iterations, summary.total_seconds,
+                problem.MeasureViolation(admm.values).Max());
+    std::fflush(stdout);
+  }
 }
 
 }  // namespace
