@@ -358,7 +358,8 @@ namespace dede::cluster {
 namespace {
 
 // Proportional fairness at the paper's scale: exact (Clp with tangent cuts) vs ADMM with a 10 s
-// and a 30 s budget. Run by hand like the test above.
+// and a 30 s budget. Run by hand like the test above (about 3 minutes). Measured 2026-11-22:
+// exact 25416.6635 in 124 s; ADMM 10 s: 0.46 % below; converged in 20.1 s: 0.029 % below.
 TEST(ClusterModel, DISABLED_PaperScaleProportional) {
   GeneratorOptions options;
   options.seed = 1;
