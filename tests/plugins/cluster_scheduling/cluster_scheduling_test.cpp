@@ -260,6 +260,17 @@ TEST(ClusterModel, ProportionalFairnessAdmmWithinOnePercentOfExact) {
   EXPECT_LE(c.violation, 1e-6);
 }
 
+// Regression: at rho 0.1 (the published DeDe setting for proportional fairness) the log
+// solver's price search stalls at |G| ~ 3e-10 on tiny arguments (T / T_equal); it used to
+// report an error instead of accepting a point that is exact far beyond ADMM's tolerances.
+TEST(ClusterModel, ProportionalFairnessAtSmallRhoSolves) {
+  const Instance instance = TraceInstance();
+  const Comparison c = Compare(instance, Fairness::kProportional, FirstRound(instance), 0.1);
+  EXPECT_TRUE(c.usable);
+  EXPECT_LE(std::abs(c.admm - c.exact), 0.01 * std::abs(c.exact) + 1e-6);
+  EXPECT_LE(c.violation, 1e-6);
+}
+
 TEST(ClusterModel, InactiveSlotsDoNotChangeTheOptimum) {
   // The same active jobs with and without extra inactive slots give the same exact optimum.
   const Instance full = TraceInstance();
