@@ -1,0 +1,608 @@
+// Event-driven simulation of Dally / Tiresias / Gandiva. Why-comments reference the design note
+// (/work/shared/design-notes/dally.md, sections in brackets).
+#include "gpu_sim.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+namespace dede::gpu {
+
+const char* PolicyName(Policy p) {
+  switch (p) {
+    case Policy::kDally: return "Dally";
+    case Policy::kDallyManual: return "Dally-manual";
+    case Policy::kDallyNoWait: return "Dally-noWait";
+    case Policy::kDallyFullyConsolidated: return "Dally-fullyCons";
+    case Policy::kTiresias: return "Tiresias";
+    case Policy::kGandiva: return "Gandiva";
+  }
+  return "?";
+}
+
+std::map<std::string, Overhead> TableIOverheads() {
+  // Table I: communication latency as % of compute time (8 GPUs, ASTRA-sim), as fractions.
+  return {{"VGG", {0.01, 0.06, 0.07}},          {"VGG11", {0.01, 0.06, 0.07}},
+          {"AlexNet", {0.02, 0.13, 1.00}},      {"MobileNetV3", {0.42, 9.40, 195.92}},
+          {"ResNet18", {0.07, 1.16, 27.49}},    {"ResNet50", {0.12, 0.12, 0.38}},
+          {"BERT", {0.08, 0.23, 7.15}},         {"BERT-large", {0.08, 0.23, 7.15}}};
+}
+
+bool IsHighSkew(const std::string& m) { return m == "VGG" || m == "VGG11" || m == "AlexNet" || m == "MobileNetV3"; }
+
+double NetworkSensitivity(double work_done, double work_total, double time_running_s, double ideal_runtime_s) {
+  if (time_running_s <= 0 || work_total <= 0 || ideal_runtime_s <= 0) return 0.0;  // never run: highest priority
+  return (work_done / work_total) / (time_running_s / ideal_runtime_s);
+}
+
+void WaitHistory::Record(Tier tier, int gpus, double now_s, double wait_leases) {
+  hist_[{static_cast<int>(tier), gpus}].emplace_back(now_s, wait_leases);
+}
+
+size_t WaitHistory::Size(Tier tier, int gpus) const {
+  auto it = hist_.find({static_cast<int>(tier), gpus});
+  return it == hist_.end() ? 0 : it->second.size();
+}
+
+double WaitHistory::Value(Tier tier, int gpus, double now_s, double window_s, bool sample_sd) const {
+  auto it = hist_.find({static_cast<int>(tier), gpus});
+  if (it == hist_.end()) return 1.0;
+  // Age-based window [A1]: an entry recorded exactly window_s ago is still inside.
+  std::vector<double> w;
+  for (const auto& [at, v] : it->second)
+    if (now_s - at <= window_s) w.push_back(v);
+  if (w.empty()) return 1.0;
+  const double n = static_cast<double>(w.size());
+  const double mean = std::accumulate(w.begin(), w.end(), 0.0) / n;
+  if (mean == 0.0) return 1.0;
+  double ss = 0;
+  for (double x : w) ss += (x - mean) * (x - mean);
+  double sd = 0;
+  if (sample_sd) sd = w.size() >= 2 ? std::sqrt(ss / (n - 1)) : 0.0;
+  else sd = std::sqrt(ss / n);
+  return mean + 2 * sd;
+}
+
+Timers TunedTimers(const WaitHistory& h, int gpus, double now_s, const SimOptions& o) {
+  const double H = o.history_leases, L = o.lease_s;
+  const double vm = h.Value(Tier::kMachine, gpus, now_s, H * L, o.sample_sd);
+  const double vr = h.Value(Tier::kRack, gpus, now_s, H * L, o.sample_sd);
+  const double tm = std::min(std::ceil(0.8 * H), std::max(o.machine_floor_leases, std::ceil(vm)));
+  double tr = std::min(H, std::max(o.rack_floor_leases, std::ceil(vr)));
+  if (o.enforce_rack_ge_machine) tr = std::max(tr, tm);  // [A2]
+  return {tm * L, tr * L};
+}
+
+Tier PlacementTier(const Placement& p, const ClusterShape& c) {
+  if (p.size() <= 1) return Tier::kMachine;
+  const int r0 = p[0].first / c.machines_per_rack;
+  for (const auto& [m, n] : p)
+    if (m / c.machines_per_rack != r0) return Tier::kNetwork;
+  return Tier::kRack;
+}
+
+FreePool::FreePool(const ClusterShape& c) : c_(c), free_(c.racks * c.machines_per_rack, c.gpus_per_machine) {
+  total_ = c.TotalGpus();
+}
+
+int FreePool::RackFree(int rack) const {
+  int s = 0;
+  for (int m = rack * c_.machines_per_rack; m < (rack + 1) * c_.machines_per_rack; ++m) s += free_[m];
+  return s;
+}
+
+bool FreePool::FindMachine(int gpus, Placement* out) const {
+  if (gpus > c_.gpus_per_machine) return false;
+  int best = -1;
+  for (int m = 0; m < static_cast<int>(free_.size()); ++m)
+    if (free_[m] >= gpus && (best < 0 || free_[m] < free_[best])) best = m;
+  if (best < 0) return false;
+  *out = {{best, gpus}};
+  return true;
+}
+
+namespace {
+// Fill `gpus` from the given machines, most free first (fewest machines spanned); ties by index.
+void FillFrom(const std::vector<int>& free, std::vector<int> machines, int gpus, Placement* out) {
+  std::stable_sort(machines.begin(), machines.end(), [&](int a, int b) { return free[a] > free[b]; });
+  out->clear();
+  for (int m : machines) {
+    if (gpus == 0) break;
+    const int take = std::min(gpus, free[m]);
+    if (take > 0) out->emplace_back(m, take);
+    gpus -= take;
+  }
+  std::sort(out->begin(), out->end());
+}
+}  // namespace
+
+bool FreePool::FindRack(int gpus, Placement* out) const {
+  if (gpus > c_.machines_per_rack * c_.gpus_per_machine) return false;
+  int best = -1, best_free = 0;
+  for (int r = 0; r < c_.racks; ++r) {
+    const int f = RackFree(r);
+    if (f >= gpus && (best < 0 || f < best_free)) best = r, best_free = f;
+  }
+  if (best < 0) return false;
+  std::vector<int> ms;
+  for (int m = best * c_.machines_per_rack; m < (best + 1) * c_.machines_per_rack; ++m) ms.push_back(m);
+  FillFrom(free_, ms, gpus, out);
+  return true;
+}
+
+bool FreePool::FindAny(int gpus, Placement* out) const {
+  if (total_ < gpus) return false;
+  std::vector<int> racks(c_.racks);
+  std::iota(racks.begin(), racks.end(), 0);
+  std::stable_sort(racks.begin(), racks.end(), [&](int a, int b) { return RackFree(a) > RackFree(b); });
+  out->clear();
+  int left = gpus;
+  for (int r : racks) {
+    if (left == 0) break;
+    const int take = std::min(left, RackFree(r));
+    if (take == 0) continue;
+    std::vector<int> ms;
+    for (int m = r * c_.machines_per_rack; m < (r + 1) * c_.machines_per_rack; ++m) ms.push_back(m);
+    Placement part;
+    FillFrom(free_, ms, take, &part);
+    out->insert(out->end(), part.begin(), part.end());
+    left -= take;
+  }
+  std::sort(out->begin(), out->end());
+  return true;
+}
+
+void FreePool::Take(const Placement& p) {
+  for (const auto& [m, n] : p) free_[m] -= n, total_ -= n;
+}
+void FreePool::Give(const Placement& p) {
+  for (const auto& [m, n] : p) free_[m] += n, total_ += n;
+}
+
+OfferResult DallyOffer(const FreePool& pool, int gpus, double starv_s, Timers t, const ClusterShape& c,
+                       Placement* out) {
+  if (gpus > c.gpus_per_machine) t.machine_s = 0;                          // [A9]
+  if (gpus > c.gpus_per_machine * c.machines_per_rack) t.machine_s = t.rack_s = 0;
+  if (pool.TotalFree() < gpus) return OfferResult::kNoFit;
+  if (pool.FindMachine(gpus, out)) return OfferResult::kAcceptMachine;      // step 1: unconditional
+  if (starv_s < t.machine_s) return OfferResult::kRejectMachineTimer;       // step 2
+  if (pool.FindRack(gpus, out)) return OfferResult::kAcceptRack;            // step 3
+  if (starv_s < t.rack_s) return OfferResult::kRejectRackTimer;             // step 4
+  pool.FindAny(gpus, out);                                                  // step 5
+  return OfferResult::kAcceptNetwork;
+}
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = p / 100.0 * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kEps = 1e-6;
+
+struct JobState {
+  JobSpec spec;
+  double work = 0, done = 0;        // work units (GPU-seconds of compute for kArtistLinear, seconds otherwise)
+  double ideal_runtime_s = 0;       // time to finish on the best possible (zero-overhead) placement
+  bool arrived = false, running = false, finished = false;
+  double wait_since = 0, lease_end = 0, start_time = -1;
+  double rate = 0;                  // work units per second on the current placement
+  Placement placement;
+  Timers timers;                    // cached at the last tuning [A7]
+  double attained_gpu_s = 0;        // Tiresias
+  JobResult res;
+};
+
+class Simulator {
+ public:
+  Simulator(const std::vector<JobSpec>& jobs, const SimOptions& o) : o_(o), pool_(o.cluster), rng_(o.seed) {
+    for (const auto& s : jobs) {
+      JobState j;
+      j.spec = s;
+      const double compute = s.iterations * s.time_per_iteration_s;
+      if (o.work_model == WorkModel::kArtistLinear) {
+        j.work = compute;
+        j.ideal_runtime_s = compute / s.gpus;
+      } else {
+        j.work = compute;
+        j.ideal_runtime_s = compute;
+      }
+      j.res.id = s.id;
+      j.res.gpus = s.gpus;
+      j.res.model = s.model;
+      j.res.arrival_s = s.arrival_s;
+      j.res.ideal_runtime_s = j.ideal_runtime_s;
+      jobs_.push_back(std::move(j));
+    }
+    std::stable_sort(jobs_.begin(), jobs_.end(), [](const JobState& a, const JobState& b) {
+      return a.spec.arrival_s < b.spec.arrival_s;
+    });
+    machine_affinity_.assign(o.cluster.racks * o.cluster.machines_per_rack, 0);
+  }
+
+  SimResult Run() {
+    double now = jobs_.empty() ? 0 : jobs_.front().spec.arrival_s;
+    const double t0 = now;
+    size_t next_arrival = 0, remaining = jobs_.size();
+    double busy_gpu_s = 0;
+    SimResult out;
+    while (remaining > 0) {
+      // Arrivals.
+      while (next_arrival < jobs_.size() && jobs_[next_arrival].spec.arrival_s <= now + kEps) {
+        auto& j = jobs_[next_arrival++];
+        j.arrived = true;
+        j.wait_since = j.spec.arrival_s;
+      }
+      // Completions and lease expiries: release GPUs, rejoin the queue [1.3].
+      for (auto& j : jobs_) {
+        if (!j.running) continue;
+        if (j.done >= j.work - kEps * std::max(1.0, j.work)) {
+          Release(j);
+          j.finished = true;
+          j.res.end_s = now;
+          --remaining;
+        } else if (j.lease_end <= now + kEps) {
+          Release(j);
+          j.wait_since = now;  // [A8]
+        }
+      }
+      if (remaining == 0) break;
+      OfferRound(now);
+      ++out.metrics.events;
+      const int used = o_.cluster.TotalGpus() - pool_.TotalFree();
+      out.metrics.utilization_over_time.emplace_back(now, static_cast<double>(used) / o_.cluster.TotalGpus());
+      // Next event.
+      double next = kInf;
+      if (next_arrival < jobs_.size()) next = jobs_[next_arrival].spec.arrival_s;
+      for (const auto& j : jobs_) {
+        if (j.running) {
+          next = std::min(next, std::min(j.lease_end, now + (j.work - j.done) / j.rate));
+        } else if (j.arrived && !j.finished && IsDally()) {
+          // Timer crossings can turn a reject into an accept.
+          for (double t : {j.wait_since + j.timers.machine_s, j.wait_since + j.timers.rack_s})
+            if (t > now + kEps && std::isfinite(t)) next = std::min(next, t);
+        }
+      }
+      if (!std::isfinite(next)) break;  // nothing can ever change: jobs that can never fit
+      const double dt = next - now;
+      for (auto& j : jobs_) {
+        if (j.running) {
+          j.done = std::min(j.work, j.done + j.rate * dt);
+          j.res.running_s += dt;
+          j.attained_gpu_s += dt * j.spec.gpus;
+          busy_gpu_s += dt * j.spec.gpus;
+        }
+      }
+      now = next;
+    }
+    double end = t0;
+    std::vector<double> jct, queue;
+    double comm = 0;
+    for (const auto& j : jobs_) {
+      out.jobs.push_back(j.res);
+      if (!j.finished) continue;
+      end = std::max(end, j.res.end_s);
+      jct.push_back(j.res.end_s - j.res.arrival_s);
+      queue.push_back(j.res.queueing_s);
+      comm += j.res.running_s - j.ideal_runtime_s;
+    }
+    auto& m = out.metrics;
+    m.makespan_s = end - t0;
+    if (!jct.empty()) {
+      const double n = static_cast<double>(jct.size());
+      m.jct_avg_s = std::accumulate(jct.begin(), jct.end(), 0.0) / n;
+      m.jct_median_s = Percentile(jct, 50);
+      m.jct_p95_s = Percentile(jct, 95);
+      m.jct_p99_s = Percentile(jct, 99);
+      m.queue_avg_s = std::accumulate(queue.begin(), queue.end(), 0.0) / n;
+      m.queue_p95_s = Percentile(queue, 95);
+      m.queue_p99_s = Percentile(queue, 99);
+      m.comm_avg_s = comm / n;
+    }
+    if (m.makespan_s > 0) m.utilization = busy_gpu_s / (o_.cluster.TotalGpus() * m.makespan_s);
+    return out;
+  }
+
+ private:
+  bool IsDally() const {
+    return o_.policy == Policy::kDally || o_.policy == Policy::kDallyManual || o_.policy == Policy::kDallyNoWait ||
+           o_.policy == Policy::kDallyFullyConsolidated;
+  }
+
+  double Rate(const JobState& j, Tier t) const {
+    const double ov = j.spec.gpus == 1 ? 0.0 : j.spec.overhead.At(t);
+    const double g = o_.work_model == WorkModel::kArtistLinear ? j.spec.gpus : 1.0;
+    return g / (1.0 + ov);
+  }
+
+  void Release(JobState& j) {
+    pool_.Give(j.placement);
+    j.placement.clear();
+    j.running = false;
+  }
+
+  void Start(JobState& j, const Placement& p, double now) {
+    const Tier t = PlacementTier(p, o_.cluster);
+    pool_.Take(p);
+    j.placement = p;
+    j.running = true;
+    j.rate = Rate(j, t);
+    j.lease_end = now + o_.lease_s;
+    if (j.start_time < 0) j.start_time = now, j.res.first_start_s = now;
+    j.res.queueing_s += now - j.wait_since;
+    j.res.allocs[static_cast<int>(t)]++;
+  }
+
+  Timers DallyTimers(const JobState& j, double now) {
+    switch (o_.policy) {
+      case Policy::kDallyManual: return {o_.manual_machine_timer_s, o_.manual_rack_timer_s};
+      case Policy::kDallyNoWait: return {0, 0};
+      case Policy::kDallyFullyConsolidated: return {kInf, kInf};
+      default: return TunedTimers(history_, j.spec.gpus, now, o_);
+    }
+  }
+
+  std::vector<JobState*> Waiting() {
+    std::vector<JobState*> w;
+    for (auto& j : jobs_)
+      if (j.arrived && !j.running && !j.finished) w.push_back(&j);
+    return w;
+  }
+
+  void OfferRound(double now) {
+    auto w = Waiting();
+    if (IsDally()) DallyRound(now, w);
+    else if (o_.policy == Policy::kTiresias) TiresiasRound(now, w);
+    else GandivaRound(now, w);
+  }
+
+  void DallyRound(double now, std::vector<JobState*>& w) {
+    std::vector<double> key(jobs_.size());
+    for (auto* j : w) {
+      j->timers = DallyTimers(*j, now);
+      key[j - jobs_.data()] = NetworkSensitivity(j->done, j->work, j->res.running_s, j->ideal_runtime_s);
+    }
+    std::stable_sort(w.begin(), w.end(), [&](const JobState* a, const JobState* b) {
+      const double ka = key[a - jobs_.data()], kb = key[b - jobs_.data()];
+      if (ka != kb) return ka < kb;
+      if (a->wait_since != b->wait_since) return a->wait_since < b->wait_since;
+      return a->spec.id < b->spec.id;
+    });
+    for (auto* j : w) {
+      if (pool_.TotalFree() == 0) break;
+      Placement p;
+      const double starv = now - j->wait_since;
+      const OfferResult r = DallyOffer(pool_, j->spec.gpus, starv, j->timers, o_.cluster, &p);
+      if (r != OfferResult::kAcceptMachine && r != OfferResult::kAcceptRack && r != OfferResult::kAcceptNetwork)
+        continue;
+      // [A5]: record only consolidated acceptances that waited at least one lease.
+      if (r != OfferResult::kAcceptNetwork && starv >= o_.lease_s)
+        history_.Record(r == OfferResult::kAcceptMachine ? Tier::kMachine : Tier::kRack, j->spec.gpus, now,
+                        starv / o_.lease_s);
+      Start(*j, p, now);
+    }
+  }
+
+  int TiresiasQueue(const JobState& j) const {
+    int q = 0;
+    for (double lim : o_.tiresias_queue_limits_gpu_s)
+      if (j.attained_gpu_s >= lim) ++q;
+    return q;
+  }
+
+  void TiresiasRound(double now, std::vector<JobState*>& w) {
+    // Discretized 2D-LAS: queue by attained GPU-time, FIFO (by arrival) within a queue.
+    std::stable_sort(w.begin(), w.end(), [&](const JobState* a, const JobState* b) {
+      const int qa = TiresiasQueue(*a), qb = TiresiasQueue(*b);
+      if (qa != qb) return qa < qb;
+      if (a->spec.arrival_s != b->spec.arrival_s) return a->spec.arrival_s < b->spec.arrival_s;
+      return a->spec.id < b->spec.id;
+    });
+    const int rack_gpus = o_.cluster.machines_per_rack * o_.cluster.gpus_per_machine;
+    for (auto* j : w) {
+      if (pool_.TotalFree() == 0) break;
+      Placement p;
+      const int g = j->spec.gpus;
+      bool ok = pool_.FindMachine(g, &p) || pool_.FindRack(g, &p);
+      // Skew-based consolidation: high-skew jobs that fit in a rack never take a network placement.
+      if (!ok && (!IsHighSkew(j->spec.model) || g > rack_gpus)) ok = pool_.FindAny(g, &p);
+      if (ok) Start(*j, p, now);
+    }
+  }
+
+  bool RandomPlacement(int g, Placement* p) {
+    if (pool_.TotalFree() < g) return false;
+    std::vector<int> slots;
+    for (int m = 0; m < static_cast<int>(machine_affinity_.size()); ++m)
+      for (int k = 0; k < pool_.Free(m); ++k) slots.push_back(m);
+    std::shuffle(slots.begin(), slots.end(), rng_);
+    std::map<int, int> cnt;
+    for (int i = 0; i < g; ++i) cnt[slots[i]]++;
+    p->assign(cnt.begin(), cnt.end());
+    return true;
+  }
+
+  bool GandivaMachine(int g, Placement* p) {
+    const int n = static_cast<int>(machine_affinity_.size());
+    auto pick = [&](auto pred) {
+      int best = -1;
+      for (int m = 0; m < n; ++m)
+        if (pred(m) && pool_.Free(m) >= g && (best < 0 || pool_.Free(m) > pool_.Free(best))) best = m;
+      return best;
+    };
+    int m = pick([&](int k) { return machine_affinity_[k] == g; });
+    if (m < 0) m = pick([&](int k) { return machine_affinity_[k] == 0; });
+    if (m < 0) m = pick([](int) { return true; });
+    if (m < 0) return false;
+    machine_affinity_[m] = g;
+    *p = {{m, g}};
+    return true;
+  }
+
+  void GandivaRound(double now, std::vector<JobState*>& w) {
+    // Sticky near-FIFO order: started jobs by start time descending, then never-started ones [2.2].
+    std::stable_sort(w.begin(), w.end(), [&](const JobState* a, const JobState* b) {
+      if (a->start_time != b->start_time) return a->start_time > b->start_time;
+      if (a->wait_since != b->wait_since) return a->wait_since < b->wait_since;
+      return a->spec.id < b->spec.id;
+    });
+    for (auto* j : w) {
+      if (pool_.TotalFree() == 0) break;
+      Placement p;
+      const int g = j->spec.gpus;
+      // Network-agnostic: small jobs try one machine (affinity); otherwise random free GPUs.
+      const bool ok = (g <= o_.cluster.gpus_per_machine && GandivaMachine(g, &p)) || RandomPlacement(g, &p);
+      if (ok) Start(*j, p, now);
+    }
+    // Migration towards better consolidation for running jobs on a poor tier.
+    for (auto& j : jobs_) {
+      if (!j.running) continue;
+      const Tier cur = PlacementTier(j.placement, o_.cluster);
+      const int g = j.spec.gpus;
+      const bool want_machine = g <= o_.cluster.gpus_per_machine && cur != Tier::kMachine;
+      const bool want_rack = g > o_.cluster.gpus_per_machine && cur == Tier::kNetwork;
+      if (!want_machine && !want_rack) continue;
+      pool_.Give(j.placement);
+      Placement p;
+      const bool ok = want_machine ? pool_.FindMachine(g, &p) : pool_.FindRack(g, &p);
+      if (!ok) {
+        pool_.Take(j.placement);
+        continue;
+      }
+      pool_.Take(p);
+      j.placement = p;
+      j.rate = Rate(j, PlacementTier(p, o_.cluster));
+      if (o_.gandiva_migration_cost_s > 0) j.lease_end += o_.gandiva_migration_cost_s;
+      j.res.migrations++;
+      j.res.allocs[static_cast<int>(PlacementTier(p, o_.cluster))]++;
+    }
+  }
+
+  SimOptions o_;
+  FreePool pool_;
+  std::mt19937_64 rng_;
+  std::vector<JobState> jobs_;
+  WaitHistory history_;
+  std::vector<int> machine_affinity_;  // Gandiva: demand size a machine is affinitized to, 0 if none
+};
+
+}  // namespace
+
+SimResult Simulate(const std::vector<JobSpec>& jobs, const SimOptions& o) {
+  Simulator s(jobs, o);
+  return s.Run();
+}
+
+namespace {
+std::vector<std::string> SplitCsv(const std::string& line) {
+  std::vector<std::string> f;
+  std::string cur;
+  for (char c : line) {
+    if (c == ',') f.push_back(cur), cur.clear();
+    else if (c != '\r') cur += c;
+  }
+  f.push_back(cur);
+  return f;
+}
+}  // namespace
+
+std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error) {
+  std::ifstream in(path);
+  if (!in) {
+    if (error) *error = "cannot open " + path;
+    return {};
+  }
+  std::string line;
+  std::getline(in, line);
+  const auto header = SplitCsv(line);
+  std::map<std::string, size_t> col;
+  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+  for (const char* need : {"job_id", "arrival_s", "num_gpus", "total_iterations", "time_per_iteration_s"})
+    if (!col.count(need)) {
+      if (error) *error = path + ": missing column " + need;
+      return {};
+    }
+  const auto table = TableIOverheads();
+  std::vector<JobSpec> jobs;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto f = SplitCsv(line);
+    auto get = [&](const char* name) -> std::string {
+      auto it = col.find(name);
+      return it != col.end() && it->second < f.size() ? f[it->second] : std::string();
+    };
+    JobSpec s;
+    s.id = std::stoi(get("job_id"));
+    s.arrival_s = std::stod(get("arrival_s"));
+    s.gpus = std::stoi(get("num_gpus"));
+    s.iterations = std::stod(get("total_iterations"));
+    s.time_per_iteration_s = std::stod(get("time_per_iteration_s"));
+    s.model = get("model");
+    auto it = table.find(s.model);
+    if (it != table.end()) {
+      s.overhead = it->second;
+    } else {
+      auto inv = [&](const char* name) {
+        const std::string v = get(name);
+        const double x = v.empty() ? 1.0 : std::stod(v);
+        return x > 0 ? 1.0 / x - 1.0 : 0.0;
+      };
+      s.overhead = {inv("cross_slot_slowdown"), inv("cross_machine_slowdown"), inv("cross_rack_slowdown")};
+    }
+    jobs.push_back(s);
+  }
+  return jobs;
+}
+
+std::vector<JobSpec> GenerateWorkload(int num_jobs, bool poisson, double jobs_per_day, uint64_t seed) {
+  // Model x demand counts of the paper's 500-job batch trace (design note 3.4); sampled proportionally.
+  struct Row {
+    const char* model;
+    int counts[9];
+  };
+  static const int kDemand[9] = {1, 2, 4, 8, 16, 32, 40, 48, 56};
+  static const Row kRows[] = {{"MobileNetV3", {17, 2, 15, 52, 26, 10, 1, 1, 1}},
+                              {"BERT", {94, 4, 7, 15, 5, 0, 0, 0, 0}},
+                              {"ResNet50", {67, 7, 16, 27, 7, 1, 0, 0, 0}},
+                              {"AlexNet", {27, 0, 9, 13, 4, 0, 0, 0, 0}},
+                              {"ResNet18", {35, 0, 3, 0, 0, 0, 0, 0, 0}},
+                              {"VGG", {30, 0, 2, 2, 0, 0, 0, 0, 0}}};
+  std::vector<std::pair<const char*, int>> cells;
+  std::vector<double> weights;
+  for (const auto& r : kRows)
+    for (int k = 0; k < 9; ++k)
+      if (r.counts[k] > 0) cells.emplace_back(r.model, kDemand[k]), weights.push_back(r.counts[k]);
+  std::mt19937_64 rng(seed);
+  std::discrete_distribution<int> pick(weights.begin(), weights.end());
+  std::lognormal_distribution<double> dur(std::log(56000.0), 1.3);
+  std::exponential_distribution<double> gap(jobs_per_day / 86400.0);
+  const auto table = TableIOverheads();
+  std::vector<JobSpec> jobs;
+  double t = 0;
+  for (int i = 0; i < num_jobs; ++i) {
+    JobSpec s;
+    s.id = i;
+    const auto& c = cells[pick(rng)];
+    s.model = c.first;
+    s.gpus = c.second;
+    const double d = std::clamp(dur(rng), 600.0, 1.17e6);
+    s.time_per_iteration_s = 0.5;
+    s.iterations = std::round(d / s.time_per_iteration_s);
+    s.overhead = table.at(s.model);
+    if (poisson && i > 0) t += gap(rng);
+    s.arrival_s = poisson ? t : 0.0;
+    jobs.push_back(s);
+  }
+  return jobs;
+}
+
+}  // namespace dede::gpu
