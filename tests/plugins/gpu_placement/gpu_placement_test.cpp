@@ -273,8 +273,9 @@ TEST(GpuPlacementSim, OnlineComparisonTraceAllPoliciesFinish) {
   }
 }
 
-// Results table: ctest skips it; run with --gtest_also_run_disabled_tests --gtest_filter=*ResultsTable*.
-TEST(GpuPlacementBench, DISABLED_ResultsTable) {
+// Results tables: ctest skips them; run with --gtest_also_run_disabled_tests --gtest_filter=*ResultsTable*.
+void PrintResultsTable(WorkModel work_model) {
+  std::printf("work model: %s\n", work_model == WorkModel::kArtistLinear ? "artist_linear" : "trace_runtime");
   std::printf("%-6s %-7s %-16s %9s %9s %9s %9s %9s %9s %9s %9s %7s %8s\n", "racks", "arrival", "policy",
               "makespan_d", "jct_avg_h", "jct_med_h", "jct_p95_h", "jct_p99_h", "q_avg_h", "q_p95_h", "q_p99_h",
               "util", "wall_s");
@@ -286,6 +287,7 @@ TEST(GpuPlacementBench, DISABLED_ResultsTable) {
         SimOptions o;
         o.cluster.racks = racks;
         o.policy = p;
+        o.work_model = work_model;
         const auto t0 = std::chrono::steady_clock::now();
         auto r = Simulate(w, o);
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -298,6 +300,9 @@ TEST(GpuPlacementBench, DISABLED_ResultsTable) {
     }
   }
 }
+
+TEST(GpuPlacementBench, DISABLED_ResultsTableArtistLinear) { PrintResultsTable(WorkModel::kArtistLinear); }
+TEST(GpuPlacementBench, DISABLED_ResultsTableTraceRuntime) { PrintResultsTable(WorkModel::kTraceRuntime); }
 
 }  // namespace
 }  // namespace dede::gpu
