@@ -402,8 +402,12 @@ class Simulator {
   void TiresiasRound(double now, std::vector<JobState*>& w) {
     // Discretized 2D-LAS: queue by attained GPU-time, FIFO (by arrival) within a queue.
     std::stable_sort(w.begin(), w.end(), [&](const JobState* a, const JobState* b) {
-      const int qa = TiresiasQueue(*a), qb = TiresiasQueue(*b);
-      if (qa != qb) return qa < qb;
+      if (o_.tiresias_continuous_las) {
+        if (a->attained_gpu_s != b->attained_gpu_s) return a->attained_gpu_s < b->attained_gpu_s;
+      } else {
+        const int qa = TiresiasQueue(*a), qb = TiresiasQueue(*b);
+        if (qa != qb) return qa < qb;
+      }
       if (a->spec.arrival_s != b->spec.arrival_s) return a->spec.arrival_s < b->spec.arrival_s;
       return a->spec.id < b->spec.id;
     });

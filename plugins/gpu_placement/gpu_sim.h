@@ -54,8 +54,10 @@ struct SimOptions {
   double machine_floor_leases = 6, rack_floor_leases = 12;
   bool sample_sd = true;                 // sample SD (0 for n = 1); false: population SD
   bool enforce_rack_ge_machine = true;   // T_Rk >= T_Mc
-  // Tiresias: discretized 2D-LAS; thresholds in GPU-seconds of attained service.
+  // Tiresias: discretized 2D-LAS (default) with thresholds in GPU-seconds of attained service, or the
+  // continuous LAS that ArtISt-sim runs (tiresias_continuous_las = true).
   std::vector<double> tiresias_queue_limits_gpu_s = {3250, 7200};
+  bool tiresias_continuous_las = false;
   double gandiva_migration_cost_s = 0;
   uint64_t seed = 1;  // Gandiva's random placement
 };

@@ -200,14 +200,51 @@ TEST(GpuPlacementSim, ManualTimerDelaysRackPlacement) {
   o.manual_rack_timer_s = 1000;
   o.lease_s = 1e6;
   const Overhead ov{0, 1, 3};
-  // Two 2-GPU jobs hold 2 GPUs on each machine; a 4-GPU job must wait for a machine or its timer.
-  auto r = Simulate({MakeJob(0, 0, 2, 2000, ov), MakeJob(1, 0, 2, 2000, ov), MakeJob(2, 0, 3, 300, ov),
-                     MakeJob(3, 0, 4, 400, ov)},
-                    o);
-  // Job 2 (3 GPUs) takes machine 0 [best fit ties -> index]: 0..100... exact times depend on best fit;
-  // the invariant we pin: the 4-GPU job never runs on a rack placement before 500 s of waiting.
-  EXPECT_EQ(r.jobs[3].allocs[1] == 0 || r.jobs[3].first_start_s >= 500, true);
-  for (const auto& j : r.jobs) EXPECT_GT(j.end_s, 0);
+  // Jobs 0 and 1 (3 GPUs, 1000 s) leave 1 GPU per machine. Job 2 (2 GPUs) rejects until its machine
+  // timer elapses at 500 s, then takes the rack placement at half speed: 200 GPU-s / (2/2) = 200 s.
+  auto r = Simulate({MakeJob(0, 0, 3, 3000, ov), MakeJob(1, 0, 3, 3000, ov), MakeJob(2, 0, 2, 200, ov)}, o);
+  EXPECT_NEAR(r.jobs[2].first_start_s, 500, 1e-6);
+  EXPECT_EQ(r.jobs[2].allocs[1], 1);
+  EXPECT_NEAR(r.jobs[2].end_s, 700, 1e-6);
+  // noWait takes the rack at once; fullyConsolidated waits for a machine at 1000 s.
+  o.policy = Policy::kDallyNoWait;
+  EXPECT_NEAR(Simulate({MakeJob(0, 0, 3, 3000, ov), MakeJob(1, 0, 3, 3000, ov), MakeJob(2, 0, 2, 200, ov)}, o)
+                  .jobs[2].first_start_s,
+              0, 1e-6);
+  o.policy = Policy::kDallyFullyConsolidated;
+  auto f = Simulate({MakeJob(0, 0, 3, 3000, ov), MakeJob(1, 0, 3, 3000, ov), MakeJob(2, 0, 2, 200, ov)}, o);
+  EXPECT_NEAR(f.jobs[2].first_start_s, 1000, 1e-6);
+  EXPECT_EQ(f.jobs[2].allocs[0], 1);
+}
+
+TEST(GpuPlacementSim, AutoTimerFloorWaitsThenLeaseEndFreesMachine) {
+  SimOptions o;
+  o.cluster = {1, 2, 4};
+  o.policy = Policy::kDally;
+  o.lease_s = 100;  // empty history: floors of 6 and 12 leases (600 s, 1200 s)
+  const Overhead ov{0, 1, 3};
+  // Job 2 cannot fit a machine at t=0 and its machine timer (600 s) blocks the rack; at the first lease end
+  // (100 s) jobs 0 and 1 release, job 2 (never run, Nw_sens 0) goes first and takes a whole machine.
+  auto r = Simulate({MakeJob(0, 0, 3, 3000, ov), MakeJob(1, 0, 3, 3000, ov), MakeJob(2, 0, 2, 200, ov)}, o);
+  EXPECT_NEAR(r.jobs[2].first_start_s, 100, 1e-6);
+  EXPECT_EQ(r.jobs[2].allocs[0], 1);
+  EXPECT_EQ(r.jobs[2].allocs[1], 0);
+  EXPECT_NEAR(r.jobs[2].end_s, 200, 1e-6);
+}
+
+TEST(GpuPlacementSim, TiresiasDiscretizedVersusContinuous) {
+  SimOptions o;
+  o.cluster = {1, 1, 4};
+  o.policy = Policy::kTiresias;
+  o.lease_s = 100;
+  o.tiresias_queue_limits_gpu_s = {1000};
+  // A (4 GPUs, t=0) has 400 GPU-s attained at t=100: still queue 0, FIFO by arrival keeps it ahead of B (t=10).
+  auto jobs = std::vector<JobSpec>{MakeJob(0, 0, 4, 4000), MakeJob(1, 10, 4, 400)};
+  auto d = Simulate(jobs, o);
+  EXPECT_NEAR(d.jobs[1].first_start_s, 300, 1e-6);  // A demoted at 1000 GPU-s = 250 s, B runs at the 300 s lease end
+  o.tiresias_continuous_las = true;
+  auto c = Simulate(jobs, o);
+  EXPECT_NEAR(c.jobs[1].first_start_s, 100, 1e-6);  // continuous LAS: B (0 attained) wins the first lease end
 }
 
 TEST(GpuPlacementSim, TiresiasKeepsHighSkewOffNetwork) {
