@@ -14,6 +14,9 @@ namespace dede::lb {
 namespace {
 
 constexpr double kTiny = 1e-9;  // fractions below this are dropped by the greedy repair
+// Shares of the solver's x below this are dropped (and the column renormalised) before the
+// greedy repair: ADMM leaves small fractions that would each cost a placement (y = 1).
+constexpr double kDust = 1e-2;
 
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
@@ -213,7 +216,7 @@ bool LbModel::GreedyFix(const std::vector<double>& load, std::vector<std::vector
     double sum = 0;
     for (int s = 0; s < S; ++s) {
       double& f = frac[s][k];
-      if (xid_[s][k] < 0 || !(f > kTiny)) f = 0;
+      if (xid_[s][k] < 0 || !(f > kDust)) f = 0;
       f = std::min(f, 1.0);
       sum += f;
     }
@@ -265,19 +268,22 @@ bool LbModel::GreedyFix(const std::vector<double>& load, std::vector<std::vector
   }
   // 3. Band: move load from the most loaded server above `hi` and into the least loaded server
   //    below `lo`, preferring targets that already host the shard (no new movement).
+  // Every server outside the band is tried, worst first, until one move succeeds.
   for (int iter = 0; iter < 20 * K * S; ++iter) {
-    int over = -1, under = -1;
+    std::vector<int> overs, unders;
     for (int s = 0; s < S; ++s) {
-      if (L[s] > hi + tol && (over < 0 || L[s] > L[over])) over = s;
-      if (L[s] < lo - tol && (under < 0 || L[s] < L[under])) under = s;
+      if (L[s] > hi + tol) overs.push_back(s);
+      if (L[s] < lo - tol) unders.push_back(s);
     }
-    if (over < 0 && under < 0) break;
+    if (overs.empty() && unders.empty()) break;
+    std::sort(overs.begin(), overs.end(), [&](int a, int b) { return L[a] > L[b]; });
+    std::sort(unders.begin(), unders.end(), [&](int a, int b) { return L[a] < L[b]; });
     bool moved = false;
-    if (over >= 0) {
+    for (int over : overs) {
       // Best (shard, target): target already hosts (cheaper), then smallest target load.
       int bk = -1, bt = -1;
       double bscore = 0;
-      for (int k = 0; k < K && !moved; ++k) {
+      for (int k = 0; k < K; ++k) {
         if (frac[over][k] <= 0) continue;
         for (int t : cand_[k]) {
           if (t == over || L[t] >= hi - tol) continue;
@@ -289,9 +295,11 @@ bool LbModel::GreedyFix(const std::vector<double>& load, std::vector<std::vector
       if (bk >= 0) {
         move(over, bt, bk, std::min(L[over] - hi, hi - L[bt]));
         moved = true;
+        break;
       }
     }
-    if (!moved && under >= 0) {
+    for (int under : unders) {
+      if (moved) break;
       int bk = -1, bs = -1;
       double bscore = 0;
       for (int k = 0; k < K; ++k) {
