@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <stop_token>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -23,7 +25,7 @@
 namespace dede {
 
 // Bumped on any incompatible change of the types below.
-inline constexpr std::uint32_t kPluginAbiVersion = 1;
+inline constexpr std::uint32_t kPluginAbiVersion = 2;
 
 #define DEDE_PLUGIN_STRINGIFY2(x) #x
 #define DEDE_PLUGIN_STRINGIFY(x) DEDE_PLUGIN_STRINGIFY2(x)
@@ -64,9 +66,39 @@ struct EntityRecord {
   std::vector<std::pair<std::string, double>> parameters;
 };
 
+// A domain object of the round that is neither a resource nor a demand of the problem (a
+// simulated job, a placement, a timer, ...). Persisted in table domain_records with its values
+// and labels as one JSON object, so analysts can query it with json_extract(data, '$.field').
+struct DomainRecord {
+  std::string kind;  // "job", "placement", ...: one kind per table-like family
+  std::string key;   // unique within (round, kind)
+  std::vector<std::pair<std::string, double>> values;       // NaN and infinities become null
+  std::vector<std::pair<std::string, std::string>> labels;  // text fields
+};
+
 struct RoundReport {
   std::vector<Metric> metrics;          // domain metrics of the round
   std::vector<EntityRecord> entities;   // resources and demands with their parameters
+  std::vector<DomainRecord> records;    // other domain objects of the round
+};
+
+// A method the plugin implements itself: a baseline or heuristic (POP-k, greedy, demand
+// pinning, ...), selected in a deployment with `solver.kind: plugin` and `solver.method`.
+struct MethodInfo {
+  std::string name;         // "pop-16"
+  std::string description;  // one line for `dede plugins` and error messages
+};
+
+// The host's solvers, lent to a plugin method (a plugin links dede_core only). Each call
+// solves `problem` from a cold start and returns a Status for setup errors; the solver's own
+// outcome (infeasible, time limit, ...) is in the summary. Safe to call from several threads
+// at once on different problems.
+struct SolverServices {
+  std::function<Status(const Problem&, const AdmmOptions&, Allocation*, SolveSummary*)> admm;
+  std::function<Status(const Problem&, const ExactOptions&, Allocation*, SolveSummary*)> exact;
+  AdmmOptions admm_options;    // the deployment's solver.admm.* (threads, budgets, ...)
+  ExactOptions exact_options;  // the deployment's solver.exact.* (time limit, ...)
+  std::stop_token stop;        // requested on shutdown: return early with kCancelled
 };
 
 class DomainPlugin {
@@ -92,6 +124,36 @@ class DomainPlugin {
   // Turns the allocation into domain metrics and entity records.
   virtual Status Report(int round, const Problem& problem, const Allocation& allocation,
                         RoundReport* report) = 0;
+
+  // --- Since ABI 2 -----------------------------------------------------------------------
+  // The plugin's own methods (baselines, heuristics). Names are lower-case, unique.
+  virtual std::vector<MethodInfo> Methods() const { return {}; }
+  // Solves the refreshed problem of `round` with one of Methods(). Must fill a full
+  // allocation (problem.num_variables() values) and the summary (termination, method,
+  // total_seconds at least); the runner then repairs, measures and reports as for ADMM.
+  virtual Status SolveWith(const std::string& method, int round, const Problem& problem,
+                           const SolverServices& services, Allocation* allocation,
+                           SolveSummary* summary) {
+    (void)round;
+    (void)problem;
+    (void)services;
+    (void)allocation;
+    (void)summary;
+    return Status(StatusCode::kInvalidArgument, "this plugin has no method '" + method + "'");
+  }
+  // Checkpointing for stateful domains (simulators). After Report, the runner asks for the
+  // state and commits it in the same transaction as the round; on resume it hands the last
+  // committed round's state back before the next Refresh. Stateless plugins keep the defaults.
+  virtual Status SaveState(int round, std::string* state) {
+    (void)round;
+    state->clear();
+    return Status::Ok();
+  }
+  virtual Status RestoreState(int last_round, const std::string& state) {
+    (void)last_round;
+    (void)state;
+    return Status::Ok();
+  }
 };
 
 // Standard layout; append fields, never reorder.
