@@ -241,6 +241,31 @@ Result<Instance> MakeInstance(const std::vector<WorkerType>& types, const Throug
   return instance;
 }
 
+Result<std::vector<PhillyJob>> LoadPhillyTrace(const std::string& path) {
+  CsvReader csv(path, {"job_id", "vc", "vc_job_index", "arrival_s", "num_gpus", "job_type", "model",
+                       "batch_size", "total_steps", "v100_steps_per_s", "p100_steps_per_s",
+                       "k80_steps_per_s", "est_duration_v100_s"});
+  Status status = csv.Open();
+  if (!status.ok()) return status;
+  std::vector<PhillyJob> jobs;
+  while (csv.Next(&status)) {
+    PhillyJob job;
+    status.Update(csv.Double(3, 0.0, &job.arrival_s));
+    status.Update(csv.Int(4, 1, 1 << 16, &job.num_gpus));
+    status.Update(csv.Double(8, 0.0, &job.total_steps));
+    for (int g = 0; g < 3; ++g) {
+      if (!csv.Field(9 + g).empty()) status.Update(csv.Double(9 + g, 0.0, &job.steps_per_s[g]));
+    }
+    if (!status.ok()) return status;
+    if (job.total_steps <= 0) return csv.Bad(8, "must be > 0");
+    job.job_type = csv.Field(5);
+    jobs.push_back(std::move(job));
+  }
+  if (!status.ok()) return status;
+  if (jobs.empty()) return InvalidArgument(path + ": no jobs");
+  return jobs;
+}
+
 Instance GenerateInstance(const GeneratorOptions& options) {
   std::mt19937_64 rng(options.seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -300,6 +325,71 @@ Instance GenerateInstance(const GeneratorOptions& options) {
     }
     mean /= static_cast<double>(allowed.size());
     job.total_steps = job.duration_s * mean;
+    instance.jobs.push_back(job);
+    instance.throughput.push_back(std::move(allowed));
+  }
+  return instance;
+}
+
+}  // namespace dede::cluster
+
+namespace dede::cluster {
+
+Result<Instance> MakePhillyInstance(const std::vector<PhillyJob>& trace,
+                                    const GeneratorOptions& options) {
+  std::vector<int> usable;
+  for (int i = 0; i < static_cast<int>(trace.size()); ++i) {
+    const PhillyJob& t = trace[i];
+    if (t.steps_per_s[0] > 0 && t.steps_per_s[1] > 0 && t.steps_per_s[2] > 0) usable.push_back(i);
+  }
+  if (usable.empty())
+    return InvalidArgument("Philly trace: no job has throughputs on all of v100, p100 and k80");
+  // Distinct stream from GenerateInstance's: seed + a constant.
+  std::mt19937_64 rng(options.seed + 0x9e3779b97f4a7c15ULL);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  Instance instance;
+  const int num_types = std::max(1, options.num_types);
+  std::uniform_int_distribution<int> multiple(1, 8);
+  std::vector<double> factor(num_types);
+  static const char* kBase[3] = {"v100", "p100", "k80"};
+  for (int r = 0; r < num_types; ++r) {
+    instance.types.push_back({std::string(kBase[r % 3]) + "_" + std::to_string(r), 8 * multiple(rng)});
+    factor[r] = 0.8 + 0.45 * unit(rng);
+  }
+  const int num_jobs = std::max(0, options.num_jobs) + std::max(0, options.num_arrivals);
+  std::exponential_distribution<double> interarrival(1.0 / options.mean_interarrival_s);
+  const int max_allowed = std::clamp(options.max_allowed_types, 1, num_types);
+  std::uniform_int_distribution<int> subset_size(1, max_allowed);
+  std::vector<int> pool(num_types);
+  double clock = 0.0;
+  for (int j = 0; j < num_jobs; ++j) {
+    const PhillyJob& source = trace[usable[j % usable.size()]];
+    Job job;
+    job.id = j;
+    job.steady_state = j < options.num_jobs;
+    if (!job.steady_state) {
+      job.arrival_s = clock;
+      clock += interarrival(rng);
+    }
+    job.job_type = usable[j % usable.size()];  // the trace row (0-based) the job copies
+    job.scale_factor = source.num_gpus;
+    job.weight = 1.0 + 9.0 * unit(rng);
+    job.total_steps = source.total_steps;
+    job.duration_s = source.total_steps / source.steps_per_s[0];
+    std::vector<std::pair<int, double>> allowed;
+    if (unit(rng) < options.restricted_fraction) {
+      std::iota(pool.begin(), pool.end(), 0);
+      const int k = subset_size(rng);
+      for (int i = 0; i < k; ++i) {
+        std::uniform_int_distribution<int> pick(i, num_types - 1);
+        std::swap(pool[i], pool[pick(rng)]);
+      }
+      std::sort(pool.begin(), pool.begin() + k);
+      for (int i = 0; i < k; ++i) allowed.emplace_back(pool[i], 0.0);
+    } else {
+      for (int r = 0; r < num_types; ++r) allowed.emplace_back(r, 0.0);
+    }
+    for (auto& [r, t] : allowed) t = source.steps_per_s[r % 3] * factor[r];
     instance.jobs.push_back(job);
     instance.throughput.push_back(std::move(allowed));
   }

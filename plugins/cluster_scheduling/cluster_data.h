@@ -70,10 +70,34 @@ struct GeneratorOptions {
   int max_allowed_types = 16;     // a restricted job's subset has 1..max_allowed_types types
   std::uint64_t seed = 0;
 };
+// One job of a Philly-derived trace (../shared/data/philly-gavel/, Gavel/POP's MSR traces):
+// `job_id,vc,vc_job_index,arrival_s,num_gpus,job_type,model,batch_size,total_steps,
+// v100_steps_per_s,p100_steps_per_s,k80_steps_per_s,est_duration_v100_s`. Throughputs are
+// steps per second at num_gpus; 0 where the source table has no entry (empty field).
+struct PhillyJob {
+  double arrival_s = 0.0;
+  int num_gpus = 1;
+  std::string job_type;
+  double total_steps = 0.0;
+  double steps_per_s[3] = {0.0, 0.0, 0.0};  // v100, p100, k80
+};
+Result<std::vector<PhillyJob>> LoadPhillyTrace(const std::string& path);
+
 // Deterministic in the options. Throughput of job j on type r = base(job type) * speed(r) *
 // noise * sf^0.8 (sub-linear scaling); scale factors 1, 2, 4, 8 (weights 0.5, 0.25, 0.15,
 // 0.1); priorities U(1, 10); durations as the reference simulator (60*10^U(3,4) s with
 // probability 0.2, else 60*10^U(1.5,3) s); total steps = duration * mean allowed throughput.
 Instance GenerateInstance(const GeneratorOptions& options);
+
+// The generator's cluster shape and job stream with the job characteristics of a Philly-derived
+// trace: worker type r is a variant of base GPU r mod 3 (v100, p100, k80) with a seeded speed
+// factor in [0.8, 1.25] and 8 * U{1..8} instances; job i takes the i-th trace job that has all
+// three throughputs (wrapping around when the stream is longer than the trace): its GPUs as
+// scale factor, its steps, its throughput on the base GPU times the type's factor. Arrivals,
+// priorities (U(1, 10)) and type restrictions are drawn as in GenerateInstance (the trace's own
+// arrival times span months; the simulator uses Poisson arrivals with a chosen mean).
+// Fails if no trace job has all three throughputs.
+Result<Instance> MakePhillyInstance(const std::vector<PhillyJob>& trace,
+                                    const GeneratorOptions& options);
 
 }  // namespace dede::cluster

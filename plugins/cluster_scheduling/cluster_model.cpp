@@ -9,7 +9,8 @@ namespace {
 constexpr double kLogOffset = 1e-6;  // as the reference: log(T'x + 1e-6)
 }
 
-void ClusterModel::Describe(const Instance& instance, Fairness fairness, Problem* problem) {
+void ClusterModel::Describe(const Instance& instance, Fairness fairness, Problem* problem,
+                            const std::vector<double>* t_equal_override) {
   fairness_ = fairness;
   const int num_types = static_cast<int>(instance.types.size());
   const int num_jobs = static_cast<int>(instance.jobs.size());
@@ -20,6 +21,7 @@ void ClusterModel::Describe(const Instance& instance, Fairness fairness, Problem
   for (const WorkerType& t : instance.types) total_count += t.count;
   entries_.assign(num_jobs, {});
   weight_.assign(num_jobs, 1.0);
+  t_equal_.assign(num_jobs, 0.0);
   log_terms_.clear();
   std::vector<LinearExpr> rows(num_types);
   std::vector<int> blocks;
@@ -30,6 +32,8 @@ void ClusterModel::Describe(const Instance& instance, Fairness fairness, Problem
     weight_[j] = job.weight;
     double t_equal = 0.0;
     for (const auto& [r, t] : instance.throughput[j]) t_equal += instance.types[r].count / total_count * t;
+    if (t_equal_override != nullptr) t_equal = (*t_equal_override)[j];
+    t_equal_[j] = t_equal;
     LinearExpr column, value;
     for (const auto& [r, t] : instance.throughput[j]) {
       const VarId v = problem->AddEntry(x, r, j);
@@ -39,7 +43,7 @@ void ClusterModel::Describe(const Instance& instance, Fairness fairness, Problem
       const double coef = fairness == Fairness::kMaxMin
                               ? t * job.scale_factor / (job.weight * t_equal)
                               : t / t_equal;
-      entries_[j].push_back({v, t, coef});
+      entries_[j].push_back({v, r, t, coef});
       column.Add(v, 1.0);
       value.Add(v, coef);
       rows[r].Add(v, job.scale_factor);

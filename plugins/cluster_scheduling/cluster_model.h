@@ -29,8 +29,18 @@ enum class Fairness { kMaxMin, kProportional };
 
 class ClusterModel {
  public:
-  // Declares the problem for every job of `instance` (all active).
-  void Describe(const Instance& instance, Fairness fairness, Problem* problem);
+  struct Entry {
+    VarId var;
+    int type;           // resource (worker type) r
+    double throughput;  // T[r, j]
+    double coef;        // coefficient in the job's objective expression
+  };
+
+  // Declares the problem for every job of `instance` (all active). `t_equal`, if given, is the
+  // equal-share throughput per job to normalize with instead of the instance's own (POP
+  // sub-problems pass the full cluster's, so every part maximizes the same per-job values).
+  void Describe(const Instance& instance, Fairness fairness, Problem* problem,
+                const std::vector<double>* t_equal = nullptr);
   // Writes the active set (one flag per job) into the problem's parameters.
   void SetActive(const std::vector<char>& active, Problem* problem) const;
 
@@ -42,16 +52,17 @@ class ClusterModel {
   double NormalizedThroughput(int job, const Allocation& allocation) const;
   double inactive_constant() const { return inactive_constant_; }
   int num_jobs() const { return static_cast<int>(entries_.size()); }
+  Fairness fairness() const { return fairness_; }
+  // The job's entries, one per allowed type, in the order of Instance::throughput[job].
+  const std::vector<Entry>& entries(int job) const { return entries_[job]; }
+  // T_equal_j: the job's throughput on an equal share of the cluster (steps per second).
+  double t_equal(int job) const { return t_equal_[job]; }
 
  private:
-  struct Entry {
-    VarId var;
-    double throughput;  // T[r, j]
-    double coef;        // coefficient in the job's objective expression
-  };
   Fairness fairness_ = Fairness::kMaxMin;
   std::vector<std::vector<Entry>> entries_;  // per job
   std::vector<double> weight_;
+  std::vector<double> t_equal_;
   std::vector<int> log_terms_;
   double inactive_constant_ = 1.0;
 };

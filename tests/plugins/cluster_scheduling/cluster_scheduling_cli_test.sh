@@ -17,7 +17,7 @@ sed -e "s|database: dede-cluster-small.db|database: $work/cs.db|" \
 export DEDE_PLUGIN_PATH=$plugins
 
 out=$("$dede" validate "$work/cs.yaml") || fail "validate exit: $out"
-grep -q "plugin cluster_scheduling 0.1.0, 10 resources, 233 demands" <<< "$out" || fail "validate: $out"
+grep -q "plugin cluster_scheduling 0.2.0, 10 resources, 233 demands" <<< "$out" || fail "validate: $out"
 "$dede" run "$work/cs.yaml" --rounds 3 > "$work/run.log" || { cat "$work/run.log"; fail "run"; }
 grep -q "^round 2  converged" "$work/run.log" || { cat "$work/run.log"; fail "no converged round 2"; }
 q() { sqlite3 "$work/cs.db" "$1"; }
@@ -30,9 +30,10 @@ q() { sqlite3 "$work/cs.db" "$1"; }
 [ "$(q "SELECT count(*) FROM round_summary WHERE max_violation > 1e-6")" = 0 ] || fail "violation"
 [ "$(q "SELECT count(*) FROM demand_allocation WHERE round = 0 AND allocated > 1e-9 AND demand >= 34")" = 0 ] || fail "inactive slot allocated"
 [ "$(q "SELECT count(*) FROM demand_allocation WHERE allocated > 1 + 1e-6")" = 0 ] || fail "a job runs more than a round"
-# Entities: 10 GPU types with counts summing to 352, 233 jobs with weights.
+# Entities: 10 GPU types with counts summing to 352; the active jobs with their weights.
 [ "$(q "SELECT sum(value) FROM entity_parameters WHERE round = 0 AND side = 'resource' AND parameter = 'count'")" = 352.0 ] || fail "GPU counts"
-[ "$(q "SELECT count(*) FROM entity_parameters WHERE round = 2 AND side = 'demand' AND parameter = 'weight' AND value >= 1")" = 233 ] || fail "job weights"
+active2=$(q "SELECT CAST(value AS INTEGER) FROM metrics WHERE name = 'active_jobs' AND round = 2")
+[ "$(q "SELECT count(*) FROM entity_parameters WHERE round = 2 AND side = 'demand' AND parameter = 'weight' AND value >= 1")" = "$active2" ] || fail "job weights ($active2 active)"
 [ "$(q "SELECT name FROM entities WHERE round = 0 AND side = 'resource' AND idx = 9")" = worker_9 ] || fail "type names"
 # A second run resumes at round 3 with the same simulated time.
 out=$("$dede" run "$work/cs.yaml" --rounds 1) || fail "second run: $out"

@@ -1,0 +1,167 @@
+#include "cluster_baselines.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+
+namespace dede::cluster {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Worse outcome first: the merged POP summary reports its worst part.
+int Rank(Termination t) {
+  switch (t) {
+    case Termination::kConverged: return 0;
+    case Termination::kConvergedInaccurate: return 1;
+    case Termination::kMaxIterations: return 2;
+    case Termination::kTimeLimit: return 3;
+    case Termination::kInfeasible: return 4;
+    case Termination::kCancelled: return 5;
+    case Termination::kFailure: return 6;
+  }
+  return 6;
+}
+
+}  // namespace
+
+void SolveGandiva(const Instance& instance, const ClusterModel& model,
+                  const std::vector<char>& active, int num_variables, Allocation* allocation) {
+  allocation->values.assign(num_variables, 0.0);
+  int m = 0;
+  for (int j = 0; j < model.num_jobs(); ++j) m += active[j] != 0;
+  if (m == 0) return;
+  for (int j = 0; j < model.num_jobs(); ++j) {
+    if (!active[j]) continue;
+    const double s = instance.jobs[j].scale_factor;
+    double row = 0.0;
+    for (const ClusterModel::Entry& e : model.entries(j)) {
+      const double share = instance.types[e.type].count / static_cast<double>(m) / s;
+      allocation->values[e.var] = share;
+      row += share;
+    }
+    if (row > 1.0) {
+      for (const ClusterModel::Entry& e : model.entries(j)) allocation->values[e.var] /= row;
+    }
+  }
+}
+
+Status SolvePop(const Instance& instance, const ClusterModel& model, const std::vector<char>& active,
+                int num_variables, const PopOptions& options, const SolverServices& services,
+                Allocation* allocation, SolveSummary* summary, PopResult* result) {
+  const Clock::time_point start = Clock::now();
+  if (options.k < 1) return InvalidArgument("POP: k = " + std::to_string(options.k) + " must be >= 1");
+  const int k = options.k;
+  const std::string method = "pop-" + std::to_string(k);
+  if (options.use_admm ? !services.admm : !services.exact)
+    return InvalidArgument(method + ": the host lent no " +
+                           std::string(options.use_admm ? "ADMM" : "exact") + " solver");
+
+  // Jobs -> groups: independent uniform draws, as the reference's PartitionedProblem.
+  std::mt19937_64 rng(options.seed);
+  std::uniform_int_distribution<int> pick(0, k - 1);
+  std::vector<std::vector<int>> groups(k);
+  for (int j = 0; j < model.num_jobs(); ++j)
+    if (active[j]) groups[pick(rng)].push_back(j);
+
+  std::vector<WorkerType> part_types = instance.types;
+  for (WorkerType& t : part_types) t.count /= k;  // floor(count_r / k), may be 0
+
+  allocation->values.assign(num_variables, 0.0);
+  *summary = SolveSummary();
+  summary->method = method + (options.use_admm ? "/admm" : "/exact");
+  summary->termination = Termination::kConverged;
+  summary->message = "";
+  PopResult local;
+  std::mutex mutex;
+  Status status;
+  std::atomic<int> next{0};
+
+  auto solve_part = [&](int g) {
+    const std::vector<int>& jobs = groups[g];
+    Instance part;
+    part.types = part_types;
+    std::vector<double> t_equal;
+    for (int j : jobs) {
+      part.jobs.push_back(instance.jobs[j]);
+      part.throughput.push_back(instance.throughput[j]);
+      t_equal.push_back(model.t_equal(j));
+    }
+    Problem problem(0, 0);
+    ClusterModel part_model;
+    part_model.Describe(part, model.fairness(), &problem, &t_equal);
+    part_model.SetActive(std::vector<char>(jobs.size(), 1), &problem);
+    Allocation part_allocation;
+    SolveSummary part_summary;
+    const Clock::time_point part_start = Clock::now();
+    Status part_status;
+    if (options.use_admm) {
+      AdmmOptions admm = services.admm_options;
+      if (options.threads > 1) admm.num_threads = 1;
+      part_status = services.admm(problem, admm, &part_allocation, &part_summary);
+    } else {
+      part_status = services.exact(problem, services.exact_options, &part_allocation, &part_summary);
+    }
+    const double seconds = Since(part_start);
+    std::lock_guard<std::mutex> lock(mutex);
+    local.max_part_seconds = std::max(local.max_part_seconds, seconds);
+    local.sum_part_seconds += seconds;
+    ++local.parts_solved;
+    if (!part_status.ok()) {
+      status.Update(Status(part_status.code(), method + " part " + std::to_string(g) + ": " +
+                                                   part_status.message()));
+      return;
+    }
+    if (!part_summary.IsSolutionUsable()) local.all_usable = false;
+    if (Rank(part_summary.termination) > Rank(summary->termination)) {
+      summary->termination = part_summary.termination;
+      summary->message = method + " part " + std::to_string(g) + ": " + part_summary.message;
+    }
+    if (part_allocation.values.size() != static_cast<std::size_t>(problem.num_variables())) return;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      const auto& from = part_model.entries(static_cast<int>(i));
+      const auto& to = model.entries(jobs[i]);
+      for (std::size_t e = 0; e < from.size(); ++e)
+        allocation->values[to[e].var] = std::clamp(part_allocation[from[e].var], 0.0, 1.0);
+    }
+  };
+
+  std::vector<int> todo;
+  for (int g = 0; g < k; ++g)
+    if (!groups[g].empty()) todo.push_back(g);
+  auto worker = [&] {
+    for (int i = next++; i < static_cast<int>(todo.size()); i = next++) {
+      if (services.stop.stop_requested()) return;
+      solve_part(todo[i]);
+    }
+  };
+  const int threads = std::clamp(options.threads, 1, std::max(1, static_cast<int>(todo.size())));
+  {
+    std::vector<std::jthread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+  }
+  if (services.stop.stop_requested()) {
+    summary->termination = Termination::kCancelled;
+    summary->message = method + ": stop requested";
+  }
+  if (summary->message.empty())
+    summary->message = method + ": " + std::to_string(local.parts_solved) + " parts, slowest " +
+                       std::to_string(local.max_part_seconds) + " s";
+  local.seconds = Since(start);
+  summary->total_seconds = local.seconds;
+  summary->solve_seconds = local.sum_part_seconds;
+  summary->num_threads = threads;
+  if (result != nullptr) *result = local;
+  return status;
+}
+
+}  // namespace dede::cluster

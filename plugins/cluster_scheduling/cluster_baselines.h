@@ -1,0 +1,49 @@
+// Baselines for cluster scheduling (design note pop-baselines.md, sections 1.2 and 2.4):
+//  * Gandiva: throughput-agnostic equal share, no packing.
+//  * POP-k: the active jobs split at random into k groups; each group gets floor(count_r / k)
+//    instances of every type and solves the same objective on its own; the union is the
+//    allocation.
+// Both work on the full problem's variables (the ClusterModel that described it), so their
+// allocations are measured exactly like the ADMM and exact ones.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cluster_data.h"
+#include "cluster_model.h"
+#include "dede/plugin.h"
+
+namespace dede::cluster {
+
+// Gandiva without packing: m = number of active jobs; every active job j gets
+// x[r, j] = (count_r / m) / s_j on each type it may run on (restricted jobs get no share of the
+// other types), scaled down so that sum_r x[r, j] <= 1. Capacity holds by construction:
+// sum_j s_j x[r, j] <= m * count_r / m. Inactive jobs get 0. Deterministic; no solver.
+void SolveGandiva(const Instance& instance, const ClusterModel& model,
+                  const std::vector<char>& active, int num_variables, Allocation* allocation);
+
+struct PopOptions {
+  int k = 4;
+  std::uint64_t seed = 1;  // job -> group draw (uniform, independent: groups are not balanced)
+  bool use_admm = false;   // sub-problems with services.admm instead of services.exact
+  int threads = 1;         // sub-problems solved at once (each solve is single-threaded then)
+};
+
+struct PopResult {
+  double seconds = 0.0;           // wall time of the whole method (split, solves, merge)
+  double max_part_seconds = 0.0;  // slowest sub-problem: the ideal parallel time POP reports
+  double sum_part_seconds = 0.0;  // all sub-problems one after another
+  int parts_solved = 0;           // groups with at least one active job
+  bool all_usable = true;         // every sub-problem returned a usable allocation
+};
+
+// POP-k on the active jobs of `instance` (described by `model`). Sub-problems normalize with the
+// full cluster's equal-share throughputs (ClusterModel::t_equal), so each part maximizes the
+// full problem's per-job values. Writes a full allocation (num_variables values; entries of
+// jobs in no solved part are 0) and a summary (method "pop-k", termination of the worst part).
+Status SolvePop(const Instance& instance, const ClusterModel& model, const std::vector<char>& active,
+                int num_variables, const PopOptions& options, const SolverServices& services,
+                Allocation* allocation, SolveSummary* summary, PopResult* result = nullptr);
+
+}  // namespace dede::cluster

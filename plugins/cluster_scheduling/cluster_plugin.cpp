@@ -1,0 +1,348 @@
+#include "cluster_plugin.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace dede::cluster {
+namespace {
+
+std::string Resolve(const std::string& dir, const std::string& path) {
+  if (path.empty() || path.front() == '/' || dir.empty()) return path;
+  return dir + "/" + path;
+}
+
+std::string Hex(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%a", v);
+  return buffer;
+}
+
+bool ParseHex(const std::string& s, double* out) {
+  char* end = nullptr;
+  *out = std::strtod(s.c_str(), &end);
+  return !s.empty() && end == s.c_str() + s.size();
+}
+
+constexpr const char* kStateHeader = "cluster_scheduling_state 1";
+
+}  // namespace
+
+Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings, const PluginContext& context) {
+  std::string fairness = "max_min";
+  std::string pop_solver = "exact";
+  std::string report_jobs = "active";
+  if (!settings.IsNull()) {
+    Status status = settings.CheckKeys(
+        {"fairness", "source", "cluster_spec", "throughputs", "trace", "philly_trace",
+         "round_seconds", "rounds", "num_types", "num_jobs", "num_arrivals", "mean_interarrival_s",
+         "restricted_fraction", "pop_solver", "pop_threads", "report_jobs"});
+    status.Update(settings.ReadChoice("fairness", {"max_min", "proportional"}, &fairness));
+    status.Update(settings.ReadChoice("source", {"trace", "generator", "philly"}, &source_));
+    status.Update(settings.Read("cluster_spec", &cluster_spec_));
+    status.Update(settings.Read("throughputs", &throughputs_));
+    status.Update(settings.Read("trace", &trace_));
+    status.Update(settings.Read("philly_trace", &philly_trace_));
+    status.Update(settings.Read("round_seconds", &round_seconds_, 1e-3, 1e9));
+    status.Update(settings.Read("rounds", &rounds_, 0, 1 << 30));
+    status.Update(settings.Read("num_types", &generator_.num_types, 1, 1 << 16));
+    status.Update(settings.Read("num_jobs", &generator_.num_jobs, 0, 1 << 20));
+    status.Update(settings.Read("num_arrivals", &generator_.num_arrivals, 0, 1 << 20));
+    status.Update(settings.Read("mean_interarrival_s", &generator_.mean_interarrival_s, 1e-3, 1e12));
+    status.Update(settings.Read("restricted_fraction", &generator_.restricted_fraction, 0.0, 1.0));
+    status.Update(settings.ReadChoice("pop_solver", {"exact", "admm"}, &pop_solver));
+    status.Update(settings.Read("pop_threads", &pop_threads_, 1, 256));
+    status.Update(settings.ReadChoice("report_jobs", {"active", "none"}, &report_jobs));
+    if (!status.ok()) return status;
+  }
+  fairness_ = fairness == "max_min" ? Fairness::kMaxMin : Fairness::kProportional;
+  pop_admm_ = pop_solver == "admm";
+  report_jobs_ = report_jobs == "active";
+  seed_ = context.seed;
+  generator_.seed = context.seed;
+  const std::string where = settings.IsNull() ? std::string("plugin.settings") : settings.Where();
+  if (source_ == "generator") {
+    instance_ = GenerateInstance(generator_);
+    if (instance_.jobs.empty())
+      return InvalidArgument(where + ": plugin.settings: the generator needs num_jobs + num_arrivals >= 1");
+    return Status::Ok();
+  }
+  if (source_ == "philly") {
+    if (settings.Find("philly_trace") == nullptr)
+      return InvalidArgument(where + ": plugin.settings.philly_trace is required with source: philly");
+    auto trace = LoadPhillyTrace(Resolve(context.config_dir, philly_trace_));
+    if (!trace.ok()) return trace.status();
+    if (generator_.num_jobs + generator_.num_arrivals < 1)
+      return InvalidArgument(where + ": plugin.settings: source philly needs num_jobs + num_arrivals >= 1");
+    auto instance = MakePhillyInstance(trace.value(), generator_);
+    if (!instance.ok()) return instance.status();
+    instance_ = std::move(instance.value());
+    return Status::Ok();
+  }
+  for (const char* key : {"cluster_spec", "throughputs", "trace"}) {
+    if (settings.Find(key) == nullptr)
+      return InvalidArgument(where + ": plugin.settings." + key + " is required with source: trace");
+  }
+  auto types = LoadClusterSpec(Resolve(context.config_dir, cluster_spec_));
+  if (!types.ok()) return types.status();
+  auto table = LoadThroughputs(Resolve(context.config_dir, throughputs_));
+  if (!table.ok()) return table.status();
+  const std::string trace_path = Resolve(context.config_dir, trace_);
+  auto jobs = LoadJobTrace(trace_path);
+  if (!jobs.ok()) return jobs.status();
+  auto instance = MakeInstance(types.value(), table.value(), std::move(jobs.value()), trace_path);
+  if (!instance.ok()) return instance.status();
+  instance_ = std::move(instance.value());
+  return Status::Ok();
+}
+
+Status ClusterSchedulingPlugin::Describe(Problem* problem) {
+  model_.Describe(instance_, fairness_, problem);
+  num_variables_ = problem->num_variables();
+  ResetSimulation();
+  return Status::Ok();
+}
+
+Status ClusterSchedulingPlugin::Refresh(int round, Problem* problem, bool* finished) {
+  if (round < sim_round_) ResetSimulation();
+  FastForward(round);
+  *finished = (rounds_ > 0 && round >= rounds_) || AllDone();
+  if (*finished) return Status::Ok();
+  model_.SetActive(Active(), problem);
+  return Status::Ok();
+}
+
+Status ClusterSchedulingPlugin::Report(int round, const Problem& problem,
+                                       const Allocation& allocation, RoundReport* report) {
+  (void)problem;
+  if (round < sim_round_) ResetSimulation();
+  FastForward(round);
+  const std::vector<char> active = Active();
+  const double start = Now();
+  int num_active = 0;
+  double sum = 0.0, sum_sq = 0.0;
+  for (int j = 0; j < num_jobs(); ++j) {
+    if (!active[j]) continue;
+    ++num_active;
+    const double u = model_.NormalizedThroughput(j, allocation);
+    sum += u;
+    sum_sq += u * u;
+  }
+  const double value = model_.Value(allocation, active);
+  const std::vector<int> completed_now = Advance(allocation);
+
+  int completed = 0, arrived = 0;
+  double jct_sum = 0.0;
+  for (int j = 0; j < num_jobs(); ++j) {
+    arrived += instance_.jobs[j].arrival_s <= start;
+    if (completion_s_[j] >= 0) {
+      ++completed;
+      jct_sum += completion_s_[j] - instance_.jobs[j].arrival_s;
+    }
+  }
+  const std::string value_name =
+      fairness_ == Fairness::kMaxMin ? "min_normalized_throughput" : "sum_log_throughput";
+  report->metrics = {
+      {value_name, value},
+      // Jain's index of the active jobs' normalized throughputs: 1 = all equal.
+      {"jain_fairness", sum_sq > 0 ? sum * sum / (num_active * sum_sq) : 0.0},
+      {"active_jobs", static_cast<double>(num_active)},
+      {"completed_jobs", static_cast<double>(completed)},
+      {"completed_this_round", static_cast<double>(completed_now.size())},
+      {"arrived_jobs", static_cast<double>(arrived)},
+      {"mean_jct_s", completed > 0 ? jct_sum / completed : 0.0},
+      {"sim_time_s", start}};
+
+  // Job events of this round: arrivals (jobs active for the first time) and completions.
+  std::vector<char> done_now(num_jobs(), 0);
+  for (int j : completed_now) done_now[j] = 1;
+  const double previous = start - round_seconds_;
+  for (int j = 0; j < num_jobs(); ++j) {
+    const Job& job = instance_.jobs[j];
+    const bool arrival = active[j] && (round == 0 || job.arrival_s > previous);
+    if (!arrival && !done_now[j]) continue;
+    DomainRecord record;
+    record.kind = "job";
+    record.key = std::to_string(job.id);
+    const double completion = completion_s_[j];
+    record.values = {{"arrival_s", job.arrival_s},
+                     {"scale_factor", static_cast<double>(job.scale_factor)},
+                     {"weight", job.weight},
+                     {"total_steps", job.total_steps},
+                     {"completion_s", done_now[j] ? completion : kInfinity},
+                     {"jct_s", done_now[j] ? completion - job.arrival_s : kInfinity}};
+    record.labels = {{"event", arrival && done_now[j] ? "arrived_completed"
+                               : arrival             ? "arrived"
+                                                     : "completed"}};
+    report->records.push_back(std::move(record));
+  }
+
+  for (int r = 0; r < static_cast<int>(instance_.types.size()); ++r) {
+    report->entities.push_back({Side::kResource, r, instance_.types[r].name,
+                                {{"count", static_cast<double>(instance_.types[r].count)}}});
+  }
+  if (report_jobs_) {
+    for (int j = 0; j < num_jobs(); ++j) {
+      if (!active[j]) continue;
+      const Job& job = instance_.jobs[j];
+      report->entities.push_back(
+          {Side::kDemand, j, "job" + std::to_string(job.id),
+           {{"weight", job.weight},
+            {"scale_factor", static_cast<double>(job.scale_factor)},
+            {"job_type", static_cast<double>(job.job_type)},
+            {"arrival_s", job.arrival_s},
+            {"progress", std::min(1.0, steps_[j] / job.total_steps)},
+            {"normalized_throughput", model_.NormalizedThroughput(j, allocation)}}});
+    }
+  }
+  return Status::Ok();
+}
+
+std::vector<MethodInfo> ClusterSchedulingPlugin::Methods() const {
+  return {{"gandiva", "throughput-agnostic equal share of every type (no packing)"},
+          {"pop-4", "POP: jobs split at random into 4 groups, each with 1/4 of every type"},
+          {"pop-16", "POP: jobs split at random into 16 groups, each with 1/16 of every type"},
+          {"pop-64", "POP: jobs split at random into 64 groups, each with 1/64 of every type"}};
+}
+
+Status ClusterSchedulingPlugin::SolveWith(const std::string& method, int round,
+                                          const Problem& problem, const SolverServices& services,
+                                          Allocation* allocation, SolveSummary* summary) {
+  if (problem.num_variables() != num_variables_)
+    return Internal("cluster_scheduling: " + method + ": the problem has " +
+                    std::to_string(problem.num_variables()) + " variables, the plugin described " +
+                    std::to_string(num_variables_));
+  if (round != sim_round_) FastForward(round);
+  const std::vector<char> active = Active();
+  if (method == "gandiva") {
+    const auto start = std::chrono::steady_clock::now();
+    SolveGandiva(instance_, model_, active, num_variables_, allocation);
+    *summary = SolveSummary();
+    summary->method = "gandiva";
+    summary->termination = Termination::kConverged;
+    summary->message = "Gandiva equal share (no solver)";
+    summary->num_threads = 1;
+    summary->total_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return Status::Ok();
+  }
+  for (int k : {4, 16, 64}) {
+    if (method != "pop-" + std::to_string(k)) continue;
+    PopOptions options;
+    options.k = k;
+    options.seed = seed_ * 1000003ULL + static_cast<std::uint64_t>(round);
+    options.use_admm = pop_admm_;
+    options.threads = pop_threads_;
+    return SolvePop(instance_, model_, active, num_variables_, options, services, allocation,
+                    summary);
+  }
+  return InvalidArgument("cluster_scheduling has no method '" + method +
+                         "' (its methods: gandiva, pop-4, pop-16, pop-64)");
+}
+
+Status ClusterSchedulingPlugin::SaveState(int round, std::string* state) {
+  if (sim_round_ == round) Advance(Allocation{});  // no allocation this round: nothing ran
+  if (sim_round_ != round + 1)
+    return Internal("cluster_scheduling: SaveState(" + std::to_string(round) +
+                    ") but the simulator is at round " + std::to_string(sim_round_));
+  std::ostringstream out;
+  out << kStateHeader << "\n"
+      << "next_round " << sim_round_ << "\n"
+      << "jobs " << num_jobs() << "\n";
+  for (int j = 0; j < num_jobs(); ++j) {
+    const Job& job = instance_.jobs[j];
+    out << job.id << ' ' << Hex(job.arrival_s) << ' ' << Hex(job.total_steps) << ' '
+        << Hex(steps_[j]) << ' ' << Hex(completion_s_[j]) << '\n';
+  }
+  *state = out.str();
+  return Status::Ok();
+}
+
+Status ClusterSchedulingPlugin::RestoreState(int last_round, const std::string& state) {
+  std::istringstream in(state);
+  std::string line, word;
+  auto bad = [&](const std::string& why) {
+    return InvalidArgument("cluster_scheduling: checkpoint of round " + std::to_string(last_round) +
+                           ": " + why);
+  };
+  if (!std::getline(in, line) || line != kStateHeader) return bad("unknown header '" + line + "'");
+  int next_round = -1, count = -1;
+  if (!(in >> word >> next_round) || word != "next_round") return bad("expected next_round");
+  if (!(in >> word >> count) || word != "jobs") return bad("expected jobs");
+  if (next_round != last_round + 1)
+    return bad("it is for round " + std::to_string(next_round - 1));
+  if (count != num_jobs())
+    return bad("it has " + std::to_string(count) + " jobs, the configured job set " +
+               std::to_string(num_jobs()) + " (was the deployment's job source changed?)");
+  std::vector<double> steps(count), completion(count);
+  for (int j = 0; j < count; ++j) {
+    int id = -1;
+    std::string arrival, total, done, finish;
+    if (!(in >> id >> arrival >> total >> done >> finish)) return bad("truncated at job " + std::to_string(j));
+    double a = 0, t = 0;
+    if (!ParseHex(arrival, &a) || !ParseHex(total, &t) || !ParseHex(done, &steps[j]) ||
+        !ParseHex(finish, &completion[j]))
+      return bad("job " + std::to_string(j) + ": not a number");
+    const Job& job = instance_.jobs[j];
+    if (id != job.id || a != job.arrival_s || t != job.total_steps)
+      return bad("job " + std::to_string(j) +
+                 " differs from the configured job set (was the deployment's job source changed?)");
+  }
+  sim_round_ = next_round;
+  steps_ = std::move(steps);
+  completion_s_ = std::move(completion);
+  return Status::Ok();
+}
+
+std::vector<char> ClusterSchedulingPlugin::Active() const {
+  std::vector<char> active(num_jobs(), 0);
+  for (int j = 0; j < num_jobs(); ++j) active[j] = Arrived(j) && completion_s_[j] < 0;
+  return active;
+}
+
+bool ClusterSchedulingPlugin::AllDone() const {
+  return std::all_of(completion_s_.begin(), completion_s_.end(), [](double c) { return c >= 0; });
+}
+
+void ClusterSchedulingPlugin::ResetSimulation() {
+  sim_round_ = 0;
+  steps_.assign(num_jobs(), 0.0);
+  completion_s_.assign(num_jobs(), -1.0);
+}
+
+std::vector<int> ClusterSchedulingPlugin::Advance(const Allocation& allocation) {
+  std::vector<int> completed;
+  const bool runs = allocation.values.size() == static_cast<std::size_t>(num_variables_);
+  if (runs) {
+    const std::vector<char> active = Active();
+    const double start = Now();
+    for (int j = 0; j < num_jobs(); ++j) {
+      if (!active[j]) continue;
+      const double rate = model_.Throughput(j, allocation);
+      const double remaining = instance_.jobs[j].total_steps - steps_[j];
+      if (rate > 0 && rate * round_seconds_ >= remaining) {
+        completion_s_[j] = start + remaining / rate;  // interpolated inside the round
+        steps_[j] = instance_.jobs[j].total_steps;
+        completed.push_back(j);
+      } else {
+        steps_[j] += rate * round_seconds_;
+      }
+    }
+  }
+  ++sim_round_;
+  return completed;
+}
+
+void ClusterSchedulingPlugin::FastForward(int round) {
+  while (sim_round_ < round) {
+    Allocation allocation;
+    SolveGandiva(instance_, model_, Active(), num_variables_, &allocation);
+    Advance(allocation);
+  }
+}
+
+}  // namespace dede::cluster

@@ -1,0 +1,73 @@
+// The cluster_scheduling domain: settings, the problem (ClusterModel), the round-based job
+// simulator with checkpoints, and the baselines as plugin methods. Lives in cluster_core so
+// that tests and dede_eval drive it without loading the shared object; the module only
+// declares it (cluster_scheduling_plugin.cpp). See README.md in this directory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cluster_baselines.h"
+#include "cluster_data.h"
+#include "cluster_model.h"
+#include "dede/plugin.h"
+
+namespace dede::cluster {
+
+class ClusterSchedulingPlugin : public DomainPlugin {
+ public:
+  Status Configure(const ConfigNode& settings, const PluginContext& context) override;
+  Status Describe(Problem* problem) override;
+  Status Refresh(int round, Problem* problem, bool* finished) override;
+  Status Report(int round, const Problem& problem, const Allocation& allocation,
+                RoundReport* report) override;
+  std::vector<MethodInfo> Methods() const override;
+  Status SolveWith(const std::string& method, int round, const Problem& problem,
+                   const SolverServices& services, Allocation* allocation,
+                   SolveSummary* summary) override;
+  // The simulator state after `round`: the job set (checked on restore) and each job's
+  // progress and completion time, doubles in hexadecimal so a restore is bit-exact.
+  Status SaveState(int round, std::string* state) override;
+  Status RestoreState(int last_round, const std::string& state) override;
+
+  // For tests and tools.
+  const Instance& instance() const { return instance_; }
+  const ClusterModel& model() const { return model_; }
+  Fairness fairness() const { return fairness_; }
+  std::vector<char> Active() const;  // jobs active in the round last refreshed
+  int sim_round() const { return sim_round_; }
+  double round_seconds() const { return round_seconds_; }
+
+ private:
+  int num_jobs() const { return static_cast<int>(instance_.jobs.size()); }
+  double Now() const { return sim_round_ * round_seconds_; }
+  bool Arrived(int j) const { return instance_.jobs[j].arrival_s <= Now(); }
+  bool AllDone() const;
+  void ResetSimulation();
+  // Applies one round of progress (round sim_round_) under `allocation` (empty: nothing runs)
+  // and moves to the next round. Returns the jobs that completed during the round.
+  std::vector<int> Advance(const Allocation& allocation);
+  // Catches up to `round` without a runtime allocation (no checkpoint: `dede solve --round k`,
+  // or a database written before checkpoints): earlier rounds run on Gandiva's allocation,
+  // which needs no solver and is deterministic.
+  void FastForward(int round);
+
+  Fairness fairness_ = Fairness::kMaxMin;
+  std::string source_ = "trace";
+  std::string cluster_spec_, throughputs_, trace_, philly_trace_;
+  double round_seconds_ = 360.0;
+  int rounds_ = 0;
+  bool report_jobs_ = true;  // demand entities for the active jobs every round
+  bool pop_admm_ = false;
+  int pop_threads_ = 1;
+  std::uint64_t seed_ = 0;
+  GeneratorOptions generator_;
+  Instance instance_;
+  ClusterModel model_;
+  int num_variables_ = 0;
+  int sim_round_ = 0;
+  std::vector<double> steps_, completion_s_;
+};
+
+}  // namespace dede::cluster
