@@ -1,19 +1,21 @@
-// traffic_engineering: see te_plugin.h and README.md.
-//
-// Structure (paper section 5.2, per-source grouping):
-//   resources = directed links e, demands = source nodes s;
-//   allocation entry x[e, s] = traffic of source s on link e, for links on s's paths;
-//   demand block s: locals f_p >= 0 for every path p of every pair (s, d),
-//     sum_{p in P(s,d)} f_p <= D[s,d] (max total flow) or = D[s,d] (min max utilisation),
-//     x[e, s] - sum_{p of s through e} f_p = 0 (coupling of the entry to the path flows);
-//   resource block e: sum_s x[e, s] <= c_e (max total flow only).
+// traffic_engineering: see te_plugin.h and README.md. The model itself is built by
+// BuildPathModel (te_model.cpp); this file reads the settings, produces each round's demands and
+// link states, repairs and reports, and implements the baselines (POP-k, demand pinning).
 #include "te_plugin.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <numeric>
+#include <queue>
+#include <random>
 #include <set>
+#include <thread>
 #include <utility>
 
 namespace dede::te {
@@ -56,22 +58,46 @@ bool NaturalLess(const std::string& a, const std::string& b) {
 
 std::string NodeName(const Topology& t, int v) { return std::to_string(t.node_ids[v]); }
 
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
 }  // namespace
 
 Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
                                            const PluginContext& context) {
   if (!settings.IsMap())
     return Invalid(settings.Where() +
-                   ": plugin.settings must be a map with 'topology' and 'traffic_matrices'");
-  Status status = settings.CheckKeys(
-      {"topology", "paths", "num_paths", "traffic_matrices", "objective", "scale"});
+                   ": plugin.settings must be a map with 'topology' and 'traffic_matrices' "
+                   "or 'traffic'");
+  Status status = settings.CheckKeys({"topology",
+                                      "paths",
+                                      "num_paths",
+                                      "traffic_matrices",
+                                      "traffic",
+                                      "objective",
+                                      "scale",
+                                      "link_events",
+                                      "robustness",
+                                      "pop_split_fraction",
+                                      "pinning_top_fraction",
+                                      "record_paths"});
   status.Update(settings.Require("topology"));
-  status.Update(settings.Require("traffic_matrices"));
   if (!status.ok()) return status;
+  if (settings.Has("traffic_matrices") == settings.Has("traffic")) {
+    return Invalid(settings.Where() + ": " + settings.path() +
+                   ": give exactly one of 'traffic_matrices' (CSV files) and 'traffic' (a "
+                   "generator)");
+  }
+  seed_ = context.seed;
   status.Update(settings.Read("topology", &topology_file_));
   status.Update(settings.Read("paths", &paths_file_));
   status.Update(settings.Read("num_paths", &num_paths_, 1, 64));
   status.Update(settings.Read("scale", &scale_, 0.0, 1e12));
+  status.Update(settings.Read("pop_split_fraction", &pop_split_fraction_, 0.0, 16.0));
+  status.Update(settings.Read("pinning_top_fraction", &pinning_top_fraction_, 1e-9, 1.0));
+  record_paths_set_ = settings.Has("record_paths");
+  status.Update(settings.Read("record_paths", &record_paths_));
   std::string objective = "max_total_flow";
   status.Update(
       settings.ReadChoice("objective", {"max_total_flow", "min_max_utilization"}, &objective));
@@ -81,33 +107,75 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
   topology_file_ = Resolve(context.config_dir, topology_file_);
   if (!paths_file_.empty()) paths_file_ = Resolve(context.config_dir, paths_file_);
 
-  const ConfigNode& matrices = *settings.Find("traffic_matrices");
+  traffic_ = TrafficSpec{};
+  robustness_ = RobustnessSpec{};
+  robustness_.seed = seed_;
   matrix_files_.clear();
-  if (matrices.IsList()) {
-    for (const ConfigNode& item : matrices.items()) {
-      Result<std::string> file = item.AsString();
-      if (!file.ok()) return file.status();
-      matrix_files_.push_back(Resolve(context.config_dir, file.value()));
-    }
-  } else if (matrices.IsScalar()) {
-    const std::string dir = Resolve(context.config_dir, matrices.scalar());
-    std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) {
-      return Invalid(matrices.Where() + ": " + matrices.path() + " = '" + matrices.scalar() +
-                     "': not a directory (" + dir + "); give a directory of CSV files or a list");
-    }
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".csv") {
-        matrix_files_.push_back(entry.path().string());
-      }
-    }
-    std::sort(matrix_files_.begin(), matrix_files_.end(), NaturalLess);
+  if (const ConfigNode* traffic = settings.Find("traffic")) {
+    status = ParseTrafficSpec(*traffic, seed_, &traffic_);
+    if (!status.ok()) return status;
+    num_rounds_ = traffic_.rounds;
   } else {
-    return Invalid(matrices.Where() + ": " + matrices.path() +
-                   " must be a list of CSV files or a directory");
+    const ConfigNode& matrices = *settings.Find("traffic_matrices");
+    if (matrices.IsList()) {
+      for (const ConfigNode& item : matrices.items()) {
+        Result<std::string> file = item.AsString();
+        if (!file.ok()) return file.status();
+        matrix_files_.push_back(Resolve(context.config_dir, file.value()));
+      }
+    } else if (matrices.IsScalar()) {
+      const std::string dir = Resolve(context.config_dir, matrices.scalar());
+      std::error_code ec;
+      if (!std::filesystem::is_directory(dir, ec)) {
+        return Invalid(matrices.Where() + ": " + matrices.path() + " = '" + matrices.scalar() +
+                       "': not a directory (" + dir +
+                       "); give a directory of CSV files or a list");
+      }
+      for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".csv") {
+          matrix_files_.push_back(entry.path().string());
+        }
+      }
+      std::sort(matrix_files_.begin(), matrix_files_.end(), NaturalLess);
+    } else {
+      return Invalid(matrices.Where() + ": " + matrices.path() +
+                     " must be a list of CSV files or a directory");
+    }
+    if (matrix_files_.empty()) {
+      return Invalid(matrices.Where() + ": " + matrices.path() + ": no traffic-matrix files");
+    }
+    num_rounds_ = static_cast<int>(matrix_files_.size());
   }
-  if (matrix_files_.empty()) {
-    return Invalid(matrices.Where() + ": " + matrices.path() + ": no traffic-matrix files");
+  if (const ConfigNode* robustness = settings.Find("robustness")) {
+    status = ParseRobustnessSpec(*robustness, seed_, &robustness_);
+    if (!status.ok()) return status;
+  }
+  raw_events_.clear();
+  if (const ConfigNode* events = settings.Find("link_events")) {
+    if (!events->IsList()) {
+      return Invalid(events->Where() + ": " + events->path() +
+                     " must be a list of {round, link, action} maps");
+    }
+    for (std::size_t i = 0; i < events->items().size(); ++i) {
+      const ConfigNode& e = events->items()[i];
+      const std::string where =
+          e.Where() + ": " + events->path() + "[" + std::to_string(i) + "]";
+      if (!e.IsMap()) return Invalid(where + " must be a map with round, link and action");
+      status = e.CheckKeys({"round", "link", "action"});
+      status.Update(e.Require("round"));
+      status.Update(e.Require("link"));
+      status.Update(e.Require("action"));
+      if (!status.ok()) return status;
+      RawLinkEvent raw;
+      std::string action;
+      status.Update(e.Read("round", &raw.round, 0, 100000000));
+      status.Update(e.Read("link", &raw.link));
+      status.Update(e.ReadChoice("action", {"fail", "recover"}, &action));
+      if (!status.ok()) return status;
+      raw.fail = action == "fail";
+      raw.where = where + ".link = '" + raw.link + "'";
+      raw_events_.push_back(std::move(raw));
+    }
   }
   return Status::Ok();
 }
@@ -116,15 +184,52 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
   Result<Topology> topology = LoadTopology(topology_file_);
   if (!topology.ok()) return topology.status();
   topology_ = std::move(topology.value());
-  const int num_nodes = topology_.num_nodes();
   const int num_links = static_cast<int>(topology_.links.size());
+
+  // Link events: "a->b" (node ids) or a link index.
+  link_events_.clear();
+  for (const RawLinkEvent& raw : raw_events_) {
+    LinkEvent event;
+    event.round = raw.round;
+    event.fail = raw.fail;
+    event.link = -1;
+    const std::size_t arrow = raw.link.find("->");
+    try {
+      if (arrow != std::string::npos) {
+        const int a = topology_.NodeIndex(std::stoll(raw.link.substr(0, arrow)));
+        const int b = topology_.NodeIndex(std::stoll(raw.link.substr(arrow + 2)));
+        if (a >= 0 && b >= 0) event.link = topology_.LinkIndex(a, b);
+      } else {
+        std::size_t used = 0;
+        const long long index = std::stoll(raw.link, &used);
+        if (used == raw.link.size() && index >= 0 && index < num_links) {
+          event.link = static_cast<int>(index);
+        }
+      }
+    } catch (const std::exception&) {
+      event.link = -1;
+    }
+    if (event.link < 0) {
+      return Invalid(raw.where + ": no such link in " + topology_file_ +
+                     " (give 'a->b' with node ids, or a link index 0.." +
+                     std::to_string(num_links - 1) + ")");
+    }
+    link_events_.push_back(event);
+  }
+  std::stable_sort(link_events_.begin(),
+                   link_events_.end(),
+                   [](const LinkEvent& a, const LinkEvent& b) { return a.round < b.round; });
 
   // Pairs with a positive demand in some round get variables (the structure is fixed).
   std::set<std::pair<int, int>> wanted;
-  for (const std::string& file : matrix_files_) {
-    Result<std::vector<DemandEntry>> matrix = LoadTrafficMatrix(file, topology_);
-    if (!matrix.ok()) return matrix.status();
-    for (const DemandEntry& d : matrix.value()) wanted.emplace(d.src, d.dst);
+  if (traffic_.enabled) {
+    for (const auto& p : GeneratedPairs(topology_, traffic_)) wanted.insert(p);
+  } else {
+    for (const std::string& file : matrix_files_) {
+      Result<std::vector<DemandEntry>> matrix = LoadTrafficMatrix(file, topology_);
+      if (!matrix.ok()) return matrix.status();
+      for (const DemandEntry& d : matrix.value()) wanted.emplace(d.src, d.dst);
+    }
   }
   std::map<std::pair<int, int>, std::vector<Path>> given;
   if (!paths_file_.empty()) {
@@ -136,6 +241,7 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
     }
   }
   pairs_.clear();
+  pair_index_.clear();
   for (const auto& [src, dst] : wanted) {
     PairModel pair;
     pair.src = src;
@@ -146,12 +252,17 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
       pair.paths = it->second;
     }
     if (pair.paths.empty()) {
+      // Generated traffic only goes between connected pairs; a file's demand must be routable.
+      if (traffic_.enabled) continue;
       return Invalid((paths_file_.empty() ? topology_file_ : paths_file_) + ": no path from node " +
                      NodeName(topology_, src) + " to node " + NodeName(topology_, dst) +
                      ", which has a positive demand in the traffic matrices (disconnected pair)");
     }
+    pair_index_[{src, dst}] = static_cast<int>(pairs_.size());
     pairs_.push_back(std::move(pair));
   }
+  generated_pairs_.clear();
+  for (const PairModel& pair : pairs_) generated_pairs_.emplace_back(pair.src, pair.dst);
 
   // Variables are measured in units of the largest capacity, so flows, capacities and link
   // utilisations are all O(1): ADMM uses one rho for the consensus of flows and of the min-max
@@ -159,108 +270,136 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
   // the optimum on B4 (min max utilisation); normalised, it matches the LP.
   flow_unit_ = 1.0;
   for (const Link& link : topology_.links) flow_unit_ = std::max(flow_unit_, link.capacity);
-
-  *problem = Problem(num_links, num_nodes);
-  const int x = problem->AddAllocation("x", Domain::NonNegative());
-  // Path flows per (source, link) for the coupling rows.
-  std::vector<std::map<int, std::vector<VarId>>> through(num_nodes);
+  std::vector<double> capacity(num_links);
+  for (int e = 0; e < num_links; ++e) capacity[e] = topology_.links[e].capacity / flow_unit_;
+  std::vector<Commodity> commodities;
+  commodities.reserve(pairs_.size());
+  for (const PairModel& pair : pairs_) commodities.push_back({pair.src, pair.dst, &pair.paths, 0.0});
+  PathModel model;
+  Status status = BuildPathModel(
+      topology_, capacity, commodities, objective_, flow_unit_, topology_file_, &model);
+  if (!status.ok()) return status;
   path_var_.clear();
   path_of_var_.clear();
-  for (PairModel& pair : pairs_) {
-    LinearExpr total;
-    for (std::size_t k = 0; k < pair.paths.size(); ++k) {
-      const VarId f =
-          problem->AddLocal(BlockId::Demand(pair.src),
-                            Domain::NonNegative(),
-                            "f[" + NodeName(topology_, pair.src) + "," +
-                                NodeName(topology_, pair.dst) + "," + std::to_string(k) + "]");
-      pair.flow.push_back(f);
-      total.Add(f, 1.0);
-      path_var_.push_back(f);
-      path_of_var_.push_back(&pair.paths[k]);
-      for (int e : pair.paths[k].links) through[pair.src][e].push_back(f);
-      // Cost flow_unit_ per unit: the objective is the total flow in data units.
-      if (objective_ == Objective::kMaxTotalFlow) problem->AddLinearCost(f, flow_unit_);
-    }
-    pair.demand_row = problem->AddConstraint(
-        BlockId::Demand(pair.src),
-        total,
-        objective_ == Objective::kMaxTotalFlow ? Sense::kLessEqual : Sense::kEqual,
-        0.0,
-        "demand[" + NodeName(topology_, pair.src) + "," + NodeName(topology_, pair.dst) + "]");
-  }
-  entries_.assign(num_nodes, {});
-  std::vector<LinearExpr> link_rows(num_links);
-  for (int s = 0; s < num_nodes; ++s) {
-    for (const auto& [e, flows] : through[s]) {
-      const VarId entry = problem->AddEntry(x, e, s);
-      entries_[s].emplace_back(e, entry);
-      LinearExpr coupling;
-      coupling.Add(entry, 1.0);
-      for (VarId f : flows) coupling.Add(f, -1.0);
-      problem->AddConstraint(BlockId::Demand(s),
-                             coupling,
-                             Sense::kEqual,
-                             0.0,
-                             "load[" + std::to_string(e) + "," + NodeName(topology_, s) + "]");
-      link_rows[e].Add(entry, 1.0);
+  pair_of_var_.clear();
+  for (std::size_t k = 0; k < pairs_.size(); ++k) {
+    pairs_[k].flow = model.flow[k];
+    pairs_[k].demand_row = model.demand_row[k];
+    for (std::size_t i = 0; i < pairs_[k].paths.size(); ++i) {
+      path_var_.push_back(pairs_[k].flow[i]);
+      path_of_var_.push_back(&pairs_[k].paths[i]);
+      pair_of_var_.push_back(static_cast<int>(k));
     }
   }
-  std::vector<int> used_links;
-  std::vector<LinearExpr> utilization;
-  for (int e = 0; e < num_links; ++e) {
-    if (link_rows[e].terms.empty()) continue;
-    const Link& link = topology_.links[e];
-    if (objective_ == Objective::kMaxTotalFlow) {
-      problem->AddConstraint(BlockId::Resource(e),
-                             link_rows[e],
-                             Sense::kLessEqual,
-                             link.capacity / flow_unit_,
-                             "capacity[" + std::to_string(e) + "]");
-    } else {
-      if (link.capacity <= 0) {
-        return Invalid(topology_file_ + ": link " + NodeName(topology_, link.src) + " -> " +
-                       NodeName(topology_, link.dst) +
-                       " has capacity 0 but carries paths; min_max_utilization needs capacity > 0");
-      }
-      LinearExpr u;
-      for (const Term& t : link_rows[e].terms) u.Add(t.var, flow_unit_ / link.capacity);
-      used_links.push_back(e);
-      utilization.push_back(std::move(u));
-    }
+  entries_ = std::move(model.entries);
+  capacity_row_ = std::move(model.capacity_row);
+  link_entries_.assign(num_links, {});
+  for (const auto& row : entries_) {
+    for (const auto& [e, entry] : row) link_entries_[e].push_back(entry);
   }
-  if (objective_ == Objective::kMaxTotalFlow) {
-    problem->SetObjectiveSense(ObjectiveSense::kMaximize);
-  } else {
-    problem->SetObjectiveSense(ObjectiveSense::kMinimize);
-    problem->SetGlobalTerm(
-        GlobalKind::kMinMax, Side::kResource, std::move(used_links), std::move(utilization));
+  *problem = std::move(model.problem);
+  num_variables_ = problem->num_variables();
+  if (!record_paths_set_) record_paths_ = path_var_.size() <= 20000;
+  capacity_.assign(num_links, 0.0);
+  failed_.assign(num_links, 0);
+  for (int e = 0; e < num_links; ++e) capacity_[e] = topology_.links[e].capacity;
+
+  // Temporal fluctuation needs each demand's spread of consecutive changes over the series.
+  change_sigma_.clear();
+  if (robustness_.temporal_fluctuation > 0) {
+    std::vector<std::vector<double>> series;
+    for (int r = 0; r < num_rounds_; ++r) {
+      std::vector<double> d;
+      status = BaseDemands(r, &d);
+      if (!status.ok()) return status;
+      series.push_back(std::move(d));
+    }
+    change_sigma_ = ChangeSigma(series);
+  }
+  return Status::Ok();
+}
+
+Status TrafficEngineeringPlugin::BaseDemands(int round, std::vector<double>* demands) const {
+  demands->assign(pairs_.size(), 0.0);
+  if (traffic_.enabled) {
+    *demands = GenerateTraffic(topology_, traffic_, generated_pairs_, round);
+    return Status::Ok();
+  }
+  const std::string& file = matrix_files_[round];
+  Result<std::vector<DemandEntry>> matrix = LoadTrafficMatrix(file, topology_);
+  if (!matrix.ok()) return matrix.status();
+  for (const DemandEntry& d : matrix.value()) {
+    auto it = pair_index_.find({d.src, d.dst});
+    if (it == pair_index_.end()) {
+      return Invalid(file + ": demand from node " + NodeName(topology_, d.src) + " to node " +
+                     NodeName(topology_, d.dst) +
+                     " has no path variables (the file changed after the deployment started?)");
+    }
+    (*demands)[it->second] = d.demand;
+  }
+  return Status::Ok();
+}
+
+Status TrafficEngineeringPlugin::RoundDemands(int round, std::vector<double>* demands) const {
+  Status status = BaseDemands(round, demands);
+  if (!status.ok()) return status;
+  if (robustness_.temporal_fluctuation > 0 && round > 0) {
+    Fluctuate(robustness_.temporal_fluctuation, change_sigma_, robustness_.seed, round, demands);
+  }
+  if (robustness_.spatial_redistribution > 0) {
+    RedistributeTop(0.1, robustness_.spatial_redistribution, demands);
   }
   return Status::Ok();
 }
 
 Status TrafficEngineeringPlugin::Refresh(int round, Problem* problem, bool* finished) {
-  *finished = round < 0 || round >= static_cast<int>(matrix_files_.size());
+  *finished = round < 0 || round >= num_rounds_;
   if (*finished) return Status::Ok();
-  const std::string& file = matrix_files_[round];
-  Result<std::vector<DemandEntry>> matrix = LoadTrafficMatrix(file, topology_);
-  if (!matrix.ok()) return matrix.status();
-  std::map<std::pair<int, int>, double> demand;
-  for (const DemandEntry& d : matrix.value()) demand[{d.src, d.dst}] = d.demand;
-  for (PairModel& pair : pairs_) {
-    auto it = demand.find({pair.src, pair.dst});
-    pair.demand = it == demand.end() ? 0.0 : scale_ * it->second / flow_unit_;
-    if (it != demand.end()) demand.erase(it);
-    problem->SetRhs(pair.demand_row, pair.demand);
+  std::vector<double> demands;
+  Status status = RoundDemands(round, &demands);
+  if (!status.ok()) return status;
+  for (std::size_t k = 0; k < pairs_.size(); ++k) {
+    pairs_[k].demand = scale_ * demands[k] / flow_unit_;
+    problem->SetRhs(pairs_[k].demand_row, pairs_[k].demand);
   }
-  if (!demand.empty()) {
-    const auto& [src, dst] = demand.begin()->first;
-    return Invalid(file + ": demand from node " + NodeName(topology_, src) + " to node " +
-                   NodeName(topology_, dst) +
-                   " has no path variables (the file changed after "
-                   "the deployment started?)");
+  // Link states: the events up to this round, in order (a function of the round only).
+  std::fill(failed_.begin(), failed_.end(), 0);
+  for (const LinkEvent& event : link_events_) {
+    if (event.round > round) break;
+    failed_[event.link] = event.fail ? 1 : 0;
+  }
+  for (std::size_t e = 0; e < topology_.links.size(); ++e) {
+    capacity_[e] = failed_[e] ? 0.0 : topology_.links[e].capacity;
+    if (capacity_row_[e] >= 0) problem->SetRhs(capacity_row_[e], capacity_[e] / flow_unit_);
+    // A failed link's entries are fixed at 0 (for min max utilisation this is the only way the
+    // link is switched off: its utilisation expression keeps the nominal capacity).
+    for (VarId entry : link_entries_[e]) problem->SetBounds(entry, 0.0, failed_[e] ? 0.0 : kInfinity);
+  }
+  if (objective_ == Objective::kMinMaxUtilization) {
+    for (const PairModel& pair : pairs_) {
+      if (pair.demand <= 0) continue;
+      if (FirstAlivePath(pair) < 0) {
+        return Invalid("round " + std::to_string(round) + ": the link events fail every path of " +
+                       NodeName(topology_, pair.src) + " -> " + NodeName(topology_, pair.dst) +
+                       ", which has a demand; min_max_utilization routes every demand in full");
+      }
+    }
   }
   return Status::Ok();
+}
+
+int TrafficEngineeringPlugin::FirstAlivePath(const PairModel& pair) const {
+  for (std::size_t i = 0; i < pair.paths.size(); ++i) {
+    if (PathAlive(pair.paths[i])) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+bool TrafficEngineeringPlugin::PathAlive(const Path& path) const {
+  for (int e : path.links) {
+    if (failed_[e]) return false;
+  }
+  return true;
 }
 
 std::vector<double> TrafficEngineeringPlugin::LinkLoads(const Allocation& allocation) const {
@@ -272,6 +411,32 @@ std::vector<double> TrafficEngineeringPlugin::LinkLoads(const Allocation& alloca
   return load;
 }
 
+void TrafficEngineeringPlugin::SetEntriesFromPaths(Allocation* allocation) const {
+  std::vector<double>& v = allocation->values;
+  std::vector<std::map<int, VarId>> entry_of(topology_.num_nodes());
+  for (int s = 0; s < topology_.num_nodes(); ++s) {
+    for (const auto& [e, entry] : entries_[s]) {
+      v[entry] = 0.0;
+      entry_of[s][e] = entry;
+    }
+  }
+  for (std::size_t i = 0; i < path_var_.size(); ++i) {
+    const Path& path = *path_of_var_[i];
+    for (int e : path.links) v[entry_of[path.src].at(e)] += v[path_var_[i]];
+  }
+}
+
+void TrafficEngineeringPlugin::SetPathFlows(const std::vector<std::vector<double>>& flows,
+                                            Allocation* allocation) const {
+  allocation->values.assign(num_variables_, 0.0);
+  for (std::size_t k = 0; k < pairs_.size(); ++k) {
+    for (std::size_t i = 0; i < pairs_[k].flow.size() && i < flows[k].size(); ++i) {
+      allocation->values[pairs_[k].flow[i]] = std::max(0.0, flows[k][i]);
+    }
+  }
+  SetEntriesFromPaths(allocation);
+}
+
 Status TrafficEngineeringPlugin::Repair(const Problem& problem, Allocation* allocation) {
   if (static_cast<int>(allocation->values.size()) != problem.num_variables()) {
     return Status(StatusCode::kInternal,
@@ -280,7 +445,9 @@ Status TrafficEngineeringPlugin::Repair(const Problem& problem, Allocation* allo
                       std::to_string(problem.num_variables()));
   }
   std::vector<double>& v = allocation->values;
-  for (VarId f : path_var_) v[f] = std::max(0.0, v[f]);
+  for (std::size_t i = 0; i < path_var_.size(); ++i) {
+    v[path_var_[i]] = PathAlive(*path_of_var_[i]) ? std::max(0.0, v[path_var_[i]]) : 0.0;
+  }
   if (objective_ == Objective::kMaxTotalFlow) {
     // As the reference's fix step: cap every demand, then scale each path by the worst
     // overload on its links. Loads only shrink, so link_load_e <= sum f_p c_e / load_e = c_e.
@@ -296,14 +463,14 @@ Status TrafficEngineeringPlugin::Repair(const Problem& problem, Allocation* allo
     for (std::size_t i = 0; i < path_var_.size(); ++i) {
       double factor = 1.0;
       for (int e : path_of_var_[i]->links) {
-        const double cap = topology_.links[e].capacity / flow_unit_;
+        const double cap = capacity_[e] / flow_unit_;
         if (load[e] > cap) factor = std::min(factor, load[e] > 0 ? cap / load[e] : 0.0);
       }
       v[path_var_[i]] *= factor;
     }
   } else {
     // Every demand is routed in full: rescale the pair's flows to its volume (all of it on the
-    // first path if the solver left none).
+    // first path that avoids failed links if the solver left none).
     for (const PairModel& pair : pairs_) {
       double sum = 0.0;
       for (VarId f : pair.flow) sum += v[f];
@@ -311,22 +478,13 @@ Status TrafficEngineeringPlugin::Repair(const Problem& problem, Allocation* allo
         for (VarId f : pair.flow) v[f] *= pair.demand / sum;
       } else {
         for (VarId f : pair.flow) v[f] = 0.0;
-        v[pair.flow.front()] = pair.demand;
+        const int first = FirstAlivePath(pair);
+        v[pair.flow[first < 0 ? 0 : first]] = pair.demand;
       }
     }
   }
   // Entries equal the loads their path flows put on each link (coupling rows exact).
-  for (int s = 0; s < topology_.num_nodes(); ++s) {
-    for (const auto& [e, entry] : entries_[s]) v[entry] = 0.0;
-  }
-  std::vector<std::map<int, VarId>> entry_of(topology_.num_nodes());
-  for (int s = 0; s < topology_.num_nodes(); ++s) {
-    for (const auto& [e, entry] : entries_[s]) entry_of[s][e] = entry;
-  }
-  for (std::size_t i = 0; i < path_var_.size(); ++i) {
-    const Path& path = *path_of_var_[i];
-    for (int e : path.links) v[entry_of[path.src].at(e)] += v[path_var_[i]];
-  }
+  SetEntriesFromPaths(allocation);
   return Status::Ok();
 }
 
@@ -340,10 +498,10 @@ double TrafficEngineeringPlugin::MaxLinkUtilization(const Allocation& allocation
   const std::vector<double> load = LinkLoads(allocation);
   double worst = 0.0;
   for (std::size_t e = 0; e < load.size(); ++e) {
-    const double cap = topology_.links[e].capacity / flow_unit_;
+    const double cap = capacity_[e] / flow_unit_;
     if (cap > 0) {
       worst = std::max(worst, load[e] / cap);
-    } else if (load[e] > 0) {
+    } else if (load[e] > 1e-12) {
       worst = kInfinity;
     }
   }
@@ -356,6 +514,13 @@ double TrafficEngineeringPlugin::TotalDemand() const {
   return total * flow_unit_;
 }
 
+std::vector<DemandEntry> TrafficEngineeringPlugin::Demands() const {
+  std::vector<DemandEntry> out;
+  out.reserve(pairs_.size());
+  for (const PairModel& pair : pairs_) out.push_back({pair.src, pair.dst, pair.demand * flow_unit_});
+  return out;
+}
+
 Status TrafficEngineeringPlugin::Report(int round,
                                         const Problem& problem,
                                         const Allocation& allocation,
@@ -366,20 +531,32 @@ Status TrafficEngineeringPlugin::Report(int round,
   }
   const double flow = TotalFlow(allocation);
   const double demand = TotalDemand();
+  const int failed = static_cast<int>(std::count(failed_.begin(), failed_.end(), 1));
   report->metrics = {{"total_flow", flow},
                      {"total_demand", demand},
                      {"satisfied_demand", demand > 0 ? flow / demand : 1.0},
                      {"max_link_utilization", MaxLinkUtilization(allocation)},
-                     {"flow_unit", flow_unit_}};
+                     {"flow_unit", flow_unit_},
+                     {"failed_links", static_cast<double>(failed)}};
   // Entity parameters are in allocation units (multiples of flow_unit), like the persisted
   // entries, so the database's utilisation view divides like by like.
+  const std::vector<double> load = LinkLoads(allocation);
   for (int e = 0; e < static_cast<int>(topology_.links.size()); ++e) {
     const Link& link = topology_.links[e];
-    report->entities.push_back(
-        {Side::kResource,
-         e,
-         NodeName(topology_, link.src) + "->" + NodeName(topology_, link.dst),
-         {{"capacity", link.capacity / flow_unit_}}});
+    const std::string name = NodeName(topology_, link.src) + "->" + NodeName(topology_, link.dst);
+    report->entities.push_back({Side::kResource, e, name, {{"capacity", capacity_[e] / flow_unit_}}});
+    // Per-link load (data units), utilisation against this round's capacity, and state.
+    const double cap = capacity_[e];
+    const double used = load[e] * flow_unit_;
+    report->records.push_back(
+        {"link",
+         name,
+         {{"index", static_cast<double>(e)},
+          {"load", used},
+          {"capacity", cap},
+          {"utilization", cap > 0 ? used / cap : (used > 1e-9 ? kInfinity : 0.0)},
+          {"failed", failed_[e] ? 1.0 : 0.0}},
+         {}});
   }
   std::vector<double> by_source(topology_.num_nodes(), 0.0);
   for (const PairModel& pair : pairs_) by_source[pair.src] += pair.demand;
@@ -387,6 +564,303 @@ Status TrafficEngineeringPlugin::Report(int round,
     report->entities.push_back(
         {Side::kDemand, s, "node" + NodeName(topology_, s), {{"demand", by_source[s]}}});
   }
+  if (record_paths_) {
+    for (std::size_t i = 0; i < path_var_.size(); ++i) {
+      const Path& path = *path_of_var_[i];
+      const PairModel& pair = pairs_[pair_of_var_[i]];
+      const int index = static_cast<int>(&path - pair.paths.data());
+      std::string nodes;
+      for (int v : path.nodes) nodes += (nodes.empty() ? "" : " ") + NodeName(topology_, v);
+      report->records.push_back(
+          {"path_flow",
+           NodeName(topology_, pair.src) + "->" + NodeName(topology_, pair.dst) + "#" +
+               std::to_string(index),
+           {{"flow", std::max(0.0, allocation[path_var_[i]]) * flow_unit_},
+            {"demand", pair.demand * flow_unit_},
+            {"hops", static_cast<double>(path.hops())}},
+           {{"nodes", nodes}}});
+    }
+  }
+  return Status::Ok();
+}
+
+// ---- baselines ------------------------------------------------------------------------------
+
+std::vector<MethodInfo> TrafficEngineeringPlugin::Methods() const {
+  return {{"pop-4", "POP with 4 random demand groups, each on every link at capacity/4 (Clp)"},
+          {"pop-16", "POP with 16 random demand groups, each on every link at capacity/16 (Clp)"},
+          {"pop-64", "POP with 64 random demand groups, each on every link at capacity/64 (Clp)"},
+          {"demand_pinning",
+           "exact LP (Clp) for the top 10% of demands, the rest pinned on their shortest path"}};
+}
+
+Status TrafficEngineeringPlugin::SolveWith(const std::string& method,
+                                           int round,
+                                           const Problem& problem,
+                                           const SolverServices& services,
+                                           Allocation* allocation,
+                                           SolveSummary* summary) {
+  if (problem.num_variables() != num_variables_) {
+    return Internal("traffic_engineering: SolveWith got a problem with " +
+                    std::to_string(problem.num_variables()) + " variables, described " +
+                    std::to_string(num_variables_));
+  }
+  if (method == "demand_pinning") return SolvePinning(problem, services, allocation, summary);
+  if (method.rfind("pop-", 0) == 0) {
+    const std::string digits = method.substr(4);
+    int k = 0;
+    if (!digits.empty() && digits.size() <= 5 &&
+        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      k = std::stoi(digits);
+    }
+    if (k >= 1) return SolvePop(k, round, problem, services, allocation, summary);
+  }
+  return Invalid("traffic_engineering has no method '" + method +
+                 "' (methods: pop-4, pop-16, pop-64 or any pop-<k>, demand_pinning)");
+}
+
+Status TrafficEngineeringPlugin::SolveLp(const std::vector<Commodity>& commodities,
+                                         const std::vector<double>& capacity,
+                                         const SolverServices& services,
+                                         std::vector<std::vector<double>>* flows,
+                                         SolveSummary* summary) const {
+  flows->assign(commodities.size(), {});
+  for (std::size_t k = 0; k < commodities.size(); ++k) {
+    flows->at(k).assign(commodities[k].paths->size(), 0.0);
+  }
+  if (commodities.empty()) {
+    summary->termination = Termination::kConverged;
+    summary->message = "no commodities";
+    summary->total_seconds = 0.0;
+    return Status::Ok();
+  }
+  // Failed links: nominal capacity in the utilisation term (it must be > 0), entries at 0.
+  std::vector<double> model_capacity = capacity;
+  for (std::size_t e = 0; e < capacity.size(); ++e) {
+    if (failed_[e] && model_capacity[e] <= 0) model_capacity[e] = topology_.links[e].capacity / flow_unit_;
+  }
+  PathModel model;
+  Status status = BuildPathModel(
+      topology_, model_capacity, commodities, objective_, flow_unit_, topology_file_, &model);
+  if (!status.ok()) return status;
+  for (const auto& row : model.entries) {
+    for (const auto& [e, entry] : row) {
+      if (failed_[e]) model.problem.SetBounds(entry, 0.0, 0.0);
+    }
+  }
+  Allocation solution;
+  status = services.exact(model.problem, services.exact_options, &solution, summary);
+  if (!status.ok()) return status;
+  if (solution.values.size() != static_cast<std::size_t>(model.problem.num_variables())) {
+    return Internal("traffic_engineering: the exact solver returned no allocation (" +
+                    summary->message + ")");
+  }
+  for (std::size_t k = 0; k < commodities.size(); ++k) {
+    for (std::size_t i = 0; i < model.flow[k].size(); ++i) {
+      (*flows)[k][i] = std::max(0.0, solution[model.flow[k][i]]);
+    }
+  }
+  return Status::Ok();
+}
+
+void TrafficEngineeringPlugin::FinishSummary(const std::string& method,
+                                             const Problem& problem,
+                                             const Allocation& allocation,
+                                             SolveSummary* summary) const {
+  summary->method = method;
+  summary->objective = problem.EvaluateObjective(allocation.values);
+  summary->max_violation = problem.MeasureViolation(allocation.values).Max();
+  summary->feasible = summary->max_violation <= 1e-6;
+  summary->num_threads = 1;
+}
+
+Status TrafficEngineeringPlugin::SolvePop(int k,
+                                          int round,
+                                          const Problem& problem,
+                                          const SolverServices& services,
+                                          Allocation* allocation,
+                                          SolveSummary* summary) {
+  const auto start = std::chrono::steady_clock::now();
+  // Pieces: one per pair with a demand, then POP's client splitting: round(f N) times the
+  // largest piece is replaced by two halves.
+  struct Piece {
+    int pair;
+    double demand;
+  };
+  std::vector<Piece> pieces;
+  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    if (pairs_[p].demand > 0) pieces.push_back({static_cast<int>(p), pairs_[p].demand});
+  }
+  const int extra = static_cast<int>(std::llround(pop_split_fraction_ * pieces.size()));
+  if (extra > 0) {
+    auto less = [&](int a, int b) {
+      return pieces[a].demand < pieces[b].demand || (pieces[a].demand == pieces[b].demand && a > b);
+    };
+    std::priority_queue<int, std::vector<int>, decltype(less)> heap(less);
+    for (int i = 0; i < static_cast<int>(pieces.size()); ++i) heap.push(i);
+    for (int n = 0; n < extra; ++n) {
+      const int i = heap.top();
+      heap.pop();
+      pieces[i].demand /= 2;
+      pieces.push_back({pieces[i].pair, pieces[i].demand});
+      heap.push(i);
+      heap.push(static_cast<int>(pieces.size()) - 1);
+    }
+  }
+  std::vector<std::vector<int>> pieces_of(pairs_.size());
+  for (int i = 0; i < static_cast<int>(pieces.size()); ++i) pieces_of[pieces[i].pair].push_back(i);
+  // Each pair's pieces go to distinct groups of a fresh random permutation (wrapping past k).
+  std::mt19937_64 rng(StreamSeed(seed_, round, 100 + static_cast<std::uint64_t>(k)));
+  std::vector<int> perm(k);
+  std::vector<std::vector<Commodity>> groups(k);
+  std::vector<std::vector<int>> group_piece(k);
+  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    if (pieces_of[p].empty()) continue;
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    for (std::size_t j = 0; j < pieces_of[p].size(); ++j) {
+      const int g = perm[j % k];
+      const Piece& piece = pieces[pieces_of[p][j]];
+      groups[g].push_back({pairs_[p].src, pairs_[p].dst, &pairs_[p].paths, piece.demand});
+      group_piece[g].push_back(pieces_of[p][j]);
+    }
+  }
+  std::vector<double> capacity(capacity_.size());
+  for (std::size_t e = 0; e < capacity.size(); ++e) capacity[e] = capacity_[e] / flow_unit_ / k;
+
+  // Sub-problems in parallel (each a Clp solve), as many at once as the deployment's threads.
+  int workers = services.admm_options.num_threads > 0
+                    ? services.admm_options.num_threads
+                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  workers = std::max(1, std::min(workers, k));
+  std::vector<std::vector<std::vector<double>>> group_flows(k);
+  std::vector<SolveSummary> group_summary(k);
+  std::vector<Status> group_status(k);
+  std::vector<double> group_seconds(k, 0.0);
+  std::atomic<int> next{0};
+  auto work = [&] {
+    for (int g = next++; g < k; g = next++) {
+      if (services.stop.stop_requested()) {
+        group_status[g] = Status(StatusCode::kCancelled, "cancelled");
+        continue;
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      group_status[g] = SolveLp(groups[g], capacity, services, &group_flows[g], &group_summary[g]);
+      group_seconds[g] = Seconds(t0);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+
+  // Merge: every pair's path flows are the sums over its pieces.
+  std::vector<std::vector<double>> flows(pairs_.size());
+  for (std::size_t p = 0; p < pairs_.size(); ++p) flows[p].assign(pairs_[p].paths.size(), 0.0);
+  summary->termination = Termination::kConverged;
+  summary->message.clear();
+  for (int g = 0; g < k; ++g) {
+    if (!group_status[g].ok()) {
+      if (group_status[g].code() == StatusCode::kCancelled) {
+        summary->termination = Termination::kCancelled;
+        summary->message = "cancelled";
+        continue;
+      }
+      return Status(group_status[g].code(),
+                    "pop-" + std::to_string(k) + " group " + std::to_string(g) + ": " +
+                        group_status[g].message());
+    }
+    if (!groups[g].empty() && !group_summary[g].IsSolutionUsable() &&
+        summary->termination == Termination::kConverged) {
+      summary->termination = group_summary[g].termination;
+      summary->message = "group " + std::to_string(g) + ": " + group_summary[g].message + "; ";
+    }
+    for (std::size_t c = 0; c < groups[g].size(); ++c) {
+      const int p = pieces[group_piece[g][c]].pair;
+      for (std::size_t i = 0; i < flows[p].size(); ++i) flows[p][i] += group_flows[g][c][i];
+    }
+  }
+  SetPathFlows(flows, allocation);
+  FinishSummary("pop-" + std::to_string(k), problem, *allocation, summary);
+  const double slowest = *std::max_element(group_seconds.begin(), group_seconds.end());
+  const double sum = std::accumulate(group_seconds.begin(), group_seconds.end(), 0.0);
+  summary->num_threads = workers;
+  summary->solve_seconds = sum;
+  summary->total_seconds = Seconds(start);
+  char text[200];
+  std::snprintf(text,
+                sizeof(text),
+                "POP-%d: %zu pieces in %d groups, %d at once; slowest group %.3f s, sum %.3f s",
+                k,
+                pieces.size(),
+                k,
+                workers,
+                slowest,
+                sum);
+  summary->message += text;
+  return Status::Ok();
+}
+
+Status TrafficEngineeringPlugin::SolvePinning(const Problem& problem,
+                                              const SolverServices& services,
+                                              Allocation* allocation,
+                                              SolveSummary* summary) {
+  const auto start = std::chrono::steady_clock::now();
+  // Teal's LP-top, as DeDe compares with it: the top `pinning_top_fraction` of the demands (by
+  // volume, a quantile of the positive demands) get the exact path LP over the full capacities;
+  // every other demand is pinned on its shortest path in (src, dst) order, with what capacity
+  // remains (max total flow) or in full (min max utilisation).
+  std::vector<double> positive;
+  for (const PairModel& pair : pairs_) {
+    if (pair.demand > 0) positive.push_back(pair.demand);
+  }
+  const double threshold = Quantile(positive, 1.0 - pinning_top_fraction_);
+  std::vector<Commodity> top;
+  std::vector<int> top_pair;
+  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    if (pairs_[p].demand > 0 && pairs_[p].demand >= threshold) {
+      top.push_back({pairs_[p].src, pairs_[p].dst, &pairs_[p].paths, pairs_[p].demand});
+      top_pair.push_back(static_cast<int>(p));
+    }
+  }
+  std::vector<double> capacity(capacity_.size());
+  for (std::size_t e = 0; e < capacity.size(); ++e) capacity[e] = capacity_[e] / flow_unit_;
+  std::vector<std::vector<double>> top_flows;
+  Status status = SolveLp(top, capacity, services, &top_flows, summary);
+  if (!status.ok()) return status;
+  const double lp_seconds = summary->total_seconds;
+  const Termination lp_termination = summary->termination;
+  const std::string lp_message = summary->message;
+
+  std::vector<std::vector<double>> flows(pairs_.size());
+  for (std::size_t p = 0; p < pairs_.size(); ++p) flows[p].assign(pairs_[p].paths.size(), 0.0);
+  for (std::size_t c = 0; c < top.size(); ++c) flows[top_pair[c]] = top_flows[c];
+  std::vector<double> residual = capacity;
+  const std::vector<double> load = PathLoads(topology_, top, top_flows);
+  for (std::size_t e = 0; e < residual.size(); ++e) residual[e] = std::max(0.0, residual[e] - load[e]);
+  int pinned = 0;
+  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    const PairModel& pair = pairs_[p];
+    if (pair.demand <= 0 || pair.demand >= threshold) continue;
+    const int first = FirstAlivePath(pair);
+    if (first < 0) continue;
+    double f = pair.demand;
+    if (objective_ == Objective::kMaxTotalFlow) {
+      for (int e : pair.paths[first].links) f = std::min(f, residual[e]);
+      f = std::max(0.0, f);
+    }
+    for (int e : pair.paths[first].links) residual[e] = std::max(0.0, residual[e] - f);
+    flows[p][first] = f;
+    ++pinned;
+  }
+  SetPathFlows(flows, allocation);
+  FinishSummary("demand_pinning", problem, *allocation, summary);
+  summary->termination =
+      lp_termination == Termination::kConverged || top.empty() ? Termination::kConverged : lp_termination;
+  summary->solve_seconds = lp_seconds;
+  summary->total_seconds = Seconds(start);
+  summary->message = "demand pinning: LP over " + std::to_string(top.size()) + " top demands (" +
+                     lp_message + "), " + std::to_string(pinned) + " pinned";
   return Status::Ok();
 }
 

@@ -2,15 +2,34 @@
 // (section 5.2), with demands grouped per source node. See README.md in this directory.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dede/plugin.h"
 #include "te_data.h"
+#include "te_model.h"
+#include "te_traffic.h"
 
 namespace dede::te {
 
-enum class Objective { kMaxTotalFlow, kMinMaxUtilization };
+// A scheduled change of a link's state: from `round` on, the link is failed (capacity 0) or
+// back at its capacity.
+struct LinkEvent {
+  int round = 0;
+  int link = 0;
+  bool fail = true;
+};
+
+// A link event as configured, resolved against the topology in Describe.
+struct RawLinkEvent {
+  int round = 0;
+  std::string link;   // "a->b" (node ids) or a link index
+  bool fail = true;
+  std::string where;  // "file:line:col: plugin.settings.link_events[i].link = '...'"
+};
 
 class TrafficEngineeringPlugin : public DomainPlugin {
  public:
@@ -22,17 +41,37 @@ class TrafficEngineeringPlugin : public DomainPlugin {
                 const Problem& problem,
                 const Allocation& allocation,
                 RoundReport* report) override;
+  // Baselines: "pop-4", "pop-16", "pop-64" (any "pop-<k>" is accepted) and "demand_pinning".
+  std::vector<MethodInfo> Methods() const override;
+  Status SolveWith(const std::string& method,
+                   int round,
+                   const Problem& problem,
+                   const SolverServices& services,
+                   Allocation* allocation,
+                   SolveSummary* summary) override;
 
   // Inspection (tests, tools).
   const Topology& topology() const { return topology_; }
   const std::vector<std::string>& matrix_files() const { return matrix_files_; }
+  Objective objective() const { return objective_; }
+  int num_rounds() const { return num_rounds_; }
+  int num_pairs() const { return static_cast<int>(pairs_.size()); }
   int num_paths_total() const { return static_cast<int>(path_var_.size()); }
-  // Total flow sum_p f_p (data units) and the largest link load / capacity of an allocation.
+  // Total flow sum_p f_p (data units) and the largest link load / capacity of an allocation
+  // (capacity of this round: a failed link has capacity 0, so any load on it is infinite).
   // Allocation values are in multiples of flow_unit() (the largest capacity).
   double TotalFlow(const Allocation& allocation) const;
   double MaxLinkUtilization(const Allocation& allocation) const;
   double TotalDemand() const;  // this round, data units, after `scale`
   double flow_unit() const { return flow_unit_; }
+  // This round's per-link loads (allocation units) and capacities (data units; 0 if failed).
+  std::vector<double> LinkLoads(const Allocation& allocation) const;
+  const std::vector<double>& capacity() const { return capacity_; }
+  // This round's demand per pair (data units), pairs in (src, dst) order.
+  std::vector<DemandEntry> Demands() const;
+  // Pins every path flow of the allocation to `flows` (per pair, per path; allocation units)
+  // and sets the entries to the loads (tests, baselines).
+  void SetPathFlows(const std::vector<std::vector<double>>& flows, Allocation* allocation) const;
 
  private:
   struct PairModel {
@@ -40,24 +79,73 @@ class TrafficEngineeringPlugin : public DomainPlugin {
     std::vector<Path> paths;
     std::vector<VarId> flow;  // f_p, one per path
     ConstraintId demand_row = -1;
-    double demand = 0.0;  // this round, scaled
+    double demand = 0.0;  // this round, scaled, allocation units
   };
-  std::vector<double> LinkLoads(const Allocation& allocation) const;
+  // The demands of `round` (data units, before `scale`), by pair index: from the matrix file or
+  // the generator (BaseDemands), then the robustness perturbations (RoundDemands).
+  Status BaseDemands(int round, std::vector<double>* demands) const;
+  Status RoundDemands(int round, std::vector<double>* demands) const;
+  // This round: is every link of the path up; the first such path of the pair (-1: none).
+  bool PathAlive(const Path& path) const;
+  int FirstAlivePath(const PairModel& pair) const;
+  // Entries x[e, s] := the loads of the path flows (the coupling rows then hold exactly).
+  void SetEntriesFromPaths(Allocation* allocation) const;
+  Status SolvePop(int k,
+                  int round,
+                  const Problem& problem,
+                  const SolverServices& services,
+                  Allocation* allocation,
+                  SolveSummary* summary);
+  Status SolvePinning(const Problem& problem,
+                      const SolverServices& services,
+                      Allocation* allocation,
+                      SolveSummary* summary);
+  // Solves the path LP of `commodities` with `capacity` (allocation units) exactly.
+  Status SolveLp(const std::vector<Commodity>& commodities,
+                 const std::vector<double>& capacity,
+                 const SolverServices& services,
+                 std::vector<std::vector<double>>* flows,
+                 SolveSummary* summary) const;
+  // Fills summary fields of a baseline from the full problem and the merged allocation.
+  void FinishSummary(const std::string& method,
+                     const Problem& problem,
+                     const Allocation& allocation,
+                     SolveSummary* summary) const;
 
   // Settings.
   std::string topology_file_, paths_file_;
   int num_paths_ = 4;
   std::vector<std::string> matrix_files_;
+  TrafficSpec traffic_;  // when generated (traffic_.enabled)
+  RobustnessSpec robustness_;
+  std::vector<LinkEvent> link_events_;  // sorted by round
   Objective objective_ = Objective::kMaxTotalFlow;
   double scale_ = 1.0;
+  double pop_split_fraction_ = 0.0;
+  double pinning_top_fraction_ = 0.1;
+  bool record_paths_ = false;
+  bool record_paths_set_ = false;  // otherwise: paths recorded when there are <= 20,000
+  std::vector<RawLinkEvent> raw_events_;
+  std::uint64_t seed_ = 0;
+  int num_rounds_ = 0;
   double flow_unit_ = 1.0;  // largest link capacity: the unit of every variable
 
   Topology topology_;
   std::vector<PairModel> pairs_;
+  std::map<std::pair<int, int>, int> pair_index_;
+  std::vector<std::pair<int, int>> generated_pairs_;  // pairs_ as (src, dst)
+  int num_variables_ = 0;
   std::vector<VarId> path_var_;           // all f_p
   std::vector<const Path*> path_of_var_;  // parallel to path_var_
+  std::vector<int> pair_of_var_;          // parallel to path_var_
   // entries_[s]: (link, x[e, s]) for the links used by source s.
   std::vector<std::vector<std::pair<int, VarId>>> entries_;
+  std::vector<ConstraintId> capacity_row_;  // per link (max total flow), -1 if unused
+  std::vector<std::vector<VarId>> link_entries_;  // per link: its entries x[e, s]
+  std::vector<double> capacity_;            // this round, data units (0: failed)
+  std::vector<char> failed_;                // this round
+  // Per-pair standard deviation of consecutive changes (temporal fluctuation), data units.
+  std::vector<double> change_sigma_;
 };
 
 }  // namespace dede::te

@@ -199,7 +199,7 @@ void CheckMaxTotalFlow(const std::string& scale) {
   EXPECT_LE(plugin.MaxLinkUtilization(admm), 1 + kFeasibilityTolerance);
   RoundReport report;
   ASSERT_TRUE(plugin.Report(0, problem, admm, &report).ok());
-  ASSERT_EQ(report.metrics.size(), 5u);
+  ASSERT_EQ(report.metrics.size(), 6u);  // ..., flow_unit, failed_links
   EXPECT_EQ(report.metrics[0].name, "total_flow");
   EXPECT_EQ(report.metrics[2].name, "satisfied_demand");
   EXPECT_NEAR(report.metrics[2].value, flow / plugin.TotalDemand(), 1e-12);

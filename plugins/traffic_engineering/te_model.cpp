@@ -1,0 +1,117 @@
+// The path formulation as a dede::Problem; see te_model.h.
+//   resources = directed links e, demands = source nodes s;
+//   allocation entry x[e, s] = traffic of source s on link e, for links on s's paths;
+//   demand block s: locals f_p >= 0 for every path p of every commodity of s,
+//     sum_{p in P(k)} f_p <= d_k (max total flow) or = d_k (min max utilisation),
+//     x[e, s] - sum_{p of s through e} f_p = 0 (coupling of the entry to the path flows);
+//   resource block e: sum_s x[e, s] <= c_e (max total flow), or the min-max term
+//     max_e sum_s x[e, s] / c_e (min max utilisation).
+#include "te_model.h"
+
+#include <map>
+#include <string>
+
+namespace dede::te {
+
+Status BuildPathModel(const Topology& topology,
+                      const std::vector<double>& capacity,
+                      const std::vector<Commodity>& commodities,
+                      Objective objective,
+                      double flow_cost,
+                      const std::string& where,
+                      PathModel* model) {
+  const int num_nodes = topology.num_nodes();
+  const int num_links = static_cast<int>(topology.links.size());
+  auto name = [&](int v) { return std::to_string(topology.node_ids[v]); };
+  model->problem = Problem(num_links, num_nodes);
+  Problem& problem = model->problem;
+  const int x = problem.AddAllocation("x", Domain::NonNegative());
+  std::vector<std::map<int, std::vector<VarId>>> through(num_nodes);
+  model->flow.assign(commodities.size(), {});
+  model->demand_row.assign(commodities.size(), -1);
+  for (std::size_t k = 0; k < commodities.size(); ++k) {
+    const Commodity& c = commodities[k];
+    LinearExpr total;
+    for (std::size_t i = 0; i < c.paths->size(); ++i) {
+      const VarId f = problem.AddLocal(
+          BlockId::Demand(c.src),
+          Domain::NonNegative(),
+          "f[" + name(c.src) + "," + name(c.dst) + "," + std::to_string(i) + "]");
+      model->flow[k].push_back(f);
+      total.Add(f, 1.0);
+      for (int e : (*c.paths)[i].links) through[c.src][e].push_back(f);
+      if (objective == Objective::kMaxTotalFlow) problem.AddLinearCost(f, flow_cost);
+    }
+    model->demand_row[k] = problem.AddConstraint(
+        BlockId::Demand(c.src),
+        total,
+        objective == Objective::kMaxTotalFlow ? Sense::kLessEqual : Sense::kEqual,
+        c.demand,
+        "demand[" + name(c.src) + "," + name(c.dst) + "]");
+  }
+  model->entries.assign(num_nodes, {});
+  std::vector<LinearExpr> link_rows(num_links);
+  for (int s = 0; s < num_nodes; ++s) {
+    for (const auto& [e, flows] : through[s]) {
+      const VarId entry = problem.AddEntry(x, e, s);
+      model->entries[s].emplace_back(e, entry);
+      LinearExpr coupling;
+      coupling.Add(entry, 1.0);
+      for (VarId f : flows) coupling.Add(f, -1.0);
+      problem.AddConstraint(BlockId::Demand(s),
+                            coupling,
+                            Sense::kEqual,
+                            0.0,
+                            "load[" + std::to_string(e) + "," + name(s) + "]");
+      link_rows[e].Add(entry, 1.0);
+    }
+  }
+  model->capacity_row.assign(num_links, -1);
+  std::vector<int> used_links;
+  std::vector<LinearExpr> utilization;
+  for (int e = 0; e < num_links; ++e) {
+    if (link_rows[e].terms.empty()) continue;
+    if (objective == Objective::kMaxTotalFlow) {
+      model->capacity_row[e] = problem.AddConstraint(BlockId::Resource(e),
+                                                     link_rows[e],
+                                                     Sense::kLessEqual,
+                                                     capacity[e],
+                                                     "capacity[" + std::to_string(e) + "]");
+    } else {
+      if (capacity[e] <= 0) {
+        const Link& link = topology.links[e];
+        return InvalidArgument(where + ": link " + name(link.src) + " -> " + name(link.dst) +
+                               " has capacity 0 but carries paths; min_max_utilization needs "
+                               "capacity > 0 (a failed link is modelled by its flows' bounds)");
+      }
+      LinearExpr u;
+      for (const Term& t : link_rows[e].terms) u.Add(t.var, 1.0 / capacity[e]);
+      used_links.push_back(e);
+      utilization.push_back(std::move(u));
+    }
+  }
+  if (objective == Objective::kMaxTotalFlow) {
+    problem.SetObjectiveSense(ObjectiveSense::kMaximize);
+  } else {
+    problem.SetObjectiveSense(ObjectiveSense::kMinimize);
+    if (!used_links.empty()) {
+      problem.SetGlobalTerm(
+          GlobalKind::kMinMax, Side::kResource, std::move(used_links), std::move(utilization));
+    }
+  }
+  return Status::Ok();
+}
+
+std::vector<double> PathLoads(const Topology& topology,
+                              const std::vector<Commodity>& commodities,
+                              const std::vector<std::vector<double>>& flows) {
+  std::vector<double> load(topology.links.size(), 0.0);
+  for (std::size_t k = 0; k < commodities.size(); ++k) {
+    for (std::size_t i = 0; i < flows[k].size(); ++i) {
+      for (int e : (*commodities[k].paths)[i].links) load[e] += flows[k][i];
+    }
+  }
+  return load;
+}
+
+}  // namespace dede::te

@@ -1,0 +1,52 @@
+// The path formulation as a dede::Problem, shared by the plugin's main model and the baselines'
+// sub-problems (POP-k groups, the demand-pinning LP). See README.md for the structure.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "dede/problem.h"
+#include "dede/status.h"
+#include "te_data.h"
+
+namespace dede::te {
+
+enum class Objective { kMaxTotalFlow, kMinMaxUtilization };
+
+// One commodity of a model: an ordered pair (or a piece of one, POP's client splitting) with
+// its paths and its volume in allocation units.
+struct Commodity {
+  int src = 0;
+  int dst = 0;
+  const std::vector<Path>* paths = nullptr;  // shortest first; not owned
+  double demand = 0.0;
+};
+
+struct PathModel {
+  Problem problem{0, 0};
+  std::vector<std::vector<VarId>> flow;  // [commodity][path]: f_p
+  std::vector<ConstraintId> demand_row;  // per commodity: sum_p f_p <= d (or = d)
+  std::vector<ConstraintId> capacity_row;  // per link (max total flow; -1 if unused)
+  // entries[s]: (link, x[e, s]) for the links on the paths of source s, increasing links.
+  std::vector<std::vector<std::pair<int, VarId>>> entries;
+};
+
+// Resources = links, demands = source nodes (per-source grouping); x[e, s] couples the path
+// flows of source s through link e. `capacity` is per link in allocation units; `flow_cost` is
+// the cost per unit of path flow for max total flow (so the objective is in data units).
+// Min max utilisation needs capacity > 0 on every link that carries a path; the error names
+// `where` (the topology file) and the link.
+Status BuildPathModel(const Topology& topology,
+                      const std::vector<double>& capacity,
+                      const std::vector<Commodity>& commodities,
+                      Objective objective,
+                      double flow_cost,
+                      const std::string& where,
+                      PathModel* model);
+
+// Per-link loads sum_{p through e} f_p of per-commodity path flows.
+std::vector<double> PathLoads(const Topology& topology,
+                              const std::vector<Commodity>& commodities,
+                              const std::vector<std::vector<double>>& flows);
+
+}  // namespace dede::te

@@ -1,0 +1,222 @@
+// The traffic_engineering baselines (POP-k, demand pinning) as plugin methods: feasibility and
+// quality against the exact LP on B4, POP-1 = exact, and hand-computed tiny instances.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "dede/solver.h"
+#include "runtime/solver_services.h"
+#include "te_plugin.h"
+#include "te_test_util.h"
+
+namespace dede::te {
+namespace {
+
+using testing::Build;
+using testing::ContextIn;
+using testing::kDataDir;
+using testing::List;
+using testing::Map;
+using testing::Scalar;
+using testing::ScratchDir;
+
+constexpr double kFeasibilityTolerance = 1e-6;
+constexpr double kObjectiveTolerance = 1e-6;
+
+SolverServices Services() {
+  AdmmOptions admm;
+  admm.num_threads = 2;
+  return internal::MakeSolverServices(admm, ExactOptions{});
+}
+
+ConfigNode B4Settings(const std::string& objective, const std::string& scale) {
+  ConfigNode node = Map("plugin.settings",
+                        {{"topology", "B4.json"},
+                         {"paths", "B4-paths.csv"},
+                         {"objective", objective},
+                         {"scale", scale}});
+  node.Insert("traffic_matrices",
+              List("plugin.settings.traffic_matrices", {"matrices/B4_real_0_1.0.csv"}));
+  return node;
+}
+
+struct Outcome {
+  double value = 0.0;  // total flow (data units) or max link utilisation
+  double violation = 0.0;
+  SolveSummary summary;
+};
+
+Outcome RunMethod(TrafficEngineeringPlugin* plugin, const Problem& problem, const std::string& method) {
+  Outcome out;
+  Allocation allocation;
+  const Status status =
+      plugin->SolveWith(method, 0, problem, Services(), &allocation, &out.summary);
+  EXPECT_TRUE(status.ok()) << method << ": " << status.message();
+  if (!status.ok()) return out;
+  EXPECT_EQ(static_cast<int>(allocation.values.size()), problem.num_variables());
+  out.violation = problem.MeasureViolation(allocation.values).Max();
+  out.value = plugin->objective() == Objective::kMaxTotalFlow
+                  ? plugin->TotalFlow(allocation)
+                  : plugin->MaxLinkUtilization(allocation);
+  return out;
+}
+
+double Exact(TrafficEngineeringPlugin* plugin, const Problem& problem) {
+  Allocation allocation;
+  SolveSummary summary;
+  SolveExact(problem, ExactOptions{}, &allocation, &summary);
+  EXPECT_TRUE(summary.IsSolutionUsable()) << summary.message;
+  return plugin->objective() == Objective::kMaxTotalFlow ? plugin->TotalFlow(allocation)
+                                                         : plugin->MaxLinkUtilization(allocation);
+}
+
+TEST(TrafficEngineeringBaselines, ListsPopAndDemandPinningAndRejectsUnknownMethods) {
+  TrafficEngineeringPlugin plugin;
+  std::vector<std::string> names;
+  for (const MethodInfo& m : plugin.Methods()) names.push_back(m.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"pop-4", "pop-16", "pop-64", "demand_pinning"}));
+  Problem problem(0, 0);
+  Build(B4Settings("max_total_flow", "1"), ContextIn(kDataDir), &plugin, &problem);
+  for (const std::string bad : {"pop-0", "pop-", "pop-x", "greedy"}) {
+    Allocation allocation;
+    SolveSummary summary;
+    const Status status = plugin.SolveWith(bad, 0, problem, Services(), &allocation, &summary);
+    EXPECT_FALSE(status.ok()) << bad;
+    EXPECT_NE(status.message().find("'" + bad + "'"), std::string::npos) << status.message();
+  }
+}
+
+// B4 matrix 0 at scale 4 (congested): every baseline is feasible within 1e-6 and no better than
+// the exact optimum; POP-1 is the exact LP.
+void CheckB4(const std::string& objective) {
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Build(B4Settings(objective, "4"), ContextIn(kDataDir), &plugin, &problem);
+  const double exact = Exact(&plugin, problem);
+  const bool maximize = objective == "max_total_flow";
+  for (const std::string method : {"pop-1", "pop-4", "pop-16", "pop-64", "demand_pinning"}) {
+    const Outcome out = RunMethod(&plugin, problem, method);
+    std::printf("B4 x4 %s %-15s value %.6f exact %.6f quality %.4f (%.3f s) %s\n",
+                objective.c_str(),
+                method.c_str(),
+                out.value,
+                exact,
+                maximize ? out.value / exact : exact / out.value,
+                out.summary.total_seconds,
+                out.summary.message.c_str());
+    EXPECT_LE(out.violation, kFeasibilityTolerance) << method;
+    EXPECT_TRUE(out.summary.feasible) << method;
+    EXPECT_EQ(out.summary.termination, Termination::kConverged) << method;
+    EXPECT_EQ(out.summary.method, method);
+    if (maximize) {
+      EXPECT_LE(out.value, exact * (1 + kObjectiveTolerance)) << method;
+      EXPECT_LE(out.value, plugin.TotalDemand() * (1 + kObjectiveTolerance)) << method;
+      EXPECT_NEAR(out.summary.objective, out.value, 1e-6 * exact) << method;
+    } else {
+      EXPECT_GE(out.value, exact * (1 - kObjectiveTolerance)) << method;
+      EXPECT_NEAR(out.summary.objective, out.value, 1e-6) << method;
+    }
+    if (method == "pop-1") {
+      EXPECT_NEAR(out.value, exact, kObjectiveTolerance * exact);
+    }
+  }
+}
+
+TEST(TrafficEngineeringBaselines, AreFeasibleAndNoBetterThanExactOnCongestedB4MaxTotalFlow) {
+  CheckB4("max_total_flow");
+}
+
+TEST(TrafficEngineeringBaselines, AreFeasibleAndNoBetterThanExactOnB4MinMaxUtilization) {
+  CheckB4("min_max_utilization");
+}
+
+TEST(TrafficEngineeringBaselines, PopIsDeterministicForAGivenSeedAndRound) {
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Build(B4Settings("max_total_flow", "4"), ContextIn(kDataDir), &plugin, &problem);
+  const Outcome a = RunMethod(&plugin, problem, "pop-16");
+  const Outcome b = RunMethod(&plugin, problem, "pop-16");
+  EXPECT_EQ(a.value, b.value);
+}
+
+// Four nodes: A = 0 -> 2 (demand 20) on paths [0 2] and [0 1 2]; B = 1 -> 2 (demand 5) on
+// [1 2] and [1 3 2]; every capacity 10.
+const char* kDiamond = R"({"nodes": [{"id": 0}, {"id": 1}, {"id": 2}, {"id": 3}],
+  "links": [{"source": 0, "target": 2, "capacity": 10},
+            {"source": 0, "target": 1, "capacity": 10},
+            {"source": 1, "target": 2, "capacity": 10},
+            {"source": 1, "target": 3, "capacity": 10},
+            {"source": 3, "target": 2, "capacity": 10}]})";
+const char* kDiamondPaths =
+    "src,dst,path_idx,hops,nodes,edge_ids\n"
+    "0,2,0,1,0 2,0\n"
+    "0,2,1,2,0 1 2,1 2\n"
+    "1,2,0,1,1 2,2\n"
+    "1,2,1,2,1 3 2,3 4\n";
+
+void BuildDiamond(const ScratchDir& dir,
+                  const std::string& objective,
+                  TrafficEngineeringPlugin* plugin,
+                  Problem* problem) {
+  dir.Write("diamond.json", kDiamond);
+  dir.Write("diamond-paths.csv", kDiamondPaths);
+  dir.Write("tm.csv", "src,dst,demand\n0,2,20\n1,2,5\n");
+  ConfigNode node = Map("plugin.settings",
+                        {{"topology", "diamond.json"},
+                         {"paths", "diamond-paths.csv"},
+                         {"objective", objective}});
+  node.Insert("traffic_matrices", List("plugin.settings.traffic_matrices", {"tm.csv"}));
+  Build(node, ContextIn(dir.path()), plugin, problem);
+}
+
+// Pinning: the LP gives A both its paths (20), which fills 1 -> 2; B is pinned on [1 2] with no
+// capacity left: total 20. Exact: B on [1 3 2], total 25.
+TEST(TrafficEngineeringBaselines, DemandPinningLosesTheSmallDemandOnAHandMadeDiamond) {
+  ScratchDir dir("pinning_flow");
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  BuildDiamond(dir, "max_total_flow", &plugin, &problem);
+  EXPECT_NEAR(Exact(&plugin, problem), 25.0, 1e-6);
+  const Outcome out = RunMethod(&plugin, problem, "demand_pinning");
+  EXPECT_NEAR(out.value, 20.0, 1e-6);
+  EXPECT_LE(out.violation, kFeasibilityTolerance);
+}
+
+// Min max utilisation: A alone splits 10/10 (utilisation 1); B pinned in full on [1 2] makes
+// 1 -> 2 carry 15: 1.5. Exact: B on [1 3 2], 1.0.
+TEST(TrafficEngineeringBaselines, DemandPinningOverloadsTheSharedLinkOnAHandMadeDiamond) {
+  ScratchDir dir("pinning_mlu");
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  BuildDiamond(dir, "min_max_utilization", &plugin, &problem);
+  EXPECT_NEAR(Exact(&plugin, problem), 1.0, 1e-6);
+  const Outcome out = RunMethod(&plugin, problem, "demand_pinning");
+  EXPECT_NEAR(out.value, 1.5, 1e-6);
+  EXPECT_LE(out.violation, kFeasibilityTolerance);
+}
+
+// One link 0 -> 1 of capacity 10 and a demand of 8. POP-2 puts the whole demand in one group
+// with capacity 5: 5 routed. With client splitting (fraction 1) the two halves of 4 go to
+// different groups: all 8 routed.
+TEST(TrafficEngineeringBaselines, PopTwoRoutesHalfTheLinkWithoutAndAllWithClientSplitting) {
+  for (const std::string fraction : {"0", "1"}) {
+    ScratchDir dir("pop_split_" + fraction);
+    dir.Write("link.json", R"({"nodes": [{"id": 0}, {"id": 1}],
+        "links": [{"source": 0, "target": 1, "capacity": 10}]})");
+    dir.Write("tm.csv", "src,dst,demand\n0,1,8\n");
+    ConfigNode node =
+        Map("plugin.settings", {{"topology", "link.json"}, {"pop_split_fraction", fraction}});
+    node.Insert("traffic_matrices", List("plugin.settings.traffic_matrices", {"tm.csv"}));
+    TrafficEngineeringPlugin plugin;
+    Problem problem(0, 0);
+    Build(node, ContextIn(dir.path()), &plugin, &problem);
+    const Outcome out = RunMethod(&plugin, problem, "pop-2");
+    EXPECT_NEAR(out.value, fraction == "0" ? 5.0 : 8.0, 1e-6) << "split fraction " << fraction;
+    EXPECT_LE(out.violation, kFeasibilityTolerance);
+  }
+}
+
+}  // namespace
+}  // namespace dede::te
