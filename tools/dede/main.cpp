@@ -4,7 +4,7 @@
 //   dede solve CONFIG      one round, nothing written; prints the summary and the metrics
 //   dede validate CONFIG   check the file, load the plugin, check its settings and problem
 //   dede query DB SQL      read-only SQL over a deployment database (table, csv or json)
-//   dede plugins           list the plugins found and their versions
+//   dede plugins           list the plugins found, their versions and their methods
 //   dede options           the option reference (Markdown)
 //   dede example           the synthetic transport LP solved with ADMM and exactly
 //
@@ -182,6 +182,22 @@ int PluginsCommand(const std::vector<std::string>& extra) {
             << dede::kPluginAbiVersion << "\n";
   for (const auto& info : registry.plugins()) {
     std::cout << "  " << info.name << " " << info.version << "  (" << info.path << ")\n";
+    // The plugin's own methods (solver.kind: plugin, solver.method: <name>).
+    auto created = registry.Create(info.name);
+    if (!created.ok()) continue;
+    const dede::internal::PluginInstance& plugin = created.value();
+    std::vector<dede::MethodInfo> methods;
+    const dede::Status status = dede::internal::CallPlugin("Methods", info.name, info.path, [&] {
+      methods = plugin->Methods();
+      return dede::Status::Ok();
+    });
+    if (!status.ok()) {
+      std::cout << "      methods: " << status.message() << "\n";
+      continue;
+    }
+    for (const dede::MethodInfo& m : methods) {
+      std::cout << "      method " << m.name << ": " << m.description << "\n";
+    }
   }
   for (const auto& r : registry.rejected()) {
     std::cout << "  rejected " << r.path << ": " << r.status.message() << "\n";

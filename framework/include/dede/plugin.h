@@ -111,8 +111,9 @@ class DomainPlugin {
   // after Configure; the structure is fixed afterwards.
   virtual Status Describe(Problem* problem) = 0;
   // Loads or refreshes the state of `round` (0-based) and writes it into the problem with the
-  // Problem::Set* parameter methods. Must be a function of the round number and the
-  // configuration only (not of earlier calls), so a restarted deployment resumes exactly.
+  // Problem::Set* parameter methods. Must be a function of the round number, the
+  // configuration and the state handed to RestoreState (not of other earlier calls), so a
+  // restarted deployment resumes exactly.
   // Sets *finished when there is no data for this round (the deployment then stops).
   virtual Status Refresh(int round, Problem* problem, bool* finished) = 0;
   // Optional domain repair of the solver's allocation (after the framework's own).

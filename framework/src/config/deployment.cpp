@@ -434,9 +434,13 @@ std::vector<Spec> BuildSpecs() {
       "The plugin's own section, passed to its Configure, which validates it."));
   // solver
   s.push_back(Choice<SolverKind>("solver.kind", [](auto& c) -> auto& { return c.solver; },
-      {{"admm", SolverKind::kAdmm}, {"exact", SolverKind::kExact}},
-      "admm: the DeDe ADMM solver (solver.admm); exact: one monolithic LP/MILP (solver.exact).",
+      {{"admm", SolverKind::kAdmm}, {"exact", SolverKind::kExact}, {"plugin", SolverKind::kPlugin}},
+      "admm: the DeDe ADMM solver (solver.admm); exact: one monolithic LP/MILP (solver.exact); "
+      "plugin: a method of the plugin itself (solver.method), e.g. a POP or greedy baseline.",
       false));
+  s.push_back(String("solver.method", [](auto& c) -> auto& { return c.method; }, false, false,
+      "With solver.kind: plugin, the plugin's method to run (`dede plugins` lists each "
+      "plugin's methods); `none` otherwise.", false));
   // solver.admm: AdmmOptions, in declaration order. Bounds are AdmmOptions::IsValid's.
   s.push_back(Int("solver.admm.max_iterations",
       [](auto& c) -> auto& { return c.admm.max_iterations; }, AtLeast(1),
@@ -758,6 +762,26 @@ Result<DeploymentConfig> LoadDeployment(const std::string& path) {
     const ConfigNode& at = node != nullptr && node->line() > 0 ? *node : *located;
     problems.push_back(
         {at.line(), at.Where() + ": " + key + (node != nullptr ? "" : " (default)") + ": " + why});
+  }
+
+  // solver.method goes with solver.kind: plugin, and only with it.
+  {
+    const ConfigNode* solver = root.Find("solver");
+    const ConfigNode* kind = solver != nullptr && solver->IsMap() ? solver->Find("kind") : nullptr;
+    const ConfigNode* method =
+        solver != nullptr && solver->IsMap() ? solver->Find("method") : nullptr;
+    if (config.solver == SolverKind::kPlugin && config.method == "none") {
+      const ConfigNode& at = kind != nullptr ? *kind : root;
+      problems.push_back({at.line(), at.Where() + ": solver.kind = 'plugin' needs solver.method "
+                                     "(the plugin's method to run; `dede plugins` lists them)"});
+    } else if (config.solver != SolverKind::kPlugin && config.method != "none") {
+      const ConfigNode& at = method != nullptr ? *method : root;
+      problems.push_back({at.line(), at.Where() + ": solver.method = '" +
+                                              config.method + "' is only used with solver.kind: "
+                                              "plugin (solver.kind is '" +
+                                              (config.solver == SolverKind::kAdmm ? "admm" : "exact") +
+                                              "')"});
+    }
   }
 
   if (!problems.empty()) {

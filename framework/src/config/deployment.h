@@ -18,7 +18,7 @@
 namespace dede::internal {
 
 enum class OverrunPolicy : std::uint8_t { kSkip, kBackToBack };
-enum class SolverKind : std::uint8_t { kAdmm, kExact };
+enum class SolverKind : std::uint8_t { kAdmm, kExact, kPlugin };
 
 struct DeploymentConfig {
   std::string file;              // path of the YAML file
@@ -29,7 +29,8 @@ struct DeploymentConfig {
   std::string plugin;            // plugin.name
   std::vector<std::string> plugin_paths;  // plugin.paths: directories or .so files (resolved)
   ConfigNode plugin_settings;    // plugin.settings (Map, possibly empty)
-  SolverKind solver = SolverKind::kAdmm;  // solver.kind: admm | exact
+  SolverKind solver = SolverKind::kAdmm;  // solver.kind: admm | exact | plugin
+  std::string method = "none";   // solver.method: the plugin's method (kind plugin only)
   AdmmOptions admm;              // solver.admm.*   (keys = AdmmOptions field names)
   ExactOptions exact;            // solver.exact.*  (keys = ExactOptions field names)
   double interval_seconds = 60;  // schedule.interval_seconds > 0

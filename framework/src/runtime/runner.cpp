@@ -14,6 +14,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "runtime/solver_services.h"
+
 namespace dede::internal {
 namespace {
 
@@ -76,6 +78,26 @@ Status Runner::Setup() {
   if (!problem_->Validate(&error)) {
     return InvalidArgument("plugin '" + config_.plugin + "' described an invalid problem: " + error);
   }
+  if (config_.solver == SolverKind::kPlugin) {
+    std::vector<MethodInfo> methods;
+    status = GuardPlugin("Methods", [&] {
+      methods = plugin_->Methods();
+      return Status::Ok();
+    });
+    if (!status.ok()) return status;
+    std::string names;
+    bool known = false;
+    for (const MethodInfo& m : methods) {
+      known = known || m.name == config_.method;
+      names += (names.empty() ? "" : ", ") + m.name;
+    }
+    if (!known) {
+      return InvalidArgument(config_.file + ": solver.method = '" + config_.method +
+                             "': plugin '" + config_.plugin + "' has no such method (" +
+                             (names.empty() ? std::string("it has none") : "its methods: " + names) +
+                             ")");
+    }
+  }
   if (config_.solver == SolverKind::kAdmm) {
     admm_ = std::make_unique<AdmmSolver>(*problem_, config_.admm);
     if (!admm_->setup_error().empty()) {
@@ -98,6 +120,12 @@ Status Runner::Setup() {
     if (!last.ok()) return last.status();
     if (last->round >= 0) {
       next_round_ = last->round + 1;
+      if (last->has_state) {
+        status = GuardPlugin("RestoreState", [&] {
+          return plugin_->RestoreState(last->round, last->state);
+        });
+        if (!status.ok()) return status;
+      }
       if (admm_) admm_->WarmStart(last->values);
       *log_ << "resuming deployment '" << config_.name << "' after round " << last->round
             << " (warm start from its allocation)\n";
@@ -127,6 +155,26 @@ Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
   }
   if (admm_) {
     admm_->Solve(stop, &outcome->allocation, &outcome->summary);
+  } else if (config_.solver == SolverKind::kPlugin) {
+    const SolverServices services = MakeSolverServices(config_.admm, config_.exact, stop);
+    const Clock::time_point solve_start = Clock::now();
+    status = GuardPlugin("SolveWith", [&] {
+      return plugin_->SolveWith(config_.method, next_round_, *problem_, services,
+                                &outcome->allocation, &outcome->summary);
+    });
+    if (!status.ok()) return status;
+    if (outcome->summary.method.empty()) outcome->summary.method = config_.method;
+    if (outcome->summary.total_seconds < 0) {
+      outcome->summary.total_seconds = Seconds(Clock::now() - solve_start);
+    }
+    if (outcome->summary.termination != Termination::kCancelled &&
+        !outcome->allocation.values.empty() &&
+        static_cast<int>(outcome->allocation.values.size()) != problem_->num_variables()) {
+      return Internal("plugin '" + config_.plugin + "' method '" + config_.method +
+                      "' returned " + std::to_string(outcome->allocation.values.size()) +
+                      " values for a problem with " +
+                      std::to_string(problem_->num_variables()) + " variables");
+    }
   } else {
     ExactOptions exact = config_.exact;
     SolveExact(*problem_, exact, &outcome->allocation, &outcome->summary);
@@ -154,9 +202,12 @@ Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
     RoundRecord record;
     record.round = next_round_;
     record.started_unix_seconds = started_unix;
-    record.solver = admm_ ? "admm" : "exact";
+    record.solver = admm_ ? "admm" : config_.solver == SolverKind::kPlugin ? "plugin" : "exact";
     record.summary = outcome->summary;
     record.report = outcome->report;
+    status = GuardPlugin("SaveState", [&] { return plugin_->SaveState(next_round_, &record.state); });
+    if (!status.ok()) return status;
+    record.has_state = !record.state.empty();
     if (have_allocation) {
       for (VarId v = 0; v < problem_->num_variables(); ++v) {
         const double value = outcome->allocation.values[v];

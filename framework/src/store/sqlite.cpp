@@ -93,6 +93,16 @@ Statement& Statement::Bind(int index, std::string_view value) {
   return *this;
 }
 
+Statement& Statement::BindBlob(int index, std::string_view bytes) {
+  if (stepped_) Reset();
+  // A zero-length blob still needs a non-null pointer, or SQLite binds NULL.
+  static const char kEmpty = 0;
+  const int rc = sqlite3_bind_blob64(stmt_, index, bytes.empty() ? &kEmpty : bytes.data(),
+                                     bytes.size(), SQLITE_TRANSIENT);
+  NoteBind(rc, index);
+  return *this;
+}
+
 Statement& Statement::BindNull(int index) {
   if (stepped_) Reset();
   const int rc = sqlite3_bind_null(stmt_, index);

@@ -36,6 +36,7 @@ class Statement {
   Statement& Bind(int index, int value) { return Bind(index, static_cast<std::int64_t>(value)); }
   Statement& Bind(int index, double value);
   Statement& Bind(int index, std::string_view value);  // copied by SQLite (SQLITE_TRANSIENT)
+  Statement& BindBlob(int index, std::string_view bytes);  // copied, stored as a BLOB
   Statement& BindNull(int index);
 
   // Advances the statement: *has_row is true with a row to read, false when done.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <numeric>
 #include <string_view>
@@ -14,6 +15,71 @@
 
 namespace dede::internal {
 namespace {
+
+// JSON string literal (RFC 8259): quotes, backslash and control characters escaped; the bytes
+// must be UTF-8 (SQLite's json_valid rejects the record otherwise, and the round is refused).
+void AppendJsonString(std::string_view text, std::string* out) {
+  out->push_back('"');
+  for (const char c : text) {
+    switch (c) {
+      case '"': *out += "\\\""; break;
+      case '\\': *out += "\\\\"; break;
+      case '\n': *out += "\\n"; break;
+      case '\r': *out += "\\r"; break;
+      case '\t': *out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buffer[8];
+          std::snprintf(buffer, sizeof(buffer), "\\u%04x", static_cast<unsigned>(c));
+          *out += buffer;
+        } else {
+          out->push_back(c);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+// {"field": value, ..., "label": "text", ...}; non-finite numbers become null, integers print
+// without a fraction, other values with 17 significant digits (round-trip exact).
+Status RecordJson(const DomainRecord& record, std::string* json) {
+  json->clear();
+  json->push_back('{');
+  std::vector<std::string_view> names;
+  bool first = true;
+  auto key = [&](const std::string& name) -> Status {
+    if (name.empty()) return InvalidArgument("a field has an empty name");
+    for (std::string_view seen : names) {
+      if (seen == name) return InvalidArgument("field '" + name + "' is given twice");
+    }
+    names.push_back(name);
+    if (!first) json->push_back(',');
+    first = false;
+    AppendJsonString(name, json);
+    json->push_back(':');
+    return Status::Ok();
+  };
+  for (const auto& [name, value] : record.values) {
+    if (Status status = key(name); !status.ok()) return status;
+    if (!std::isfinite(value)) {
+      *json += "null";
+    } else if (value == std::floor(value) && std::abs(value) < 9e15) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof(buffer), "%.0f", value);
+      *json += buffer;
+    } else {
+      char buffer[32];
+      std::snprintf(buffer, sizeof(buffer), "%.17g", value);
+      *json += buffer;
+    }
+  }
+  for (const auto& [name, text] : record.labels) {
+    if (Status status = key(name); !status.ok()) return status;
+    AppendJsonString(text, json);
+  }
+  json->push_back('}');
+  return Status::Ok();
+}
 
 using sqlite::Database;
 using sqlite::Statement;
@@ -134,6 +200,9 @@ struct Store::Impl {
   Status InsertReport(std::int64_t deployment_id,
                       const std::string& name,
                       const RoundRecord& record);
+  Status InsertRecords(std::int64_t deployment_id,
+                       const std::string& name,
+                       const RoundRecord& record);
 };
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -519,6 +588,19 @@ Result<LastRound> Store::LoadLastRound(std::int64_t deployment_id, int num_varia
     }
     last.values[static_cast<std::size_t>(v)] = rows->ColumnDouble(1);
   }
+  {
+    auto state = impl.db->Prepare(
+        "SELECT state FROM plugin_states WHERE deployment_id = ?1 AND round = ?2");
+    if (!state.ok()) return state.status();
+    state->Bind(1, deployment_id).Bind(2, last.round);
+    bool has_row = false;
+    status = state->Step(&has_row);
+    if (!status.ok()) return status;
+    if (has_row) {
+      last.has_state = true;
+      last.state = std::string(state->ColumnBlob(0));
+    }
+  }
   return last;
 }
 
@@ -646,6 +728,39 @@ Status Store::Impl::InsertAllocation(std::int64_t deployment_id,
   return Status::Ok();
 }
 
+Status Store::Impl::InsertRecords(std::int64_t deployment_id,
+                                  const std::string& name,
+                                  const RoundRecord& record) {
+  if (record.report.records.empty()) return Status::Ok();
+  const std::string where =
+      "round " + std::to_string(record.round) + " of deployment '" + name + "'";
+  // clang-format off
+  auto insert = db->Prepare(
+      "INSERT INTO domain_records (deployment_id, round, kind, key, data)"
+      " VALUES (?1, ?2, ?3, ?4, ?5)");
+  // clang-format on
+  if (!insert.ok()) return insert.status();
+  insert->Bind(1, deployment_id).Bind(2, record.round);
+  std::string json;
+  for (const DomainRecord& r : record.report.records) {
+    if (r.kind.empty()) return InvalidArgument(where + ": a domain record has an empty kind");
+    Status status = RecordJson(r, &json);
+    if (!status.ok()) {
+      return InvalidArgument(where + ": " + r.kind + " '" + r.key + "': " + status.message());
+    }
+    insert->Reset();
+    insert->Bind(3, r.kind).Bind(4, r.key).Bind(5, std::string_view(json));
+    status = insert->Run();
+    if (!status.ok()) {
+      if (IsConstraintError(insert->last_error())) {
+        return InvalidArgument(where + ": " + r.kind + " '" + r.key + "' is reported twice");
+      }
+      return status;
+    }
+  }
+  return Status::Ok();
+}
+
 Status Store::Impl::InsertReport(std::int64_t deployment_id,
                                  const std::string& name,
                                  const RoundRecord& record) {
@@ -744,6 +859,16 @@ Status Store::WriteRound(std::int64_t deployment_id, const RoundRecord& record) 
   if (!status.ok()) return status;
   status = impl.InsertReport(deployment_id, name, record);
   if (!status.ok()) return status;
+  status = impl.InsertRecords(deployment_id, name, record);
+  if (!status.ok()) return status;
+  if (record.has_state) {
+    auto insert = impl.db->Prepare(
+        "INSERT INTO plugin_states (deployment_id, round, state) VALUES (?1, ?2, ?3)");
+    if (!insert.ok()) return insert.status();
+    insert->Bind(1, deployment_id).Bind(2, record.round).BindBlob(3, record.state);
+    status = insert->Run();
+    if (!status.ok()) return status;
+  }
   return tx.Commit();
 }
 

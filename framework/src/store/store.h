@@ -37,13 +37,18 @@ struct RoundRecord {
   SolveSummary summary;        // termination, message, iterations, residuals, objective, ...
   // Non-zero values (|v| > 1e-12) by VarId, entries and locals.
   std::vector<std::pair<VarId, double>> allocation;
-  RoundReport report;          // domain metrics and entity parameters
+  RoundReport report;          // domain metrics, entity parameters and domain records
+  bool has_state = false;      // store `state` (DomainPlugin::SaveState) with the round
+  std::string state;
 };
 
 struct LastRound {
   int round = -1;
   // Full assignment by VarId (zeros where not stored); empty if round = -1.
   std::vector<double> values;
+  // The plugin's checkpoint stored with that round, if any.
+  bool has_state = false;
+  std::string state;
 };
 
 struct QueryResult {

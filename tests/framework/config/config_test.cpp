@@ -507,8 +507,8 @@ TEST(LoadDeployment, SectionThatIsNotAMapIsAWrongType) {
   const Result<DeploymentConfig> loaded = LoadDeployment(path);
   ASSERT_FALSE(loaded.ok());
   EXPECT_THAT(loaded.status().message(),
-              StartsWith(path + ":4:1: solver = 'admm': expected a map with keys kind, admm, "
-                                "exact"));
+              StartsWith(path + ":4:1: solver = 'admm': expected a map with keys kind, method, "
+                                "admm, exact"));
 }
 
 TEST(LoadDeployment, OutOfRangeAdmmValueIsReportedByIsValidAtItsKey) {
@@ -637,7 +637,7 @@ TEST(LoadDeployment, ReportsEveryProblemInFileOrder) {
   EXPECT_EQ(lines[0], path + ":1:1: missing required key 'storage.database' at the top level");
   EXPECT_EQ(lines[1],
             path + ":2:19: unknown key 'colour' in plugin; allowed: name, paths, settings");
-  EXPECT_EQ(lines[2], path + ":4:3: solver.kind = 'cplex': expected one of: admm, exact");
+  EXPECT_EQ(lines[2], path + ":4:3: solver.kind = 'cplex': expected one of: admm, exact, plugin");
   EXPECT_EQ(lines[3],
             path +
                 ":5:10: solver.admm.max_iterations: AdmmOptions::max_iterations = 0. "
@@ -812,6 +812,8 @@ TEST(OptionRegistry, EveryKeyWritesItsOwnField) {
   ASSERT_TRUE(base.ok()) << base.status().ToString();
   int index = 0;
   for (const OptionInfo& option : OptionRegistry()) {
+    // solver.method only goes with solver.kind: plugin (SolverMethod tests below).
+    if (option.key == "solver.method") continue;
     std::vector<std::string> candidates;
     if (option.type == "double") candidates = {"0.5", "1.5", "3", "0.001", "100"};
     if (option.type == "int") candidates = {"3", "7", "1"};
@@ -893,8 +895,43 @@ TEST(OptionRegistry, ReferenceTableHasOneRowPerKey) {
   for (char c : table) rows += c == '\n';
   EXPECT_EQ(rows, OptionRegistry().size() + 2);  // header + separator
   EXPECT_THAT(table, HasSubstr("| `solver.admm.rho` | double | `1` | `> 0, finite` | no |"));
-  EXPECT_THAT(table, HasSubstr("| `solver.kind` | choice | `admm` | `admm\\|exact` |"));
+  EXPECT_THAT(table, HasSubstr("| `solver.kind` | choice | `admm` | `admm\\|exact\\|plugin` |"));
   EXPECT_THAT(table, HasSubstr("| `storage.database` | string | *required* |"));
+}
+
+TEST(SolverMethod, GoesWithKindPluginOnly) {
+  const fs::path dir = TestDir();
+  auto load = [&](const std::string& name, const std::string& solver) {
+    return LoadDeployment(WriteFile(dir / name,
+                                    "deployment: {name: t}\n"
+                                    "plugin: {name: p}\n"
+                                    "storage: {database: t.db}\n"
+                                    "solver:\n" +
+                                        solver));
+  };
+  const Result<DeploymentConfig> plugin = load("a.yaml", "  kind: plugin\n  method: pop-16\n");
+  ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
+  EXPECT_EQ(plugin->solver, SolverKind::kPlugin);
+  EXPECT_EQ(plugin->method, "pop-16");
+  EXPECT_EQ(Format(plugin.value(), "solver.method"), "pop-16");
+  // Rendered and loaded back: the same method.
+  const std::string rendered = WriteFile(dir / "r.yaml", RenderDeployment(plugin.value()));
+  const Result<DeploymentConfig> again = LoadDeployment(rendered);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->method, "pop-16");
+
+  const Result<DeploymentConfig> missing = load("b.yaml", "  kind: plugin\n");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(),
+              HasSubstr("b.yaml:5:3: solver.kind = 'plugin' needs solver.method"));
+  const Result<DeploymentConfig> stray = load("c.yaml", "  kind: exact\n  method: greedy\n");
+  ASSERT_FALSE(stray.ok());
+  EXPECT_THAT(stray.status().message(),
+              HasSubstr("c.yaml:6:3: solver.method = 'greedy' is only used with solver.kind: "
+                        "plugin (solver.kind is 'exact')"));
+  const Result<DeploymentConfig> empty = load("d.yaml", "  kind: plugin\n  method: ''\n");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_THAT(empty.status().message(), HasSubstr("solver.method = '': expected a non-empty"));
 }
 
 TEST(OptionRegistry, DocsEmbedTheCurrentReference) {

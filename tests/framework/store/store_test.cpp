@@ -326,6 +326,12 @@ TEST(StoreMigrations, MigratesVersionOneDatabaseForwardKeepingItsData) {
   EXPECT_EQ(Scalar(*store, "PRAGMA user_version"), std::to_string(Store::LatestSchemaVersion()));
   EXPECT_EQ(Scalar(*store, "SELECT allocated FROM demand_allocation WHERE demand = 0"), "2.5");
   EXPECT_EQ(Scalar(*store, "SELECT deployment FROM round_summary"), "legacy");
+  // Version 3's tables arrive empty; the old round has no checkpoint.
+  EXPECT_EQ(Scalar(*store, "SELECT count(*) FROM domain_records"), "0");
+  EXPECT_EQ(Scalar(*store, "SELECT count(*) FROM plugin_states"), "0");
+  ASSERT_OK_AND_ASSIGN(const LastRound last, store->LoadLastRound(1, 1));
+  EXPECT_EQ(last.round, 0);
+  EXPECT_FALSE(last.has_state);
 }
 
 // ---- opening ------------------------------------------------------------------------------

@@ -1,0 +1,278 @@
+// Runner with an in-process plugin (no shared object): solver.kind plugin, SolverServices,
+// domain records as JSON rows, and SaveState / RestoreState across a restart.
+#include "runtime/runner.h"
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "runtime/solver_services.h"
+
+namespace dede::internal {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// Two suppliers (capacity 3 and 2), two consumers (volume 2 and 4), x[r, d] >= 0, maximize
+// 2 x00 + x01 + x10 + 3 x11. Optimum by hand: x11 = 2 (consumer 1 takes supplier 1 whole),
+// x00 = 2, x01 = 1 -> 4 + 1 + 6 = 11.
+class CounterPlugin : public DomainPlugin {
+ public:
+  Status Configure(const ConfigNode&, const PluginContext&) override { return Status::Ok(); }
+  Status Describe(Problem* problem) override {
+    *problem = Problem(2, 2);
+    const int x = problem->AddAllocation("x", Domain::NonNegative());
+    const double weight[2][2] = {{2, 1}, {1, 3}};
+    LinearExpr rows[2], columns[2];
+    for (int r = 0; r < 2; ++r) {
+      for (int d = 0; d < 2; ++d) {
+        const VarId v = problem->AddEntry(x, r, d);
+        problem->AddLinearCost(v, weight[r][d]);
+        rows[r].Add(v, 1.0);
+        columns[d].Add(v, 1.0);
+      }
+    }
+    problem->SetObjectiveSense(ObjectiveSense::kMaximize);
+    problem->AddResourceConstraint(0, rows[0], Sense::kLessEqual, 3);
+    problem->AddResourceConstraint(1, rows[1], Sense::kLessEqual, 2);
+    problem->AddDemandConstraint(0, columns[0], Sense::kLessEqual, 2);
+    problem->AddDemandConstraint(1, columns[1], Sense::kLessEqual, 4);
+    return Status::Ok();
+  }
+  Status Refresh(int round, Problem*, bool* finished) override {
+    *finished = round >= 5;
+    ++refreshes;
+    return Status::Ok();
+  }
+  Status Report(int round, const Problem&, const Allocation& allocation,
+                RoundReport* report) override {
+    report->metrics.push_back({"counter", static_cast<double>(counter)});
+    DomainRecord job;
+    job.kind = "job";
+    job.key = "j\"1";  // quoted in JSON
+    job.values = {{"round", round}, {"x00", allocation[0]}, {"nan", std::nan("")}};
+    job.labels = {{"state", "running\n"}};
+    report->records.push_back(job);
+    return Status::Ok();
+  }
+  std::vector<MethodInfo> Methods() const override {
+    return {{"exact-twice", "the exact solve through the lent services"},
+            {"zeros", "all zero"},
+            {"short", "a wrong allocation size"}};
+  }
+  Status SolveWith(const std::string& method, int round, const Problem& problem,
+                   const SolverServices& services, Allocation* allocation,
+                   SolveSummary* summary) override {
+    last_method_round = round;
+    ++counter;
+    if (method == "zeros") {
+      allocation->values.assign(problem.num_variables(), 0.0);
+      summary->termination = Termination::kConverged;
+      return Status::Ok();
+    }
+    if (method == "short") {
+      allocation->values.assign(1, 0.0);
+      summary->termination = Termination::kConverged;
+      return Status::Ok();
+    }
+    // Both lent solvers on the same problem: they must agree.
+    Allocation a;
+    SolveSummary sa;
+    AdmmOptions options = services.admm_options;
+    options.max_iterations = 20000;
+    Status status = services.admm(problem, options, &a, &sa);
+    if (!status.ok()) return status;
+    admm_objective = sa.objective;
+    return services.exact(problem, services.exact_options, allocation, summary);
+  }
+  Status SaveState(int round, std::string* state) override {
+    std::ostringstream out;
+    out << round << " " << counter;
+    *state = out.str();
+    return Status::Ok();
+  }
+  Status RestoreState(int last_round, const std::string& state) override {
+    std::istringstream in(state);
+    int round = -1;
+    in >> round >> counter;
+    restored_round = last_round;
+    if (round != last_round) return InvalidArgument("state of round " + std::to_string(round));
+    return Status::Ok();
+  }
+
+  int counter = 0;
+  int refreshes = 0;
+  int restored_round = -1;
+  int last_method_round = -1;
+  double admm_objective = 0;
+};
+
+DeploymentConfig Config(const std::string& method) {
+  DeploymentConfig config;
+  config.file = "runner_test.yaml";
+  config.name = "runner-test";
+  config.plugin = "counter";
+  config.solver = SolverKind::kPlugin;
+  config.method = method;
+  config.simulated_time = true;
+  return config;
+}
+
+std::string DbPath(const std::string& name) {
+  const fs::path dir = fs::path(testing::TempDir()) / "dede_runner_test";
+  fs::create_directories(dir);
+  const fs::path path = dir / (name + ".db");
+  fs::remove(path);
+  fs::remove(path.string() + "-wal");
+  fs::remove(path.string() + "-shm");
+  return path.string();
+}
+
+std::string Cell(Store& store, const std::string& sql) {
+  Result<QueryResult> result = store.Query(sql);
+  EXPECT_TRUE(result.ok()) << result.status().ToString();
+  if (!result.ok() || result->rows.empty() || !result->rows[0][0]) return "<none>";
+  return *result->rows[0][0];
+}
+
+TEST(RunnerPluginMethod, SolvesWithLentSolversAndStoresRecordsAndState) {
+  const std::string db = DbPath("method");
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  const DeploymentConfig config = Config("exact-twice");
+  CounterPlugin plugin;
+  std::ostringstream log;
+  Runner runner(config, &plugin, "1.0", store->get(), RunnerOptions{.log = &log});
+  ASSERT_TRUE(runner.Setup().ok());
+  for (int i = 0; i < 2; ++i) {
+    RoundOutcome outcome;
+    const Status status = runner.RunRound({}, &outcome);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    EXPECT_NEAR(outcome.summary.objective, 11.0, 1e-9);
+    EXPECT_TRUE(outcome.summary.feasible);
+  }
+  EXPECT_EQ(plugin.last_method_round, 1);
+  EXPECT_NEAR(plugin.admm_objective, 11.0, 1e-3);
+  Store& s = *store.value();
+  EXPECT_EQ(Cell(s, "SELECT solver || '/' || method FROM rounds WHERE round = 1"),
+            "plugin/clp");
+  EXPECT_EQ(Cell(s, "SELECT count(*) FROM domain_records"), "2");
+  EXPECT_EQ(Cell(s, "SELECT key FROM domain_records WHERE round = 1"), "j\"1");
+  EXPECT_EQ(Cell(s, "SELECT json_extract(data, '$.x00') FROM domain_records WHERE round = 1"),
+            "2");
+  EXPECT_EQ(Cell(s, "SELECT json_type(data, '$.nan') FROM domain_records WHERE round = 1"),
+            "null");
+  EXPECT_EQ(Cell(s, "SELECT json_extract(data, '$.state') FROM domain_records WHERE round = 0"),
+            "running\n");
+  EXPECT_EQ(Cell(s, "SELECT CAST(state AS TEXT) FROM plugin_states WHERE round = 1"), "1 2");
+}
+
+TEST(RunnerPluginMethod, ResumeHandsTheLastStateBack) {
+  const std::string db = DbPath("resume");
+  const DeploymentConfig config = Config("zeros");
+  {
+    auto store = Store::Open(db);
+    ASSERT_TRUE(store.ok());
+    CounterPlugin plugin;
+    std::ostringstream log;
+    Runner runner(config, &plugin, "1.0", store->get(), RunnerOptions{.log = &log});
+    ASSERT_TRUE(runner.Setup().ok());
+    for (int i = 0; i < 3; ++i) {
+      RoundOutcome outcome;
+      ASSERT_TRUE(runner.RunRound({}, &outcome).ok());
+    }
+    EXPECT_EQ(plugin.counter, 3);
+  }
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok());
+  CounterPlugin fresh;
+  std::ostringstream log;
+  Runner runner(config, &fresh, "1.0", store->get(), RunnerOptions{.log = &log});
+  ASSERT_TRUE(runner.Setup().ok());
+  EXPECT_EQ(fresh.restored_round, 2);
+  EXPECT_EQ(fresh.counter, 3);
+  EXPECT_EQ(runner.next_round(), 3);
+  Result<RunSummary> run = runner.Run();
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->last_round, 4);  // Refresh finishes at round 5
+  EXPECT_EQ(fresh.counter, 5);
+  EXPECT_EQ(Cell(*store.value(), "SELECT CAST(state AS TEXT) FROM plugin_states WHERE round = 4"),
+            "4 5");
+}
+
+TEST(RunnerPluginMethod, UnknownMethodIsRejectedAtSetupNamingTheMethods) {
+  auto store = Store::Open(":memory:");
+  ASSERT_TRUE(store.ok());
+  const DeploymentConfig config = Config("pop-5");
+  CounterPlugin plugin;
+  std::ostringstream log;
+  Runner runner(config, &plugin, "1.0", store->get(), RunnerOptions{.log = &log});
+  const Status status = runner.Setup();
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(),
+              HasSubstr("runner_test.yaml: solver.method = 'pop-5': plugin 'counter' has no "
+                        "such method (its methods: exact-twice, zeros, short)"));
+}
+
+TEST(RunnerPluginMethod, WrongAllocationSizeFailsTheRoundAndWritesNothing) {
+  auto store = Store::Open(":memory:");
+  ASSERT_TRUE(store.ok());
+  const DeploymentConfig config = Config("short");
+  CounterPlugin plugin;
+  std::ostringstream log;
+  Runner runner(config, &plugin, "1.0", store->get(), RunnerOptions{.log = &log});
+  ASSERT_TRUE(runner.Setup().ok());
+  RoundOutcome outcome;
+  const Status status = runner.RunRound({}, &outcome);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("returned 1 values for a problem with 4 variables"));
+  EXPECT_EQ(Cell(*store.value(), "SELECT count(*) FROM rounds"), "0");
+}
+
+// A record the store cannot take (a field given twice) fails the round as a whole.
+class DuplicateFieldPlugin : public CounterPlugin {
+ public:
+  Status Report(int round, const Problem& problem, const Allocation& allocation,
+                RoundReport* report) override {
+    Status status = CounterPlugin::Report(round, problem, allocation, report);
+    report->records.back().labels.push_back({"x00", "again"});
+    return status;
+  }
+};
+
+TEST(RunnerPluginMethod, BadRecordRollsTheRoundBack) {
+  auto store = Store::Open(":memory:");
+  ASSERT_TRUE(store.ok());
+  const DeploymentConfig config = Config("zeros");
+  DuplicateFieldPlugin plugin;
+  std::ostringstream log;
+  Runner runner(config, &plugin, "1.0", store->get(), RunnerOptions{.log = &log});
+  ASSERT_TRUE(runner.Setup().ok());
+  RoundOutcome outcome;
+  const Status status = runner.RunRound({}, &outcome);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("job 'j\"1': field 'x00' is given twice"));
+  EXPECT_EQ(Cell(*store.value(), "SELECT count(*) FROM rounds"), "0");
+  EXPECT_EQ(Cell(*store.value(), "SELECT count(*) FROM plugin_states"), "0");
+}
+
+TEST(SolverServices, ReportInvalidOptionsAndProblemsAsStatus) {
+  const SolverServices services = MakeSolverServices(AdmmOptions{}, ExactOptions{});
+  Problem problem(1, 1);
+  AdmmOptions bad;
+  bad.relaxation = 2.5;
+  Allocation allocation;
+  SolveSummary summary;
+  const Status status = services.admm(problem, bad, &allocation, &summary);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("relaxation"));
+}
+
+}  // namespace
+}  // namespace dede::internal
