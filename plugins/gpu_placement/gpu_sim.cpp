@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -185,325 +187,549 @@ double Percentile(std::vector<double> v, double p) {
 }
 
 namespace {
-
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kEps = 1e-6;
+}  // namespace
 
-struct JobState {
-  JobSpec spec;
-  double work = 0, done = 0;        // work units (GPU-seconds of compute for kArtistLinear, seconds otherwise)
-  double ideal_runtime_s = 0;       // time to finish on the best possible (zero-overhead) placement
-  bool arrived = false, running = false, finished = false;
-  double wait_since = 0, lease_end = 0, start_time = -1;
-  double rate = 0;                  // work units per second on the current placement
-  Placement placement;
-  Timers timers;                    // cached at the last tuning [A7]
-  double attained_gpu_s = 0;        // Tiresias
-  JobResult res;
-};
-
-class Simulator {
- public:
-  Simulator(const std::vector<JobSpec>& jobs, const SimOptions& o) : o_(o), pool_(o.cluster), rng_(o.seed) {
-    for (const auto& s : jobs) {
-      JobState j;
-      j.spec = s;
-      const double compute = s.iterations * s.time_per_iteration_s;
-      if (o.work_model == WorkModel::kArtistLinear) {
-        j.work = compute;
-        j.ideal_runtime_s = compute / s.gpus;
-      } else {
-        j.work = compute;
-        j.ideal_runtime_s = compute;
-      }
-      j.res.id = s.id;
-      j.res.gpus = s.gpus;
-      j.res.model = s.model;
-      j.res.arrival_s = s.arrival_s;
-      j.res.ideal_runtime_s = j.ideal_runtime_s;
-      jobs_.push_back(std::move(j));
-    }
-    std::stable_sort(jobs_.begin(), jobs_.end(), [](const JobState& a, const JobState& b) {
-      return a.spec.arrival_s < b.spec.arrival_s;
-    });
-    machine_affinity_.assign(o.cluster.racks * o.cluster.machines_per_rack, 0);
+Simulation::Simulation(const std::vector<JobSpec>& jobs, const SimOptions& o) : o_(o), rng_(o.seed) {
+  shapes_ = o.pools.empty() ? std::vector<ClusterShape>{o.cluster} : o.pools;
+  for (const auto& c : shapes_) {
+    pools_.emplace_back(c);
+    machine_affinity_.emplace_back(c.racks * c.machines_per_rack, 0);
   }
-
-  SimResult Run() {
-    double now = jobs_.empty() ? 0 : jobs_.front().spec.arrival_s;
-    const double t0 = now;
-    size_t next_arrival = 0, remaining = jobs_.size();
-    double busy_gpu_s = 0;
-    SimResult out;
-    while (remaining > 0) {
-      // Arrivals.
-      while (next_arrival < jobs_.size() && jobs_[next_arrival].spec.arrival_s <= now + kEps) {
-        auto& j = jobs_[next_arrival++];
-        j.arrived = true;
-        j.wait_since = j.spec.arrival_s;
-      }
-      // Completions and lease expiries: release GPUs, rejoin the queue [1.3].
-      for (auto& j : jobs_) {
-        if (!j.running) continue;
-        if (j.done >= j.work - kEps * std::max(1.0, j.work)) {
-          Release(j);
-          j.finished = true;
-          j.res.end_s = now;
-          --remaining;
-        } else if (j.lease_end <= now + kEps) {
-          Release(j);
-          j.wait_since = now;  // [A8]
-        }
-      }
-      if (remaining == 0) break;
-      OfferRound(now);
-      ++out.metrics.events;
-      const int used = o_.cluster.TotalGpus() - pool_.TotalFree();
-      out.metrics.utilization_over_time.emplace_back(now, static_cast<double>(used) / o_.cluster.TotalGpus());
-      // Next event.
-      double next = kInf;
-      if (next_arrival < jobs_.size()) next = jobs_[next_arrival].spec.arrival_s;
-      for (const auto& j : jobs_) {
-        if (j.running) {
-          next = std::min(next, std::min(j.lease_end, now + (j.work - j.done) / j.rate));
-        } else if (j.arrived && !j.finished && IsDally()) {
-          // Timer crossings can turn a reject into an accept.
-          for (double t : {j.wait_since + j.timers.machine_s, j.wait_since + j.timers.rack_s})
-            if (t > now + kEps && std::isfinite(t)) next = std::min(next, t);
-        }
-      }
-      if (!std::isfinite(next)) break;  // nothing can ever change: jobs that can never fit
-      const double dt = next - now;
-      for (auto& j : jobs_) {
-        if (j.running) {
-          j.done = std::min(j.work, j.done + j.rate * dt);
-          j.res.running_s += dt;
-          j.attained_gpu_s += dt * j.spec.gpus;
-          busy_gpu_s += dt * j.spec.gpus;
-        }
-      }
-      now = next;
-    }
-    double end = t0;
-    std::vector<double> jct, queue;
-    double comm = 0;
-    for (const auto& j : jobs_) {
-      out.jobs.push_back(j.res);
-      if (!j.finished) continue;
-      end = std::max(end, j.res.end_s);
-      jct.push_back(j.res.end_s - j.res.arrival_s);
-      queue.push_back(j.res.queueing_s);
-      comm += j.res.running_s - j.ideal_runtime_s;
-    }
-    auto& m = out.metrics;
-    m.makespan_s = end - t0;
-    if (!jct.empty()) {
-      const double n = static_cast<double>(jct.size());
-      m.jct_avg_s = std::accumulate(jct.begin(), jct.end(), 0.0) / n;
-      m.jct_median_s = Percentile(jct, 50);
-      m.jct_p95_s = Percentile(jct, 95);
-      m.jct_p99_s = Percentile(jct, 99);
-      m.queue_avg_s = std::accumulate(queue.begin(), queue.end(), 0.0) / n;
-      m.queue_p95_s = Percentile(queue, 95);
-      m.queue_p99_s = Percentile(queue, 99);
-      m.comm_avg_s = comm / n;
-    }
-    if (m.makespan_s > 0) m.utilization = busy_gpu_s / (o_.cluster.TotalGpus() * m.makespan_s);
-    return out;
+  history_.resize(shapes_.size());
+  for (const auto& s : jobs) {
+    SimJob j;
+    j.spec = s;
+    const double compute = s.iterations * s.time_per_iteration_s;
+    j.work = compute;
+    j.ideal_runtime_s = o.work_model == WorkModel::kArtistLinear ? compute / s.gpus : compute;
+    j.res.id = s.id;
+    j.res.gpus = s.gpus;
+    j.res.model = s.model;
+    j.res.arrival_s = s.arrival_s;
+    j.res.ideal_runtime_s = j.ideal_runtime_s;
+    jobs_.push_back(std::move(j));
   }
+  std::stable_sort(jobs_.begin(), jobs_.end(),
+                   [](const SimJob& a, const SimJob& b) { return a.spec.arrival_s < b.spec.arrival_s; });
+  remaining_ = jobs_.size();
+  t0_ = now_ = jobs_.empty() ? 0 : jobs_.front().spec.arrival_s;
+  next_ = jobs_.empty() ? kNever : now_;  // the first batch (the first arrivals) is pending
+}
 
- private:
-  bool IsDally() const {
-    return o_.policy == Policy::kDally || o_.policy == Policy::kDallyManual || o_.policy == Policy::kDallyNoWait ||
-           o_.policy == Policy::kDallyFullyConsolidated;
-  }
+int Simulation::TotalGpus() const {
+  int n = 0;
+  for (const auto& c : shapes_) n += c.TotalGpus();
+  return n;
+}
 
-  double Rate(const JobState& j, Tier t) const {
-    const double ov = j.spec.gpus == 1 ? 0.0 : j.spec.overhead.At(t);
-    const double g = o_.work_model == WorkModel::kArtistLinear ? j.spec.gpus : 1.0;
-    return g / (1.0 + ov);
-  }
+int Simulation::UsedGpus() const {
+  int n = TotalGpus();
+  for (const auto& p : pools_) n -= p.TotalFree();
+  return n;
+}
 
-  void Release(JobState& j) {
-    pool_.Give(j.placement);
-    j.placement.clear();
-    j.running = false;
-  }
+double Simulation::BusyGpuSecondsAt(double t) const {
+  double b = busy_gpu_s_;
+  for (const auto& j : jobs_)
+    if (j.running) b += (t - now_) * j.spec.gpus;
+  return b;
+}
 
-  void Start(JobState& j, const Placement& p, double now) {
-    const Tier t = PlacementTier(p, o_.cluster);
-    pool_.Take(p);
-    j.placement = p;
-    j.running = true;
-    j.rate = Rate(j, t);
-    j.lease_end = now + o_.lease_s;
-    if (j.start_time < 0) j.start_time = now, j.res.first_start_s = now;
-    j.res.queueing_s += now - j.wait_since;
-    j.res.allocs[static_cast<int>(t)]++;
-  }
+void Simulation::SetTargets(const std::vector<int>& pool_by_job) {
+  for (size_t i = 0; i < jobs_.size() && i < pool_by_job.size(); ++i)
+    jobs_[i].target = std::clamp(pool_by_job[i], 0, num_pools() - 1);
+}
 
-  Timers DallyTimers(const JobState& j, double now) {
-    switch (o_.policy) {
-      case Policy::kDallyManual: return {o_.manual_machine_timer_s, o_.manual_rack_timer_s};
-      case Policy::kDallyNoWait: return {0, 0};
-      case Policy::kDallyFullyConsolidated: return {kInf, kInf};
-      default: return TunedTimers(history_, j.spec.gpus, now, o_);
-    }
-  }
+void Simulation::AdvanceTo(double t) {
+  while (next_ <= t && next_ != kNever) ProcessBatch();
+}
 
-  std::vector<JobState*> Waiting() {
-    std::vector<JobState*> w;
-    for (auto& j : jobs_)
-      if (j.arrived && !j.running && !j.finished) w.push_back(&j);
-    return w;
-  }
-
-  void OfferRound(double now) {
-    auto w = Waiting();
-    if (IsDally()) DallyRound(now, w);
-    else if (o_.policy == Policy::kTiresias) TiresiasRound(now, w);
-    else GandivaRound(now, w);
-  }
-
-  void DallyRound(double now, std::vector<JobState*>& w) {
-    std::vector<double> key(jobs_.size());
-    for (auto* j : w) {
-      j->timers = DallyTimers(*j, now);
-      key[j - jobs_.data()] = NetworkSensitivity(j->done, j->work, j->res.running_s, j->ideal_runtime_s);
-    }
-    std::stable_sort(w.begin(), w.end(), [&](const JobState* a, const JobState* b) {
-      const double ka = key[a - jobs_.data()], kb = key[b - jobs_.data()];
-      if (ka != kb) return ka < kb;
-      if (a->wait_since != b->wait_since) return a->wait_since < b->wait_since;
-      return a->spec.id < b->spec.id;
-    });
-    for (auto* j : w) {
-      if (pool_.TotalFree() == 0) break;
-      Placement p;
-      const double starv = now - j->wait_since;
-      const OfferResult r = DallyOffer(pool_, j->spec.gpus, starv, j->timers, o_.cluster, &p);
-      if (r != OfferResult::kAcceptMachine && r != OfferResult::kAcceptRack && r != OfferResult::kAcceptNetwork)
-        continue;
-      // [A5]: record only consolidated acceptances that waited at least one lease.
-      if (r != OfferResult::kAcceptNetwork && starv >= o_.lease_s)
-        history_.Record(r == OfferResult::kAcceptMachine ? Tier::kMachine : Tier::kRack, j->spec.gpus, now,
-                        starv / o_.lease_s);
-      Start(*j, p, now);
-    }
-  }
-
-  int TiresiasQueue(const JobState& j) const {
-    int q = 0;
-    for (double lim : o_.tiresias_queue_limits_gpu_s)
-      if (j.attained_gpu_s >= lim) ++q;
-    return q;
-  }
-
-  void TiresiasRound(double now, std::vector<JobState*>& w) {
-    // Discretized 2D-LAS: queue by attained GPU-time, FIFO (by arrival) within a queue.
-    std::stable_sort(w.begin(), w.end(), [&](const JobState* a, const JobState* b) {
-      if (o_.tiresias_continuous_las) {
-        if (a->attained_gpu_s != b->attained_gpu_s) return a->attained_gpu_s < b->attained_gpu_s;
-      } else {
-        const int qa = TiresiasQueue(*a), qb = TiresiasQueue(*b);
-        if (qa != qb) return qa < qb;
-      }
-      if (a->spec.arrival_s != b->spec.arrival_s) return a->spec.arrival_s < b->spec.arrival_s;
-      return a->spec.id < b->spec.id;
-    });
-    const int rack_gpus = o_.cluster.machines_per_rack * o_.cluster.gpus_per_machine;
-    for (auto* j : w) {
-      if (pool_.TotalFree() == 0) break;
-      Placement p;
-      const int g = j->spec.gpus;
-      bool ok = pool_.FindMachine(g, &p) || pool_.FindRack(g, &p);
-      // Skew-based consolidation: high-skew jobs that fit in a rack never take a network placement.
-      if (!ok && (!IsHighSkew(j->spec.model) || g > rack_gpus)) ok = pool_.FindAny(g, &p);
-      if (ok) Start(*j, p, now);
-    }
-  }
-
-  bool RandomPlacement(int g, Placement* p) {
-    if (pool_.TotalFree() < g) return false;
-    std::vector<int> slots;
-    for (int m = 0; m < static_cast<int>(machine_affinity_.size()); ++m)
-      for (int k = 0; k < pool_.Free(m); ++k) slots.push_back(m);
-    std::shuffle(slots.begin(), slots.end(), rng_);
-    std::map<int, int> cnt;
-    for (int i = 0; i < g; ++i) cnt[slots[i]]++;
-    p->assign(cnt.begin(), cnt.end());
-    return true;
-  }
-
-  bool GandivaMachine(int g, Placement* p) {
-    const int n = static_cast<int>(machine_affinity_.size());
-    auto pick = [&](auto pred) {
-      int best = -1;
-      for (int m = 0; m < n; ++m)
-        if (pred(m) && pool_.Free(m) >= g && (best < 0 || pool_.Free(m) > pool_.Free(best))) best = m;
-      return best;
-    };
-    int m = pick([&](int k) { return machine_affinity_[k] == g; });
-    if (m < 0) m = pick([&](int k) { return machine_affinity_[k] == 0; });
-    if (m < 0) m = pick([](int) { return true; });
-    if (m < 0) return false;
-    machine_affinity_[m] = g;
-    *p = {{m, g}};
-    return true;
-  }
-
-  void GandivaRound(double now, std::vector<JobState*>& w) {
-    // Sticky near-FIFO order: started jobs by start time descending, then never-started ones [2.2].
-    std::stable_sort(w.begin(), w.end(), [&](const JobState* a, const JobState* b) {
-      if (a->start_time != b->start_time) return a->start_time > b->start_time;
-      if (a->wait_since != b->wait_since) return a->wait_since < b->wait_since;
-      return a->spec.id < b->spec.id;
-    });
-    for (auto* j : w) {
-      if (pool_.TotalFree() == 0) break;
-      Placement p;
-      const int g = j->spec.gpus;
-      // Network-agnostic: small jobs try one machine (affinity); otherwise random free GPUs.
-      const bool ok = (g <= o_.cluster.gpus_per_machine && GandivaMachine(g, &p)) || RandomPlacement(g, &p);
-      if (ok) Start(*j, p, now);
-    }
-    // Migration towards better consolidation for running jobs on a poor tier.
+// One event batch at time next_: progress up to it, arrivals, completions and lease expiries,
+// one offer round, then the time of the next batch.
+void Simulation::ProcessBatch() {
+  const double dt = next_ - now_;
+  if (dt > 0) {
     for (auto& j : jobs_) {
       if (!j.running) continue;
-      const Tier cur = PlacementTier(j.placement, o_.cluster);
-      const int g = j.spec.gpus;
-      const bool want_machine = g <= o_.cluster.gpus_per_machine && cur != Tier::kMachine;
-      const bool want_rack = g > o_.cluster.gpus_per_machine && cur == Tier::kNetwork;
-      if (!want_machine && !want_rack) continue;
-      pool_.Give(j.placement);
-      Placement p;
-      const bool ok = want_machine ? pool_.FindMachine(g, &p) : pool_.FindRack(g, &p);
-      if (!ok) {
-        pool_.Take(j.placement);
-        continue;
-      }
-      pool_.Take(p);
-      j.placement = p;
-      j.rate = Rate(j, PlacementTier(p, o_.cluster));
-      if (o_.gandiva_migration_cost_s > 0) j.lease_end += o_.gandiva_migration_cost_s;
-      j.res.migrations++;
-      j.res.allocs[static_cast<int>(PlacementTier(p, o_.cluster))]++;
+      j.done = std::min(j.work, j.done + j.rate * dt);
+      j.res.running_s += dt;
+      j.attained_gpu_s += dt * j.spec.gpus;
+      busy_gpu_s_ += dt * j.spec.gpus;
     }
   }
+  now_ = next_;
+  const double now = now_;
+  while (next_arrival_ < jobs_.size() && jobs_[next_arrival_].spec.arrival_s <= now + kEps) {
+    auto& j = jobs_[next_arrival_++];
+    j.arrived = true;
+    j.wait_since = j.spec.arrival_s;
+  }
+  // Completions and lease expiries: release GPUs, rejoin the queue [1.3].
+  for (auto& j : jobs_) {
+    if (!j.running) continue;
+    if (j.done >= j.work - kEps * std::max(1.0, j.work)) {
+      Release(j);
+      j.finished = true;
+      j.res.end_s = now;
+      --remaining_;
+    } else if (j.lease_end <= now + kEps) {
+      Release(j);
+      j.wait_since = now;  // [A8]
+    }
+  }
+  if (remaining_ == 0) {
+    next_ = kNever;
+    return;
+  }
+  OfferRound(now);
+  ++events_;
+  if (o_.record_utilization_timeline)
+    timeline_.emplace_back(now, static_cast<double>(UsedGpus()) / TotalGpus());
+  next_ = NextEvent();
+}
 
-  SimOptions o_;
-  FreePool pool_;
-  std::mt19937_64 rng_;
-  std::vector<JobState> jobs_;
-  WaitHistory history_;
-  std::vector<int> machine_affinity_;  // Gandiva: demand size a machine is affinitized to, 0 if none
+double Simulation::NextEvent() const {
+  double next = kInf;
+  if (next_arrival_ < jobs_.size()) next = jobs_[next_arrival_].spec.arrival_s;
+  for (const auto& j : jobs_) {
+    if (j.running) {
+      next = std::min(next, std::min(j.lease_end, now_ + (j.work - j.done) / j.rate));
+    } else if (j.arrived && !j.finished && IsDally()) {
+      // Timer crossings can turn a reject into an accept.
+      for (double t : {j.wait_since + j.timers.machine_s, j.wait_since + j.timers.rack_s})
+        if (t > now_ + kEps && std::isfinite(t)) next = std::min(next, t);
+    }
+  }
+  return next;  // infinite: nothing can ever change (jobs that can never fit)
+}
+
+SimResult Simulation::Result() const {
+  SimResult out;
+  double end = t0_;
+  std::vector<double> jct, queue;
+  double comm = 0;
+  for (const auto& j : jobs_) {
+    out.jobs.push_back(j.res);
+    if (!j.finished) continue;
+    end = std::max(end, j.res.end_s);
+    jct.push_back(j.res.end_s - j.res.arrival_s);
+    queue.push_back(j.res.queueing_s);
+    comm += j.res.running_s - j.ideal_runtime_s;
+  }
+  auto& m = out.metrics;
+  m.events = events_;
+  m.utilization_over_time = timeline_;
+  m.makespan_s = end - t0_;
+  if (!jct.empty()) {
+    const double n = static_cast<double>(jct.size());
+    m.jct_avg_s = std::accumulate(jct.begin(), jct.end(), 0.0) / n;
+    m.jct_median_s = Percentile(jct, 50);
+    m.jct_p95_s = Percentile(jct, 95);
+    m.jct_p99_s = Percentile(jct, 99);
+    m.queue_avg_s = std::accumulate(queue.begin(), queue.end(), 0.0) / n;
+    m.queue_p95_s = Percentile(queue, 95);
+    m.queue_p99_s = Percentile(queue, 99);
+    m.comm_avg_s = comm / n;
+  }
+  if (m.makespan_s > 0) m.utilization = busy_gpu_s_ / (TotalGpus() * m.makespan_s);
+  return out;
+}
+
+bool Simulation::IsDally() const {
+  return o_.policy == Policy::kDally || o_.policy == Policy::kDallyManual || o_.policy == Policy::kDallyNoWait ||
+         o_.policy == Policy::kDallyFullyConsolidated;
+}
+
+double Simulation::Rate(const SimJob& j, Tier t, int pool) const {
+  const double ov = j.spec.gpus == 1 ? 0.0 : j.spec.overhead.At(t);
+  const double g = o_.work_model == WorkModel::kArtistLinear ? j.spec.gpus : 1.0;
+  const double r = g / (1.0 + ov);
+  return j.spec.pool_speed.empty() ? r : r * j.spec.pool_speed[pool];
+}
+
+void Simulation::Release(SimJob& j) {
+  pools_[j.pool].Give(j.placement);
+  j.placement.clear();
+  j.running = false;
+  j.pool = -1;
+}
+
+void Simulation::Start(SimJob& j, int pool, const Placement& p, double now) {
+  const Tier t = PlacementTier(p, shapes_[pool]);
+  pools_[pool].Take(p);
+  j.placement = p;
+  j.pool = pool;
+  j.running = true;
+  j.rate = Rate(j, t, pool);
+  j.lease_end = o_.lease_expiry ? now + o_.lease_s : kInf;
+  if (j.start_time < 0) j.start_time = now, j.res.first_start_s = now;
+  j.res.queueing_s += now - j.wait_since;
+  j.res.allocs[static_cast<int>(t)]++;
+}
+
+Timers Simulation::DallyTimers(const SimJob& j, int pool, double now) const {
+  Timers t;
+  switch (o_.policy) {
+    case Policy::kDallyManual: t = {o_.manual_machine_timer_s, o_.manual_rack_timer_s}; break;
+    case Policy::kDallyNoWait: t = {0, 0}; break;
+    case Policy::kDallyFullyConsolidated: t = {kInf, kInf}; break;
+    default: t = TunedTimers(history_[pool], j.spec.gpus, now, o_);
+  }
+  // A job larger than a machine skips T_Mc in DallyOffer; here only the alternative reading of
+  // how long it then waits for a rack.
+  if (!o_.large_job_cumulative_rack_wait && j.spec.gpus > shapes_[pool].gpus_per_machine && std::isfinite(t.rack_s))
+    t.rack_s = std::max(0.0, t.rack_s - t.machine_s);
+  return t;
+}
+
+Timers Simulation::CurrentTimers(int pool, int gpus) const {
+  SimJob j;
+  j.spec.gpus = gpus;
+  return DallyTimers(j, pool, now_);
+}
+
+void Simulation::OfferRound(double now) {
+  for (int pool = 0; pool < num_pools(); ++pool) {
+    std::vector<SimJob*> w;
+    for (auto& j : jobs_)
+      if (j.arrived && !j.running && !j.finished && j.target == pool) w.push_back(&j);
+    if (IsDally()) DallyRound(now, pool, w);
+    else if (o_.policy == Policy::kTiresias) TiresiasRound(now, pool, w);
+    else GandivaRound(now, pool, w);
+  }
+}
+
+void Simulation::DallyRound(double now, int pool, std::vector<SimJob*>& w) {
+  std::vector<double> key(jobs_.size());
+  for (auto* j : w) {
+    j->timers = DallyTimers(*j, pool, now);
+    key[j - jobs_.data()] = NetworkSensitivity(j->done, j->work, j->res.running_s, j->ideal_runtime_s);
+  }
+  std::stable_sort(w.begin(), w.end(), [&](const SimJob* a, const SimJob* b) {
+    const double ka = key[a - jobs_.data()], kb = key[b - jobs_.data()];
+    if (ka != kb) return ka < kb;
+    if (a->wait_since != b->wait_since) return a->wait_since < b->wait_since;
+    return a->spec.id < b->spec.id;
+  });
+  FreePool& fp = pools_[pool];
+  for (auto* j : w) {
+    if (fp.TotalFree() == 0) break;
+    Placement p;
+    const double starv = now - j->wait_since;
+    const OfferResult r = DallyOffer(fp, j->spec.gpus, starv, j->timers, shapes_[pool], &p);
+    if (r != OfferResult::kAcceptMachine && r != OfferResult::kAcceptRack && r != OfferResult::kAcceptNetwork)
+      continue;
+    // [A5]: record only consolidated acceptances that waited at least one lease.
+    if (r != OfferResult::kAcceptNetwork && starv >= o_.lease_s)
+      history_[pool].Record(r == OfferResult::kAcceptMachine ? Tier::kMachine : Tier::kRack, j->spec.gpus, now,
+                            starv / o_.lease_s);
+    Start(*j, pool, p, now);
+  }
+}
+
+int Simulation::TiresiasQueue(const SimJob& j) const {
+  int q = 0;
+  for (double lim : o_.tiresias_queue_limits_gpu_s)
+    if (j.attained_gpu_s >= lim) ++q;
+  return q;
+}
+
+void Simulation::TiresiasRound(double now, int pool, std::vector<SimJob*>& w) {
+  // Discretized 2D-LAS: queue by attained GPU-time, FIFO (by arrival) within a queue.
+  std::stable_sort(w.begin(), w.end(), [&](const SimJob* a, const SimJob* b) {
+    if (o_.tiresias_continuous_las) {
+      if (a->attained_gpu_s != b->attained_gpu_s) return a->attained_gpu_s < b->attained_gpu_s;
+    } else {
+      const int qa = TiresiasQueue(*a), qb = TiresiasQueue(*b);
+      if (qa != qb) return qa < qb;
+    }
+    if (a->spec.arrival_s != b->spec.arrival_s) return a->spec.arrival_s < b->spec.arrival_s;
+    return a->spec.id < b->spec.id;
+  });
+  const ClusterShape& c = shapes_[pool];
+  FreePool& fp = pools_[pool];
+  const int rack_gpus = c.machines_per_rack * c.gpus_per_machine;
+  for (auto* j : w) {
+    if (fp.TotalFree() == 0) break;
+    Placement p;
+    const int g = j->spec.gpus;
+    bool ok = fp.FindMachine(g, &p) || fp.FindRack(g, &p);
+    // Skew-based consolidation: high-skew jobs that fit in a rack never take a network placement.
+    if (!ok && (!IsHighSkew(j->spec.model) || g > rack_gpus)) ok = fp.FindAny(g, &p);
+    if (ok) Start(*j, pool, p, now);
+  }
+}
+
+bool Simulation::RandomPlacement(int pool, int g, Placement* p) {
+  const FreePool& fp = pools_[pool];
+  if (fp.TotalFree() < g) return false;
+  std::vector<int> slots;
+  for (int m = 0; m < static_cast<int>(machine_affinity_[pool].size()); ++m)
+    for (int k = 0; k < fp.Free(m); ++k) slots.push_back(m);
+  std::shuffle(slots.begin(), slots.end(), rng_);
+  std::map<int, int> cnt;
+  for (int i = 0; i < g; ++i) cnt[slots[i]]++;
+  p->assign(cnt.begin(), cnt.end());
+  return true;
+}
+
+bool Simulation::GandivaMachine(int pool, int g, Placement* p) {
+  const FreePool& fp = pools_[pool];
+  auto& affinity = machine_affinity_[pool];
+  const int n = static_cast<int>(affinity.size());
+  auto pick = [&](auto pred) {
+    int best = -1;
+    for (int m = 0; m < n; ++m)
+      if (pred(m) && fp.Free(m) >= g && (best < 0 || fp.Free(m) > fp.Free(best))) best = m;
+    return best;
+  };
+  int m = pick([&](int k) { return affinity[k] == g; });
+  if (m < 0) m = pick([&](int k) { return affinity[k] == 0; });
+  if (m < 0) m = pick([](int) { return true; });
+  if (m < 0) return false;
+  affinity[m] = g;
+  *p = {{m, g}};
+  return true;
+}
+
+void Simulation::GandivaRound(double now, int pool, std::vector<SimJob*>& w) {
+  // Sticky near-FIFO order: started jobs by start time descending, then never-started ones [2.2].
+  std::stable_sort(w.begin(), w.end(), [&](const SimJob* a, const SimJob* b) {
+    if (a->start_time != b->start_time) return a->start_time > b->start_time;
+    if (a->wait_since != b->wait_since) return a->wait_since < b->wait_since;
+    return a->spec.id < b->spec.id;
+  });
+  const ClusterShape& c = shapes_[pool];
+  FreePool& fp = pools_[pool];
+  for (auto* j : w) {
+    if (fp.TotalFree() == 0) break;
+    Placement p;
+    const int g = j->spec.gpus;
+    // Network-agnostic: small jobs try one machine (affinity); otherwise random free GPUs.
+    const bool ok = (g <= c.gpus_per_machine && GandivaMachine(pool, g, &p)) || RandomPlacement(pool, g, &p);
+    if (ok) Start(*j, pool, p, now);
+  }
+  // Migration towards better consolidation for running jobs on a poor tier.
+  for (auto& j : jobs_) {
+    if (!j.running || j.pool != pool) continue;
+    const Tier cur = PlacementTier(j.placement, c);
+    const int g = j.spec.gpus;
+    const bool want_machine = g <= c.gpus_per_machine && cur != Tier::kMachine;
+    const bool want_rack = g > c.gpus_per_machine && cur == Tier::kNetwork;
+    if (!want_machine && !want_rack) continue;
+    fp.Give(j.placement);
+    Placement p;
+    const bool ok = want_machine ? fp.FindMachine(g, &p) : fp.FindRack(g, &p);
+    if (!ok) {
+      fp.Take(j.placement);
+      continue;
+    }
+    fp.Take(p);
+    j.placement = p;
+    j.rate = Rate(j, PlacementTier(p, c), pool);
+    if (o_.gandiva_migration_cost_s > 0) j.lease_end += o_.gandiva_migration_cost_s;
+    j.res.migrations++;
+    j.res.allocs[static_cast<int>(PlacementTier(p, c))]++;
+  }
+}
+
+// ---- checkpoint ---------------------------------------------------------------------------
+// Text, whitespace-separated; doubles in hexadecimal floating point so they round-trip exactly.
+namespace {
+
+class Writer {
+ public:
+  Writer& D(double v) {
+    char b[64];
+    std::snprintf(b, sizeof(b), "%a ", v);
+    s_ += b;
+    return *this;
+  }
+  Writer& I(int64_t v) {
+    s_ += std::to_string(v);
+    s_ += ' ';
+    return *this;
+  }
+  Writer& S(const std::string& v) {
+    s_ += v;
+    s_ += ' ';
+    return *this;
+  }
+  std::string str() const { return s_; }
+
+ private:
+  std::string s_;
 };
+
+class Reader {
+ public:
+  explicit Reader(const std::string& s) : in_(s) {}
+  double D() {
+    std::string t;
+    if (!(in_ >> t)) return Fail();
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    if (end == t.c_str() || *end != '\0') return Fail();
+    return v;
+  }
+  int64_t I() {
+    std::string t;
+    if (!(in_ >> t)) return static_cast<int64_t>(Fail());
+    char* end = nullptr;
+    const long long v = std::strtoll(t.c_str(), &end, 10);
+    if (end == t.c_str() || *end != '\0') return static_cast<int64_t>(Fail());
+    return v;
+  }
+  std::string S() {
+    std::string t;
+    if (!(in_ >> t)) Fail();
+    return t;
+  }
+  std::istream& stream() { return in_; }
+  bool ok() const { return ok_; }
+
+ private:
+  double Fail() {
+    ok_ = false;
+    return 0;
+  }
+  std::istringstream in_;
+  bool ok_ = true;
+};
+
+constexpr const char* kStateMagic = "dally-sim-v1";
 
 }  // namespace
 
+std::string Simulation::Save() const {
+  Writer w;
+  w.S(kStateMagic).I(static_cast<int64_t>(jobs_.size())).I(num_pools()).I(static_cast<int>(o_.policy));
+  w.D(t0_).D(now_).D(next_).D(busy_gpu_s_).I(static_cast<int64_t>(next_arrival_)).I(static_cast<int64_t>(remaining_));
+  w.I(events_);
+  for (const auto& j : jobs_) {
+    w.I(j.spec.id).D(j.done).I(j.arrived).I(j.running).I(j.finished).D(j.wait_since).D(j.lease_end);
+    w.D(j.start_time).D(j.rate).I(j.pool).I(j.target).D(j.timers.machine_s).D(j.timers.rack_s).D(j.attained_gpu_s);
+    w.D(j.res.first_start_s).D(j.res.end_s).D(j.res.queueing_s).D(j.res.running_s);
+    w.I(j.res.allocs[0]).I(j.res.allocs[1]).I(j.res.allocs[2]).I(j.res.migrations);
+    w.I(static_cast<int64_t>(j.placement.size()));
+    for (const auto& [m, n] : j.placement) w.I(m).I(n);
+  }
+  for (int p = 0; p < num_pools(); ++p) {
+    const auto& h = history_[p].samples();
+    w.I(static_cast<int64_t>(h.size()));
+    for (const auto& [key, v] : h) {
+      w.I(key.first).I(key.second).I(static_cast<int64_t>(v.size()));
+      for (const auto& [at, x] : v) w.D(at).D(x);
+    }
+    w.I(static_cast<int64_t>(machine_affinity_[p].size()));
+    for (int a : machine_affinity_[p]) w.I(a);
+  }
+  w.I(static_cast<int64_t>(timeline_.size()));
+  for (const auto& [t, u] : timeline_) w.D(t).D(u);
+  std::ostringstream rng;
+  rng << rng_;
+  return w.str() + "rng " + rng.str() + "\n";
+}
+
+bool Simulation::Load(const std::string& state, std::string* error) {
+  auto fail = [&](const std::string& why) {
+    if (error) *error = "simulator state: " + why;
+    return false;
+  };
+  Reader r(state);
+  if (r.S() != kStateMagic) return fail("not a " + std::string(kStateMagic) + " state");
+  if (r.I() != static_cast<int64_t>(jobs_.size()) || r.I() != num_pools() || r.I() != static_cast<int>(o_.policy))
+    return fail("saved for another workload, cluster or policy");
+  Simulation s = *this;  // parse into a copy: *this is unchanged on failure
+  s.t0_ = r.D();
+  s.now_ = r.D();
+  s.next_ = r.D();
+  s.busy_gpu_s_ = r.D();
+  s.next_arrival_ = static_cast<size_t>(r.I());
+  s.remaining_ = static_cast<size_t>(r.I());
+  s.events_ = r.I();
+  for (auto& pool : s.pools_) pool = FreePool(pool.shape());
+  for (auto& j : s.jobs_) {
+    if (r.I() != j.spec.id) return fail("job order differs");
+    j.done = r.D();
+    j.arrived = r.I() != 0;
+    j.running = r.I() != 0;
+    j.finished = r.I() != 0;
+    j.wait_since = r.D();
+    j.lease_end = r.D();
+    j.start_time = r.D();
+    j.rate = r.D();
+    j.pool = static_cast<int>(r.I());
+    j.target = static_cast<int>(r.I());
+    j.timers.machine_s = r.D();
+    j.timers.rack_s = r.D();
+    j.attained_gpu_s = r.D();
+    j.res.first_start_s = r.D();
+    j.res.end_s = r.D();
+    j.res.queueing_s = r.D();
+    j.res.running_s = r.D();
+    for (int& a : j.res.allocs) a = static_cast<int>(r.I());
+    j.res.migrations = static_cast<int>(r.I());
+    const int64_t n = r.I();
+    if (!r.ok() || n < 0 || n > 1 << 20) return fail("bad placement of job " + std::to_string(j.spec.id));
+    j.placement.clear();
+    for (int64_t k = 0; k < n; ++k) {
+      const int m = static_cast<int>(r.I());
+      const int g = static_cast<int>(r.I());
+      j.placement.emplace_back(m, g);
+    }
+    if (j.running) {
+      if (j.pool < 0 || j.pool >= s.num_pools()) return fail("bad pool of job " + std::to_string(j.spec.id));
+      for (const auto& [m, g] : j.placement)
+        if (m < 0 || m >= static_cast<int>(s.machine_affinity_[j.pool].size()) || g <= 0)
+          return fail("bad placement of job " + std::to_string(j.spec.id));
+      s.pools_[j.pool].Take(j.placement);
+    }
+  }
+  for (int p = 0; p < s.num_pools(); ++p) {
+    auto& h = s.history_[p].mutable_samples();
+    h.clear();
+    const int64_t keys = r.I();
+    if (!r.ok() || keys < 0) return fail("bad wait history");
+    for (int64_t k = 0; k < keys; ++k) {
+      const int tier = static_cast<int>(r.I());
+      const int g = static_cast<int>(r.I());
+      const int64_t n = r.I();
+      if (!r.ok() || n < 0) return fail("bad wait history");
+      auto& v = h[{tier, g}];
+      for (int64_t i = 0; i < n; ++i) {
+        const double at = r.D();
+        const double x = r.D();
+        v.emplace_back(at, x);
+      }
+    }
+    if (r.I() != static_cast<int64_t>(s.machine_affinity_[p].size())) return fail("pool shape differs");
+    for (int& a : s.machine_affinity_[p]) a = static_cast<int>(r.I());
+  }
+  const int64_t n = r.I();
+  if (!r.ok() || n < 0) return fail("bad utilisation timeline");
+  s.timeline_.clear();
+  for (int64_t i = 0; i < n; ++i) {
+    const double t = r.D();
+    const double u = r.D();
+    s.timeline_.emplace_back(t, u);
+  }
+  if (r.S() != "rng") return fail("missing RNG state");
+  r.stream() >> s.rng_;
+  if (!r.ok() || r.stream().fail()) return fail("truncated");
+  for (const auto& pool : s.pools_)
+    for (int m = 0; m < pool.shape().racks * pool.shape().machines_per_rack; ++m)
+      if (pool.Free(m) < 0) return fail("placements overlap");
+  *this = std::move(s);
+  return true;
+}
+
 SimResult Simulate(const std::vector<JobSpec>& jobs, const SimOptions& o) {
-  Simulator s(jobs, o);
-  return s.Run();
+  Simulation s(jobs, o);
+  s.RunToEnd();
+  return s.Result();
 }
 
 namespace {
@@ -562,6 +788,51 @@ std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error) {
       };
       s.overhead = {inv("cross_slot_slowdown"), inv("cross_machine_slowdown"), inv("cross_rack_slowdown")};
     }
+    jobs.push_back(s);
+  }
+  return jobs;
+}
+
+std::vector<JobSpec> LoadTiresiasCsv(const std::string& path, WorkModel work_model, std::string* error) {
+  std::ifstream in(path);
+  if (!in) {
+    if (error) *error = "cannot open " + path;
+    return {};
+  }
+  std::string line;
+  std::getline(in, line);
+  const auto header = SplitCsv(line);
+  std::map<std::string, size_t> col;
+  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+  for (const char* need : {"job_id", "arrival_s", "num_gpu", "model", "iterations", "duration_s"})
+    if (!col.count(need)) {
+      if (error) *error = path + ": missing column " + need;
+      return {};
+    }
+  std::vector<JobSpec> jobs;
+  int line_no = 1;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line == "\r") continue;
+    const auto f = SplitCsv(line);
+    auto get = [&](const char* name) -> std::string {
+      const size_t i = col[name];
+      return i < f.size() ? f[i] : std::string();
+    };
+    JobSpec s;
+    try {
+      s.id = std::stoi(get("job_id"));
+      s.arrival_s = std::stod(get("arrival_s"));
+      s.gpus = std::stoi(get("num_gpu"));
+      s.iterations = std::stod(get("iterations"));
+      const double duration = std::stod(get("duration_s"));
+      s.time_per_iteration_s =
+          s.iterations > 0 ? duration / s.iterations * (work_model == WorkModel::kArtistLinear ? s.gpus : 1) : 0;
+    } catch (const std::exception&) {
+      if (error) *error = path + ":" + std::to_string(line_no) + ": malformed row '" + line + "'";
+      return {};
+    }
+    s.model = get("model");
     jobs.push_back(s);
   }
   return jobs;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct JobSpec {
   double time_per_iteration_s = 0;
   std::string model;
   Overhead overhead;  // filled from the model table, or from the trace's slowdown columns
+  // Speed factor per GPU pool (heterogeneous clusters): the progress rate on pool k is multiplied
+  // by pool_speed[k]. Empty: 1 on every pool.
+  std::vector<double> pool_speed;
 };
 
 struct SimOptions {
@@ -60,6 +64,16 @@ struct SimOptions {
   bool tiresias_continuous_las = false;
   double gandiva_migration_cost_s = 0;
   uint64_t seed = 1;  // Gandiva's random placement
+  // Leases expire (the paper's preemption by non-renewal). false: a job keeps its first placement
+  // until it completes (the no-preemption ablation); lease_s still is the auto-tuner's time unit.
+  bool lease_expiry = true;
+  // Jobs larger than a machine skip T_Mc [A9]. true (paper, code): they wait for a rack until the
+  // cumulative T_Rk; false: only for T_Rk - T_Mc (the rack stage's own share of the wait).
+  bool large_job_cumulative_rack_wait = true;
+  // Heterogeneous clusters: one shape per GPU pool (type). Empty: the single pool `cluster`.
+  std::vector<ClusterShape> pools;
+  // Keep Metrics::utilization_over_time (one entry per event); off in long stepped runs.
+  bool record_utilization_timeline = true;
 };
 
 // Dally's Nw_sens = (I_compl/I_total) / (T_run/T_ideal); 0 for a job that has never run.
@@ -72,6 +86,9 @@ class WaitHistory {
   // mean + 2 sd of the entries recorded within window_s before now_s; 1 if none (then floors apply).
   double Value(Tier tier, int gpus, double now_s, double window_s, bool sample_sd) const;
   size_t Size(Tier tier, int gpus) const;
+  // Every sample, keyed by (tier, gpus): (recorded at, wait in leases), in recording order.
+  const std::map<std::pair<int, int>, std::vector<std::pair<double, double>>>& samples() const { return hist_; }
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>>& mutable_samples() { return hist_; }
 
  private:
   std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> hist_;
@@ -142,12 +159,102 @@ struct SimResult {
 
 SimResult Simulate(const std::vector<JobSpec>& jobs, const SimOptions& o);
 
+// A job's simulated state (Simulation::jobs()).
+struct SimJob {
+  JobSpec spec;
+  double work = 0, done = 0;        // work units (GPU-seconds of compute for kArtistLinear, seconds otherwise)
+  double ideal_runtime_s = 0;       // time to finish on the best possible (zero-overhead) placement
+  bool arrived = false, running = false, finished = false;
+  double wait_since = 0, lease_end = 0, start_time = -1;
+  double rate = 0;                  // work units per second on the current placement
+  int pool = -1;                    // pool of the current placement (-1 when not running)
+  int target = 0;                   // pool the job is offered in while it waits (combined mode)
+  Placement placement;
+  Timers timers;                    // cached at the last tuning [A7]
+  double attained_gpu_s = 0;        // Tiresias
+  JobResult res;
+};
+
+// The simulator as a steppable object: events are processed in time order by AdvanceTo, so a run
+// cut into ticks of any length takes exactly the same decisions (and floating-point operations) as
+// one uninterrupted run. Save/Load serialize the whole dynamic state (jobs, pools, histories,
+// Gandiva affinities, RNG) bit-exactly; the job specs and options are not part of the state.
+class Simulation {
+ public:
+  Simulation(const std::vector<JobSpec>& jobs, const SimOptions& o);
+
+  // Processes every event batch at a time <= t.
+  void AdvanceTo(double t);
+  void RunToEnd() { AdvanceTo(kNever); }
+  // All jobs finished, or no event can ever change anything (jobs that can never fit).
+  bool Done() const { return remaining_ == 0 || next_ == kNever; }
+  int remaining() const { return static_cast<int>(remaining_); }
+  double now() const { return now_; }
+  double next_event() const { return next_; }
+  // GPU-seconds leased from the start up to time t >= now().
+  double BusyGpuSecondsAt(double t) const;
+  int UsedGpus() const;
+  int TotalGpus() const;
+  // Pool each waiting job is offered in from now on (one entry per job, jobs() order).
+  void SetTargets(const std::vector<int>& pool_by_job);
+
+  const std::vector<SimJob>& jobs() const { return jobs_; }
+  const WaitHistory& history(int pool) const { return history_[pool]; }
+  const ClusterShape& shape(int pool) const { return shapes_[pool]; }
+  int num_pools() const { return static_cast<int>(shapes_.size()); }
+  const SimOptions& options() const { return o_; }
+  // The timers Dally would use now for a job of `gpus` GPUs in `pool` (policy-dependent).
+  Timers CurrentTimers(int pool, int gpus) const;
+  // Metrics over the jobs finished so far (the final metrics once Done()).
+  SimResult Result() const;
+
+  std::string Save() const;
+  // Restores a state written by Save() for the same jobs and options; false with *error otherwise.
+  bool Load(const std::string& state, std::string* error);
+
+  static constexpr double kNever = std::numeric_limits<double>::infinity();
+
+ private:
+  bool IsDally() const;
+  double Rate(const SimJob& j, Tier t, int pool) const;
+  void ProcessBatch();
+  double NextEvent() const;
+  void Release(SimJob& j);
+  void Start(SimJob& j, int pool, const Placement& p, double now);
+  Timers DallyTimers(const SimJob& j, int pool, double now) const;
+  void OfferRound(double now);
+  void DallyRound(double now, int pool, std::vector<SimJob*>& w);
+  int TiresiasQueue(const SimJob& j) const;
+  void TiresiasRound(double now, int pool, std::vector<SimJob*>& w);
+  bool RandomPlacement(int pool, int g, Placement* p);
+  bool GandivaMachine(int pool, int g, Placement* p);
+  void GandivaRound(double now, int pool, std::vector<SimJob*>& w);
+
+  SimOptions o_;
+  std::vector<ClusterShape> shapes_;
+  std::vector<FreePool> pools_;
+  std::mt19937_64 rng_;
+  std::vector<SimJob> jobs_;
+  std::vector<WaitHistory> history_;
+  std::vector<std::vector<int>> machine_affinity_;  // Gandiva: per pool, demand a machine is affinitized to
+  double t0_ = 0, now_ = 0, next_ = 0, busy_gpu_s_ = 0;
+  size_t next_arrival_ = 0, remaining_ = 0;
+  int64_t events_ = 0;
+  std::vector<std::pair<double, double>> timeline_;
+};
+
 // Percentile with linear interpolation, p in [0, 100].
 double Percentile(std::vector<double> v, double p);
 
 // CSV loader for dally-workloads files. Unknown or empty model: overheads from the slowdown columns
 // (machine = 1/cross_slot - 1, rack = 1/cross_machine - 1, network = 1/cross_rack - 1).
 std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error);
+
+// CSV loader for the Tiresias simulator's job format (tiresias-sample jobs_60.csv: job_id, arrival_s,
+// num_gpu, model, iterations, duration_s). duration_s is the job's run time in isolation on its GPUs, so
+// the time per iteration is chosen to make the ideal runtime equal duration_s under `work_model`.
+// Overheads are left empty (the caller maps the model names).
+std::vector<JobSpec> LoadTiresiasCsv(const std::string& path, WorkModel work_model, std::string* error);
 
 // Synthetic workload shaped like the paper's 500-job trace (model x demand histogram of the design note),
 // lognormal durations (median 56 ks); arrivals all 0 (batch) or Poisson at jobs_per_day.

@@ -1,0 +1,115 @@
+// The gpu_placement domain on the framework's round loop: each round advances the event-driven
+// simulator (gpu_sim.h) by one tick of simulated time. See README.md in this directory.
+//
+// Problem: resources = GPU types (pools), demands = the jobs of the workload (one slot per job,
+// in arrival order). x[k, j] in [0, g_j] is the number of GPUs of type k that job j holds at the
+// end of the round's tick (an entry is bounded to 0 when the job has not arrived, has finished,
+// or can never fit pool k). Rows: sum_j x[k, j] <= GPUs of type k; columns: sum_k x[k, j] <= g_j.
+// Objective (used by the combined mode): maximise min_j sum_k speed_jk x[k, j] / (g_j T_eq_j),
+// the max-min share of the cluster-scheduling formulation with T_eq_j = sum_k (GPUs_k / GPUs)
+// speed_jk; a job outside the tick's active set gets a constant above every reachable value.
+//
+// Modes:
+//  * solver.kind: plugin, solver.method: dally | dally-manual | dally-nowait |
+//    dally-consolidated | tiresias | gandiva. SolveWith runs one tick with that policy.
+//  * solver.kind: admm (or exact): the solver computes the max-min share of each job per GPU
+//    type; Repair turns the shares into the pool each waiting job is offered in (a per-job
+//    deficit counter over ticks), runs one tick of `settings.policy` (default dally) inside the
+//    pools, and replaces the allocation by the GPUs actually held. With one GPU type every job
+//    is offered in the only pool, so the schedule is exactly the pure policy's.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dede/plugin.h"
+#include "gpu_sim.h"
+
+namespace dede::gpu {
+
+struct GpuType {
+  std::string name = "gpu";
+  ClusterShape shape;
+  double speed = 1.0;                          // throughput factor relative to the reference type
+  std::map<std::string, double> model_speed;   // per-model override of `speed`
+};
+
+// Everything `plugin.settings` configures (defaults faithful to the paper's text).
+struct DomainSettings {
+  std::vector<GpuType> types = {GpuType{}};
+  double tick_s = 300;            // simulated time per round
+  Policy policy = Policy::kDally; // policy of the combined mode (and of replays before a method is known)
+  // Workload.
+  std::string source = "synthetic";  // synthetic | dally_csv | tiresias_csv
+  std::string trace;                 // resolved path of the trace (csv sources)
+  int jobs = 100;                    // synthetic: number of jobs; csv: first N jobs (0 = all)
+  bool poisson = false;              // synthetic arrivals
+  double jobs_per_day = 100;
+  uint64_t workload_seed = 1;
+  // Communication overhead by model (fractions of compute time); models not listed take
+  // default_overhead (ResNet50's Table I row unless configured).
+  std::map<std::string, Overhead> overheads = TableIOverheads();
+  Overhead default_overhead = {0.12, 0.12, 0.38};
+  SimOptions sim;                    // lease, timers, tuner, baselines (policy set per mode)
+};
+
+// Parses `plugin.settings`; errors name file:line:column, key and value.
+Status ParseSettings(const ConfigNode& settings, const PluginContext& context, DomainSettings* out);
+// Loads or generates the jobs, sorted by (arrival, id), with overheads and per-pool speeds.
+Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s);
+
+// Policy <-> method name ("dally", "dally-manual", "dally-nowait", "dally-consolidated",
+// "tiresias", "gandiva").
+const char* MethodName(Policy p);
+bool ParseMethod(const std::string& name, Policy* p);
+
+class GpuPlacementDomain : public DomainPlugin {
+ public:
+  Status Configure(const ConfigNode& settings, const PluginContext& context) override;
+  Status Describe(Problem* problem) override;
+  Status Refresh(int round, Problem* problem, bool* finished) override;
+  Status Repair(const Problem& problem, Allocation* allocation) override;
+  Status Report(int round, const Problem& problem, const Allocation& allocation, RoundReport* report) override;
+  std::vector<MethodInfo> Methods() const override;
+  Status SolveWith(const std::string& method, int round, const Problem& problem, const SolverServices& services,
+                   Allocation* allocation, SolveSummary* summary) override;
+  Status SaveState(int round, std::string* state) override;
+  Status RestoreState(int last_round, const std::string& state) override;
+
+  // For tests and tools.
+  const Simulation& simulation() const { return *sim_; }
+  const std::vector<JobSpec>& workload() const { return jobs_; }
+  const DomainSettings& settings() const { return settings_; }
+  double TickEnd(int round) const { return origin_s_ + (round + 1) * settings_.tick_s; }
+
+ private:
+  void ResetSimulation(Policy policy);
+  Status AdvanceTo(int round);          // replays ticks until sim_round_ == round
+  void Tick(int round);                 // one tick: sim time to TickEnd(round)
+  void FillAllocation(const Problem& problem, Allocation* allocation) const;
+  void UpdateTargets(const Allocation& shares);
+  void ResetReportBaseline();
+  VarId Var(int pool, int job) const { return vars_[static_cast<size_t>(job) * settings_.types.size() + pool]; }
+
+  DomainSettings settings_;
+  std::vector<JobSpec> jobs_;
+  double origin_s_ = 0;
+  std::vector<VarId> vars_;
+  std::vector<double> t_equal_;
+  double inactive_constant_ = 1;
+  std::vector<char> active_;
+  std::unique_ptr<Simulation> sim_;
+  Policy policy_ = Policy::kDally;
+  int sim_round_ = 0;                   // ticks simulated so far
+  int refreshed_round_ = -1, ticked_round_ = -1;
+  std::vector<std::vector<double>> credit_;  // combined mode: per job, per pool share deficit
+  // Report baseline: what the previous Report saw, to record changes only.
+  std::vector<std::string> job_signature_;
+  std::vector<std::map<std::pair<int, int>, size_t>> reported_samples_;
+  std::map<std::string, std::pair<double, double>> reported_timers_;
+  double reported_busy_gpu_s_ = 0, reported_time_s_ = 0;
+};
+
+}  // namespace dede::gpu

@@ -1,0 +1,413 @@
+// The gpu_placement domain driven directly (as the runner does): ticks, allocations, records,
+// checkpoints, settings and the combined ADMM + Dally mode.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "config/deployment.h"
+#include "dede/solver.h"
+#include "gpu_domain.h"
+#include "runtime/solver_services.h"
+
+namespace dede::gpu {
+namespace {
+
+const std::string kData = std::string(DEDE_TEST_DATA_DIR) + "/dally";
+
+// plugin.settings of a YAML document (so error paths read plugin.settings.<key>).
+ConfigNode Settings(const std::string& body) {
+  std::string text = "plugin:\n  name: gpu_placement\n  settings:\n";
+  std::string line;
+  for (size_t i = 0; i <= body.size(); ++i) {
+    if (i == body.size() || body[i] == '\n') {
+      if (!line.empty()) text += "    " + line + "\n";
+      line.clear();
+    } else {
+      line += body[i];
+    }
+  }
+  Result<ConfigNode> root = internal::ParseYamlString(text, "test.yaml");
+  EXPECT_TRUE(root.ok()) << root.status().message();
+  return *root->Find("plugin")->Find("settings");
+}
+
+constexpr const char* kSmall =
+    "tick_s: 1800\n"
+    "lease_s: 3600\n"
+    "cluster: {racks: 2, machines_per_rack: 2, gpus_per_machine: 8}\n"
+    "workload: {source: synthetic, jobs: 40, arrivals: poisson, jobs_per_day: 200, seed: 3}\n";
+
+struct Driver {
+  GpuPlacementDomain d;
+  Problem p{0, 0};
+  Status Init(const std::string& yaml, uint64_t seed = 7) {
+    PluginContext ctx;
+    ctx.seed = seed;
+    ctx.config_dir = kData;
+    Status st = d.Configure(Settings(yaml), ctx);
+    if (!st.ok()) return st;
+    return d.Describe(&p);
+  }
+  // One round as the runner does with solver.kind: plugin. false when the plugin says finished.
+  bool Round(const std::string& method, int round, RoundReport* report = nullptr, Allocation* out = nullptr) {
+    bool finished = false;
+    EXPECT_TRUE(d.Refresh(round, &p, &finished).ok());
+    if (finished) return false;
+    Allocation a;
+    SolveSummary s;
+    SolverServices services;
+    Status st = d.SolveWith(method, round, p, services, &a, &s);
+    EXPECT_TRUE(st.ok()) << st.message();
+    EXPECT_TRUE(d.Repair(p, &a).ok());
+    RoundReport r;
+    EXPECT_TRUE(d.Report(round, p, a, &r).ok());
+    if (report) *report = r;
+    if (out) *out = a;
+    return true;
+  }
+  int RunToEnd(const std::string& method, int from = 0) {
+    int round = from;
+    while (Round(method, round)) ++round;
+    return round;
+  }
+  std::vector<double> Completions() const {
+    std::vector<double> c;
+    for (const SimJob& j : d.simulation().jobs()) c.push_back(j.res.end_s);
+    return c;
+  }
+};
+
+const std::vector<std::string> kMethods = {"dally",          "dally-manual", "dally-nowait",
+                                           "dally-consolidated", "tiresias", "gandiva"};
+
+TEST(GpuPlacementDomain, MethodsAreTheSixPolicies) {
+  Driver r;
+  ASSERT_TRUE(r.Init(kSmall).ok());
+  std::vector<std::string> names;
+  for (const MethodInfo& m : r.d.Methods()) names.push_back(m.name);
+  EXPECT_EQ(names, kMethods);
+  bool finished = false;
+  ASSERT_TRUE(r.d.Refresh(0, &r.p, &finished).ok());
+  Allocation a;
+  SolveSummary s;
+  Status st = r.d.SolveWith("fifo", 0, r.p, SolverServices{}, &a, &s);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("fifo"), std::string::npos);
+  EXPECT_NE(st.message().find("dally-consolidated"), std::string::npos);
+}
+
+// Ticks of any length take exactly the decisions of one uninterrupted simulation.
+TEST(GpuPlacementDomain, TickedRunEqualsUninterruptedSimulation) {
+  for (const std::string& method : kMethods) {
+    Driver r;
+    ASSERT_TRUE(r.Init(kSmall).ok());
+    const int rounds = r.RunToEnd(method);
+    EXPECT_TRUE(r.d.simulation().Done());
+    SimOptions o = r.d.settings().sim;
+    ParseMethod(method, &o.policy);
+    const SimResult full = Simulate(r.d.workload(), o);
+    const auto c = r.Completions();
+    ASSERT_EQ(c.size(), full.jobs.size());
+    for (size_t i = 0; i < c.size(); ++i) {
+      EXPECT_GT(c[i], 0) << method;
+      EXPECT_EQ(c[i], full.jobs[i].end_s) << method << " job " << i;
+    }
+    // The deployment ends in the round after the last completion.
+    const double last = *std::max_element(c.begin(), c.end());
+    EXPECT_LE(r.d.TickEnd(rounds - 2), last) << method;
+    EXPECT_GE(r.d.TickEnd(rounds - 1), last) << method;
+  }
+}
+
+TEST(GpuPlacementDomain, AllocationIsGpusHeldAndFeasible) {
+  Driver r;
+  ASSERT_TRUE(r.Init(kSmall).ok());
+  int busy_rounds = 0;
+  for (int round = 0; round < 30; ++round) {
+    Allocation a;
+    ASSERT_TRUE(r.Round("dally", round, nullptr, &a));
+    const auto& jobs = r.d.simulation().jobs();
+    double held = 0;
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      double sum = 0;
+      for (VarId v = 0; v < r.p.num_variables(); ++v)
+        if (r.p.variable(v).demand == static_cast<int>(j)) sum += a.values[v];
+      EXPECT_EQ(sum, jobs[j].running ? jobs[j].spec.gpus : 0) << "job " << j << " round " << round;
+      held += sum;
+    }
+    EXPECT_EQ(held, r.d.simulation().UsedGpus());
+    busy_rounds += held > 0;
+    EXPECT_LE(r.p.MeasureViolation(a.values).Max(), 1e-9) << "round " << round;
+  }
+  EXPECT_GT(busy_rounds, 10);
+}
+
+TEST(GpuPlacementDomain, FinishedOnlyWhenEveryJobCompleted) {
+  Driver r;
+  ASSERT_TRUE(r.Init(kSmall).ok());
+  const int rounds = r.RunToEnd("tiresias");
+  bool finished = false;
+  ASSERT_TRUE(r.d.Refresh(rounds, &r.p, &finished).ok());
+  EXPECT_TRUE(finished);
+  EXPECT_EQ(r.d.simulation().remaining(), 0);
+  Driver q;
+  ASSERT_TRUE(q.Init(kSmall).ok());
+  ASSERT_TRUE(q.d.Refresh(rounds - 1, &q.p, &finished).ok());  // replays rounds - 1 ticks
+  EXPECT_FALSE(finished);
+}
+
+// Kill after k rounds, restore from the checkpoint, continue: identical to a straight run.
+TEST(GpuPlacementDomain, CheckpointResumeIsExact) {
+  for (const std::string& method : {std::string("dally"), std::string("gandiva"), std::string("tiresias")}) {
+    Driver straight;
+    ASSERT_TRUE(straight.Init(kSmall).ok());
+    const int total = straight.RunToEnd(method);
+    ASSERT_GT(total, 20);
+    for (int k : {1, 7, total / 2}) {
+      Driver first;
+      ASSERT_TRUE(first.Init(kSmall).ok());
+      for (int round = 0; round < k; ++round) ASSERT_TRUE(first.Round(method, round));
+      std::string state;
+      ASSERT_TRUE(first.d.SaveState(k - 1, &state).ok());
+      Driver second;  // a new process: Configure, Describe, RestoreState, then rounds k...
+      ASSERT_TRUE(second.Init(kSmall).ok());
+      Status st = second.d.RestoreState(k - 1, state);
+      ASSERT_TRUE(st.ok()) << st.message();
+      EXPECT_EQ(second.RunToEnd(method, k), total) << method << " k " << k;
+      EXPECT_EQ(second.Completions(), straight.Completions()) << method << " k " << k;
+      EXPECT_EQ(second.d.simulation().Save(), straight.d.simulation().Save()) << method << " k " << k;
+    }
+  }
+}
+
+TEST(GpuPlacementDomain, RestoreRejectsForeignState) {
+  Driver a;
+  ASSERT_TRUE(a.Init(kSmall).ok());
+  ASSERT_TRUE(a.Round("dally", 0));
+  std::string state;
+  ASSERT_TRUE(a.d.SaveState(0, &state).ok());
+  Driver b;
+  ASSERT_TRUE(b.Init("workload: {source: synthetic, jobs: 41}\n").ok());
+  EXPECT_EQ(b.d.RestoreState(0, state).code(), StatusCode::kFailedPrecondition);
+  Driver c;
+  ASSERT_TRUE(c.Init(kSmall).ok());
+  EXPECT_FALSE(c.d.RestoreState(3, state).ok());  // state of round 0 handed back as round 3
+  std::string cut = state.substr(0, state.size() / 2);
+  EXPECT_FALSE(c.d.RestoreState(0, cut).ok());
+}
+
+TEST(GpuPlacementDomain, RecordsDescribeJobsPlacementsHistoriesAndTimers) {
+  Driver r;
+  ASSERT_TRUE(r.Init(std::string(kSmall) + "policy: dally\n").ok());
+  std::set<std::string> kinds;
+  std::set<std::string> finished_jobs, placed_jobs;
+  int round = 0;
+  RoundReport rep;
+  while (r.Round("dally", round, &rep)) {
+    std::set<std::pair<std::string, std::string>> keys;
+    for (const DomainRecord& rec : rep.records) {
+      EXPECT_TRUE(keys.insert({rec.kind, rec.key}).second) << "duplicate " << rec.kind << " " << rec.key;
+      kinds.insert(rec.kind);
+      auto label = [&](const char* name) {
+        for (const auto& [k, v] : rec.labels)
+          if (k == name) return v;
+        return std::string();
+      };
+      if (rec.kind == "job" && label("state") == "finished") {
+        EXPECT_TRUE(finished_jobs.insert(rec.key).second);
+      }
+      if (rec.kind == "placement" && !label("machines").empty()) placed_jobs.insert(rec.key);
+    }
+    std::map<std::string, double> m;
+    for (const Metric& x : rep.metrics) m[x.name] = x.value;
+    EXPECT_GE(m["gpu_utilization"], 0);
+    EXPECT_LE(m["gpu_utilization"], 1 + 1e-9);
+    EXPECT_EQ(m["running_jobs"] + m["queued_jobs"] + m["finished_jobs"], m["arrived_jobs"]);
+    EXPECT_NEAR(m["sim_time_h"] * 3600, r.d.TickEnd(round), 1e-6);
+    ++round;
+  }
+  EXPECT_EQ(finished_jobs.size(), 40u);  // each job's completion recorded exactly once
+  EXPECT_EQ(placed_jobs.size(), 40u);
+  EXPECT_TRUE(kinds.count("timer"));
+  EXPECT_TRUE(kinds.count("wait_sample")) << "the congested small cluster records waits";
+  std::map<std::string, double> last;
+  for (const Metric& x : rep.metrics) last[x.name] = x.value;
+  const SimResult res = r.d.simulation().Result();
+  EXPECT_NEAR(last["makespan_h"] * 3600, res.metrics.makespan_s, 1e-6);
+  EXPECT_NEAR(last["jct_avg_h"] * 3600, res.metrics.jct_avg_s, 1e-6);
+}
+
+TEST(GpuPlacementSettings, DefaultsFollowThePaper) {
+  DomainSettings s;
+  PluginContext ctx;
+  ASSERT_TRUE(ParseSettings(Settings("tick_s: 300\n"), ctx, &s).ok());
+  EXPECT_DOUBLE_EQ(s.sim.manual_machine_timer_s, 12 * 3600);
+  EXPECT_DOUBLE_EQ(s.sim.manual_rack_timer_s, 24 * 3600);  // 12 h + another 12 h
+  EXPECT_DOUBLE_EQ(s.sim.lease_s, 3600);
+  EXPECT_DOUBLE_EQ(s.sim.history_leases, 48);
+  EXPECT_TRUE(s.sim.lease_expiry);
+  EXPECT_TRUE(s.sim.large_job_cumulative_rack_wait);
+  EXPECT_EQ(s.types.size(), 1u);
+  EXPECT_EQ(s.types[0].shape.gpus_per_machine, 8);
+  EXPECT_EQ(s.types[0].shape.machines_per_rack, 8);
+  EXPECT_DOUBLE_EQ(s.overheads.at("MobileNetV3").network, 195.92);
+}
+
+TEST(GpuPlacementSettings, TimerUnitsModesAndOverrides) {
+  DomainSettings s;
+  PluginContext ctx;
+  ASSERT_TRUE(ParseSettings(Settings("lease_s: 600\n"
+                                     "timers: {units: leases, machine: 6, rack: 18, rack_mode: cumulative}\n"
+                                     "preemption: none\n"
+                                     "overheads: {ResNet50: {machine: 0.5, rack: 1, network: 2}, "
+                                     "default: {machine: 0, rack: 0.1, network: 0.2}}\n"
+                                     "tiresias: {priority: continuous, queue_limits_gpu_s: [100, 200, 300]}\n"),
+                            ctx, &s)
+                  .ok());
+  EXPECT_DOUBLE_EQ(s.sim.manual_machine_timer_s, 3600);
+  EXPECT_DOUBLE_EQ(s.sim.manual_rack_timer_s, 18 * 600);
+  EXPECT_FALSE(s.sim.lease_expiry);
+  EXPECT_DOUBLE_EQ(s.overheads.at("ResNet50").machine, 0.5);
+  EXPECT_DOUBLE_EQ(s.default_overhead.rack, 0.1);
+  EXPECT_TRUE(s.sim.tiresias_continuous_las);
+  EXPECT_EQ(s.sim.tiresias_queue_limits_gpu_s.size(), 3u);
+}
+
+TEST(GpuPlacementSettings, ErrorsNameFileKeyAndValue) {
+  PluginContext ctx;
+  ctx.config_dir = kData;
+  auto error = [&](const std::string& yaml) {
+    DomainSettings s;
+    Status st = ParseSettings(Settings(yaml), ctx, &s);
+    if (st.ok()) {
+      Result<std::vector<JobSpec>> w = LoadWorkload(s);
+      return w.ok() ? std::string() : w.status().message();
+    }
+    return st.message();
+  };
+  std::string m = error("cluster: {racks: 0}\n");
+  EXPECT_NE(m.find("test.yaml:"), std::string::npos) << m;
+  EXPECT_NE(m.find("plugin.settings.cluster.racks"), std::string::npos) << m;
+  EXPECT_NE(m.find("0"), std::string::npos) << m;
+  m = error("timers: {units: days}\n");
+  EXPECT_NE(m.find("plugin.settings.timers.units"), std::string::npos) << m;
+  EXPECT_NE(m.find("days"), std::string::npos) << m;
+  m = error("lease: 3\n");
+  EXPECT_NE(m.find("lease"), std::string::npos) << m;
+  m = error("overheads: {VGG: {machine: 0.1, rack: 0.2}}\n");
+  EXPECT_NE(m.find("plugin.settings.overheads.VGG"), std::string::npos) << m;
+  EXPECT_NE(m.find("network"), std::string::npos) << m;
+  m = error("workload: {source: dally_csv}\n");
+  EXPECT_NE(m.find("plugin.settings.workload.trace"), std::string::npos) << m;
+  m = error("workload: {source: tiresias_csv, trace: no_such.csv}\n");
+  EXPECT_NE(m.find("no_such.csv"), std::string::npos) << m;
+  m = error("tiresias: {queue_limits_gpu_s: [10, 5]}\n");
+  EXPECT_NE(m.find("queue_limits_gpu_s"), std::string::npos) << m;
+  EXPECT_NE(m.find("'5'"), std::string::npos) << m;
+  m = error("cluster: {racks: 1, machines_per_rack: 1, gpus_per_machine: 4}\n"
+            "workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n");
+  EXPECT_NE(m.find("needs 8 GPUs"), std::string::npos) << m;
+  m = error("cluster: {racks: 1}\ngpu_types: [{name: a}]\n");
+  EXPECT_NE(m.find("not both"), std::string::npos) << m;
+}
+
+TEST(GpuPlacementWorkload, TiresiasSampleLoads) {
+  DomainSettings s;
+  PluginContext ctx;
+  ctx.config_dir = kData;
+  ASSERT_TRUE(ParseSettings(Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n"), ctx, &s).ok());
+  Result<std::vector<JobSpec>> w = LoadWorkload(s);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ASSERT_EQ(w->size(), 60u);
+  const JobSpec& j1 = w.value()[1];  // 1,30,8,vgg11,133,147: ideal runtime = duration on its 8 GPUs
+  EXPECT_EQ(j1.id, 1);
+  EXPECT_EQ(j1.gpus, 8);
+  EXPECT_DOUBLE_EQ(j1.arrival_s, 30);
+  EXPECT_NEAR(j1.iterations * j1.time_per_iteration_s / j1.gpus, 147, 1e-9);
+  EXPECT_DOUBLE_EQ(j1.overhead.rack, TableIOverheads().at("VGG").rack);
+  for (const JobSpec& j : w.value()) {
+    if (j.model == "googlenet") {
+      EXPECT_DOUBLE_EQ(j.overhead.network, s.default_overhead.network);
+    }
+  }
+  // The whole sample runs through every policy on a 2 x 2 x 4 cluster.
+  for (const std::string& method : kMethods) {
+    Driver r;
+    ASSERT_TRUE(r.Init("tick_s: 60\nlease_s: 600\ncluster: {racks: 2, machines_per_rack: 2, gpus_per_machine: 4}\n"
+                       "workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n")
+                    .ok());
+    r.RunToEnd(method);
+    EXPECT_EQ(r.d.simulation().remaining(), 0) << method;
+  }
+}
+
+// Combined mode: the solver's max-min shares pick the pool, the policy places inside it.
+struct Combined {
+  Driver r;
+  std::unique_ptr<AdmmSolver> solver;
+  Status Init(const std::string& yaml) {
+    Status st = r.Init(yaml);
+    if (!st.ok()) return st;
+    AdmmOptions o;
+    o.num_threads = 1;
+    o.max_iterations = 2000;
+    solver = std::make_unique<AdmmSolver>(r.p, o);
+    return Status::Ok();
+  }
+  bool Round(int round, Allocation* out = nullptr) {
+    bool finished = false;
+    EXPECT_TRUE(r.d.Refresh(round, &r.p, &finished).ok());
+    if (finished) return false;
+    Allocation a;
+    SolveSummary s;
+    solver->Solve(&a, &s);
+    EXPECT_TRUE(r.d.Repair(r.p, &a).ok());
+    RoundReport rep;
+    EXPECT_TRUE(r.d.Report(round, r.p, a, &rep).ok());
+    if (out) *out = a;
+    return true;
+  }
+};
+
+TEST(GpuPlacementCombined, OneGpuTypeReproducesPureDally) {
+  Combined c;
+  ASSERT_TRUE(c.Init(kSmall).ok());
+  int round = 0;
+  while (c.Round(round)) ++round;
+  Driver pure;
+  ASSERT_TRUE(pure.Init(kSmall).ok());
+  EXPECT_EQ(pure.RunToEnd("dally"), round);
+  EXPECT_EQ(c.r.Completions(), pure.Completions());
+  EXPECT_EQ(c.r.d.simulation().Save(), pure.d.simulation().Save());
+}
+
+TEST(GpuPlacementCombined, TwoGpuTypesShareByMaxMin) {
+  Combined c;
+  ASSERT_TRUE(c.Init("tick_s: 1800\n"
+                     "gpu_types:\n"
+                     "  - {name: v100, racks: 1, machines_per_rack: 2, gpus_per_machine: 8, speed: 1.0}\n"
+                     "  - {name: k80, racks: 1, machines_per_rack: 2, gpus_per_machine: 8, speed: 0.4,\n"
+                     "     model_speed: {ResNet50: 0.8}}\n"
+                     "workload: {source: synthetic, jobs: 30, arrivals: poisson, jobs_per_day: 200, seed: 3}\n")
+                  .ok());
+  std::set<int> pools_used;
+  int round = 0;
+  Allocation a;
+  while (c.Round(round, &a)) {
+    for (const SimJob& j : c.r.d.simulation().jobs())
+      if (j.running) pools_used.insert(j.pool);
+    EXPECT_LE(c.r.p.MeasureViolation(a.values).Max(), 1e-9) << "round " << round;
+    ++round;
+    ASSERT_LT(round, 5000);
+  }
+  EXPECT_EQ(c.r.d.simulation().remaining(), 0);
+  EXPECT_EQ(pools_used, (std::set<int>{0, 1}));
+  // A fast-pool-only job takes less time than on the slow pool: per-type speeds are applied.
+  bool slow_seen = false;
+  for (const SimJob& j : c.r.d.simulation().jobs()) slow_seen |= j.spec.pool_speed.size() == 2 && j.spec.pool_speed[1] < 1;
+  EXPECT_TRUE(slow_seen);
+}
+
+}  // namespace
+}  // namespace dede::gpu
