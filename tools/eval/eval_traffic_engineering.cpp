@@ -1,0 +1,316 @@
+// dede_eval, traffic engineering: DeDe (ADMM, warm-started across rounds, one solver per thread
+// count), exact (Clp on the whole path LP), POP-4/16/64 and demand pinning (the plugin's methods)
+// on the same rounds, for max total flow ("max_flow") and min max link utilisation ("min_mlu").
+//
+// Instances ("size"):
+//   small  B4 (tests/data/te), the first 3 shipped matrices at scale 4 (links congested), the
+//          shipped 4 edge-disjoint paths; 3 rounds; seconds.
+//   medium Kdl (754 nodes, 1,790 links; shared data) with a gravity matrix over every ordered
+//          pair, scaled so links are congested; 4 computed edge-disjoint min-hop paths; 2 rounds.
+//   paper  ASN2k (1,739 nodes, 8,558 links; shared data) with a gravity matrix; 1 round.
+// Every method's allocation goes through the plugin's repair, as in a deployment; `feasible` is
+// the model's largest violation <= 1e-6 after it. value: total flow (data units) or the max
+// link utilisation; quality: value / exact (max flow), exact / value (min max utilisation).
+//
+// Environment overrides for tuning runs (none needed for the defaults): TE_EVAL_SCALE (demand
+// factor), TE_EVAL_PAIR_FRACTION (share of ordered pairs with a demand), TE_EVAL_ADMM_RHO,
+// TE_EVAL_ADMM_SECONDS (DeDe's time budget per round), TE_EVAL_ADMM_EPS (eps_abs = eps_rel),
+// TE_EVAL_OBJECTIVES ("max_flow", "min_mlu" or both, comma separated).
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dede/solver.h"
+#include "eval.h"
+#include "runtime/solver_services.h"
+#include "te_plugin.h"
+
+namespace dede::eval {
+namespace {
+
+using te::Objective;
+using te::TrafficEngineeringPlugin;
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string Num(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.6g", v);
+  return buffer;
+}
+
+double EnvDouble(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const double d = std::strtod(v, &end);
+  return end != v ? d : fallback;
+}
+
+ConfigNode Scalar(const std::string& key, const std::string& value) {
+  return ConfigNode::Scalar(value, "dede_eval", 0, 0, "plugin.settings." + key);
+}
+
+struct SizeSpec {
+  std::string label;  // instance prefix
+  int rounds = 3;
+  double dede_budget_seconds = kInfinity;
+  std::vector<std::pair<std::string, std::string>> settings;
+  std::vector<std::string> matrices;                            // or ...
+  std::vector<std::pair<std::string, std::string>> traffic;     // ... a generator
+};
+
+Result<SizeSpec> Spec(const EvalOptions& options) {
+  SizeSpec spec;
+  const std::string seed = std::to_string(options.seed);
+  const std::string scale_env = std::getenv("TE_EVAL_SCALE") ? std::getenv("TE_EVAL_SCALE") : "";
+  const std::string pair_env =
+      std::getenv("TE_EVAL_PAIR_FRACTION") ? std::getenv("TE_EVAL_PAIR_FRACTION") : "";
+  if (options.size == "small") {
+    const std::string dir = options.repo_dir + "/tests/data/te";
+    std::vector<std::string> files = {dir + "/B4.json", dir + "/B4-paths.csv"};
+    for (int i = 0; i < 3; ++i) {
+      spec.matrices.push_back(dir + "/matrices/B4_real_" + std::to_string(i) + "_1.0.csv");
+      files.push_back(spec.matrices.back());
+    }
+    for (const std::string& f : files) {
+      if (!std::filesystem::exists(f))
+        return NotFound("traffic_engineering small: missing " + f +
+                        " (the shipped B4 data; is --repo-dir the source tree?)");
+    }
+    const std::string scale = scale_env.empty() ? "4" : scale_env;
+    spec.label = "b4-x" + scale;
+    spec.rounds = 3;
+    spec.settings = {{"topology", dir + "/B4.json"},
+                     {"paths", dir + "/B4-paths.csv"},
+                     {"scale", scale},
+                     {"record_paths", "false"}};
+    return spec;
+  }
+  std::string topology;
+  if (options.size == "medium") {
+    topology = "Kdl";
+    spec.rounds = 2;
+  } else if (options.size == "paper") {
+    topology = "ASN2k";
+    spec.rounds = 1;
+  } else {
+    return InvalidArgument("traffic_engineering: unknown size '" + options.size +
+                           "' (small, medium, paper)");
+  }
+  const std::string file =
+      options.shared_dir + "/dede-examples/traffic_engineering/topologies/" + topology + ".json";
+  if (!std::filesystem::exists(file)) {
+    return NotFound("traffic_engineering " + options.size + ": missing " + file + " (the " +
+                    topology + " topology of the shared data set dede-examples; pass "
+                    "--shared-dir pointing at shared/data)");
+  }
+  // Gravity traffic; the total is a multiple of the sum of the capacities divided by the mean
+  // path length, so that at the default scale most links are congested.
+  const std::string scale = scale_env.empty() ? (topology == "Kdl" ? "1" : "1") : scale_env;
+  spec.label = (topology == "Kdl" ? "kdl" : "asn2k") + std::string("/gravity-x") + scale;
+  spec.settings = {{"topology", file}, {"scale", scale}, {"record_paths", "false"}};
+  spec.traffic = {{"model", "gravity"}, {"seed", seed}, {"rounds", std::to_string(spec.rounds)}};
+  if (!pair_env.empty()) spec.traffic.emplace_back("pair_fraction", pair_env);
+  return spec;
+}
+
+ConfigNode Settings(const SizeSpec& spec, const std::string& objective, int rounds) {
+  ConfigNode node = ConfigNode::Map("dede_eval", 0, 0, "plugin.settings");
+  for (const auto& [k, v] : spec.settings) node.Insert(k, Scalar(k, v));
+  node.Insert("objective", Scalar("objective", objective));
+  if (!spec.matrices.empty()) {
+    ConfigNode list = ConfigNode::List("dede_eval", 0, 0, "plugin.settings.traffic_matrices");
+    for (const std::string& m : spec.matrices) list.Append(Scalar("traffic_matrices", m));
+    node.Insert("traffic_matrices", list);
+  } else {
+    ConfigNode traffic = ConfigNode::Map("dede_eval", 0, 0, "plugin.settings.traffic");
+    for (const auto& [k, v] : spec.traffic) traffic.Insert(k, Scalar("traffic." + k, v));
+    traffic.Insert("rounds", Scalar("traffic.rounds", std::to_string(rounds)));
+    node.Insert("traffic", traffic);
+  }
+  return node;
+}
+
+Status RunObjective(const EvalOptions& options,
+                    const SizeSpec& spec,
+                    const std::string& objective,
+                    const RowSink& sink) {
+  const bool max_flow = objective == "max_total_flow";
+  const std::string short_name = max_flow ? "max_flow" : "min_mlu";
+  const int rounds = options.rounds > 0 ? options.rounds : spec.rounds;
+  TrafficEngineeringPlugin plugin;
+  PluginContext context;
+  context.config_file = "dede_eval";
+  context.seed = options.seed;
+  Status status = plugin.Configure(Settings(spec, objective, rounds), context);
+  if (!status.ok()) return status;
+  Problem problem(0, 0);
+  const auto describe_start = Clock::now();
+  status = plugin.Describe(&problem);
+  if (!status.ok()) return status;
+  std::fprintf(stderr,
+               "traffic_engineering %s %s: %d nodes, %zu links, %d pairs, %d paths, %d "
+               "variables, %d constraints; described in %.1f s\n",
+               spec.label.c_str(),
+               short_name.c_str(),
+               plugin.topology().num_nodes(),
+               plugin.topology().links.size(),
+               plugin.num_pairs(),
+               plugin.num_paths_total(),
+               problem.num_variables(),
+               problem.num_constraints(),
+               Since(describe_start));
+
+  AdmmOptions admm;
+  admm.rho = EnvDouble("TE_EVAL_ADMM_RHO", admm.rho);
+  admm.time_limit_seconds = EnvDouble("TE_EVAL_ADMM_SECONDS", spec.dede_budget_seconds);
+  const double eps = EnvDouble("TE_EVAL_ADMM_EPS", 0.0);
+  if (eps > 0) admm.eps_abs = admm.eps_rel = eps;
+  ExactOptions exact_options;
+  exact_options.time_limit_seconds = options.exact_time_limit;
+  const SolverServices services = internal::MakeSolverServices(admm, exact_options);
+  // One warm-started ADMM solver per thread count (threads 0 = all hardware threads).
+  std::vector<std::unique_ptr<AdmmSolver>> solvers;
+  if (options.Wants("dede")) {
+    for (int threads : options.threads) {
+      AdmmOptions o = admm;
+      o.num_threads = threads;
+      solvers.push_back(std::make_unique<AdmmSolver>(problem, o));
+      if (!solvers.back()->setup_error().empty()) {
+        return Internal("traffic_engineering: ADMM setup: " + solvers.back()->setup_error());
+      }
+    }
+  }
+  auto value_of = [&](const Allocation& a) {
+    return max_flow ? plugin.TotalFlow(a) : plugin.MaxLinkUtilization(a);
+  };
+  for (int round = 0; round < rounds; ++round) {
+    bool finished = false;
+    status = plugin.Refresh(round, &problem, &finished);
+    if (!status.ok()) return status;
+    if (finished) break;
+    const std::string instance = spec.label + "/tm" + (round < 10 ? "0" : "") +
+                                 std::to_string(round);
+    EvalRow base;
+    base.domain = "traffic_engineering";
+    base.objective = short_name;
+    base.instance = instance;
+    base.round = round;
+    // Reference: the exact LP (first, so the other rows carry their quality).
+    double reference = std::nan("");
+    base.reference = "none";
+    auto finish = [&](EvalRow row, Allocation allocation, const SolveSummary& summary) {
+      const Status repaired = plugin.Repair(problem, &allocation);
+      row.feasible = repaired.ok() &&
+                     problem.MeasureViolation(allocation.values).Max() <= 1e-6;
+      row.value = value_of(allocation);
+      if (!std::isnan(reference) && row.value > 0) {
+        row.quality = max_flow ? row.value / reference : reference / row.value;
+      }
+      if (!row.note.empty()) row.note += "; ";
+      row.note += std::string(TerminationName(summary.termination)) +
+                  (summary.iterations >= 0 ? ", " + std::to_string(summary.iterations) +
+                                                 " iterations"
+                                           : "") +
+                  (max_flow ? ", satisfied demand " + Num(row.value / plugin.TotalDemand()) : "");
+      sink(row);
+      return row;
+    };
+    if (options.Wants("exact")) {
+      Allocation allocation;
+      SolveSummary summary;
+      const auto start = Clock::now();
+      SolveExact(problem, exact_options, &allocation, &summary);
+      const double seconds = Since(start);
+      EvalRow row = base;
+      row.method = "exact";
+      row.threads = 1;
+      row.seconds = seconds;
+      const bool usable = allocation.values.size() ==
+                              static_cast<std::size_t>(problem.num_variables()) &&
+                          summary.feasible;
+      if (usable) {
+        Allocation repaired = allocation;
+        if (plugin.Repair(problem, &repaired).ok()) {
+          reference = value_of(repaired);
+          base.reference = summary.termination == Termination::kConverged
+                               ? "exact"
+                               : "exact@" + Num(options.exact_time_limit) + "s";
+        }
+        row.note = "Clp " + std::string(TerminationName(summary.termination));
+        row.reference = base.reference;
+        finish(row, allocation, summary);
+      } else {
+        row.note = "exact gave no feasible allocation (" + summary.message + ")";
+        sink(row);
+      }
+    }
+    if (options.Wants("dede")) {
+      for (std::size_t i = 0; i < solvers.size(); ++i) {
+        Allocation allocation;
+        SolveSummary summary;
+        const auto start = Clock::now();
+        solvers[i]->Solve(&allocation, &summary);
+        EvalRow row = base;
+        row.method = "dede";
+        row.threads = options.threads[i] > 0 ? options.threads[i] : summary.num_threads;
+        row.seconds = Since(start);
+        if (allocation.values.size() != static_cast<std::size_t>(problem.num_variables())) {
+          row.note = "ADMM returned no allocation: " + summary.message;
+          sink(row);
+          continue;
+        }
+        row.note = "rho " + Num(summary.rho);
+        finish(row, allocation, summary);
+      }
+    }
+    for (const MethodInfo& method : plugin.Methods()) {
+      if (!options.Wants(method.name)) continue;
+      Allocation allocation;
+      SolveSummary summary;
+      const auto start = Clock::now();
+      status = plugin.SolveWith(method.name, round, problem, services, &allocation, &summary);
+      EvalRow row = base;
+      row.method = method.name;
+      row.seconds = Since(start);
+      row.threads = summary.num_threads > 0 ? summary.num_threads : 1;
+      if (!status.ok()) {
+        row.note = "failed: " + status.message();
+        sink(row);
+        continue;
+      }
+      row.note = summary.message;
+      finish(row, allocation, summary);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunTrafficEngineering(const EvalOptions& options, const RowSink& sink) {
+  Result<SizeSpec> spec = Spec(options);
+  if (!spec.ok()) return spec.status();
+  std::string which = std::getenv("TE_EVAL_OBJECTIVES") ? std::getenv("TE_EVAL_OBJECTIVES") : "";
+  if (which.empty()) which = "max_flow,min_mlu";
+  Status status;
+  if (which.find("max_flow") != std::string::npos) {
+    status.Update(RunObjective(options, spec.value(), "max_total_flow", sink));
+  }
+  if (which.find("min_mlu") != std::string::npos) {
+    status.Update(RunObjective(options, spec.value(), "min_max_utilization", sink));
+  }
+  return status;
+}
+
+}  // namespace dede::eval
