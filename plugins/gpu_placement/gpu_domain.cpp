@@ -2,11 +2,13 @@
 #include "gpu_domain.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <sstream>
+#include <string_view>
 
 namespace dede::gpu {
 namespace {
@@ -590,8 +592,8 @@ Status GpuPlacementDomain::Report(int round, const Problem& problem, const Alloc
       std::sort(racks.begin(), racks.end());
       racks.erase(std::unique(racks.begin(), racks.end()), racks.end());
       p.values = {{"gpus", j.running ? static_cast<double>(j.spec.gpus) : 0.0},
-                  {"machines", static_cast<double>(j.placement.size())},
-                  {"racks", static_cast<double>(racks.size())},
+                  {"machine_count", static_cast<double>(j.placement.size())},
+                  {"rack_count", static_cast<double>(racks.size())},
                   {"lease_end_s", j.running ? j.lease_end : Nan()}};
       p.labels = {{"gpu_type", j.running ? settings_.types[j.pool].name : ""},
                   {"tier", tier},
@@ -651,6 +653,12 @@ Status GpuPlacementDomain::Report(int round, const Problem& problem, const Alloc
 }
 
 Status GpuPlacementDomain::SaveState(int round, std::string* state) {
+  // A solver that returned no allocation skips Repair: the round's tick still happens (with
+  // the pools chosen before), so the saved state is the state after `round` in every case.
+  if (refreshed_round_ == round && ticked_round_ != round && sim_round_ == round) {
+    Tick(round);
+    ticked_round_ = round;
+  }
   if (round + 1 != sim_round_)
     return Internal("gpu_placement: SaveState for round " + std::to_string(round) + " but " +
                     std::to_string(sim_round_) + " ticks simulated");
@@ -660,8 +668,8 @@ Status GpuPlacementDomain::SaveState(int round, std::string* state) {
       << settings_.types.size();
   for (const auto& c : credit_)
     for (double v : c) {
-      std::snprintf(buf, sizeof(buf), " %a", v);
-      out << buf;
+      const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+      out << ' ' << std::string_view(buf, r.ptr - buf);
     }
   out << "\n" << sim_->Save();
   *state = out.str();
@@ -685,7 +693,9 @@ Status GpuPlacementDomain::RestoreState(int last_round, const std::string& state
     for (double& v : c) {
       std::string t;
       in >> t;
-      v = std::strtod(t.c_str(), nullptr);
+      if (std::from_chars(t.data(), t.data() + t.size(), v).ec != std::errc())
+        return FailedPrecondition("gpu_placement: the checkpoint of round " + std::to_string(last_round) +
+                                  " has a malformed share credit '" + t + "'");
     }
   std::getline(in, line);
   const std::string rest(std::istreambuf_iterator<char>(in), {});

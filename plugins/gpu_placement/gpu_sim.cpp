@@ -3,6 +3,7 @@
 #include "gpu_sim.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -536,15 +537,18 @@ void Simulation::GandivaRound(double now, int pool, std::vector<SimJob*>& w) {
 }
 
 // ---- checkpoint ---------------------------------------------------------------------------
-// Text, whitespace-separated; doubles in hexadecimal floating point so they round-trip exactly.
+// Text, whitespace-separated; doubles in their shortest round-trip form (std::to_chars), so they
+// read back bit-exactly.
 namespace {
 
 class Writer {
  public:
   Writer& D(double v) {
     char b[64];
-    std::snprintf(b, sizeof(b), "%a ", v);
-    s_ += b;
+    // Shortest representation that reads back to the same double (most values are short).
+    const auto r = std::to_chars(b, b + sizeof(b), v);
+    s_.append(b, r.ptr);
+    s_ += ' ';
     return *this;
   }
   Writer& I(int64_t v) {
@@ -569,9 +573,9 @@ class Reader {
   double D() {
     std::string t;
     if (!(in_ >> t)) return Fail();
-    char* end = nullptr;
-    const double v = std::strtod(t.c_str(), &end);
-    if (end == t.c_str() || *end != '\0') return Fail();
+    double v = 0;
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return Fail();
     return v;
   }
   int64_t I() {

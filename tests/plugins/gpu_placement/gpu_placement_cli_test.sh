@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# gpu_placement end to end: configs/gpu_dally.yaml (copied, 30 jobs, database rewritten) ->
+# `dede run` until every job completed -> SQLite rows; then the same deployment stopped after 7
+# rounds and resumed from its checkpoint must record identical job completions; then a tiresias
+# run of the Tiresias sample trace.
+# Usage: gpu_placement_cli_test.sh <dede binary> <plugin dir> <source dir>
+set -euo pipefail
+dede=$1
+plugins=$2
+src=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "gpu_placement_cli_test: $*"; exit 1; }
+export DEDE_PLUGIN_PATH=$plugins
+
+make_config() {  # $1 = output file, $2 = database
+  sed -e "s|database: dede-gpu-dally.db|database: $2|" -e "s|jobs: 60|jobs: 30|" \
+      "$src/configs/gpu_dally.yaml" > "$1"
+}
+make_config "$work/a.yaml" "$work/a.db"
+make_config "$work/b.yaml" "$work/b.db"
+
+out=$("$dede" validate "$work/a.yaml") || fail "validate exit: $out"
+grep -q "plugin gpu_placement .*, 1 resources, 30 demands" <<< "$out" || fail "validate: $out"
+"$dede" run "$work/a.yaml" > "$work/a.log" || { cat "$work/a.log"; fail "run"; }
+tail -n 2 "$work/a.log"
+grep -q "plugin has no data for round" "$work/a.log" || fail "the deployment should end when every job completed"
+q() { sqlite3 "$1" "$2"; }
+rounds=$(q "$work/a.db" "SELECT count(*) FROM rounds")
+[ "$rounds" -gt 10 ] || fail "only $rounds rounds"
+[ "$(q "$work/a.db" "SELECT count(DISTINCT method) FROM rounds")" = 1 ] || fail "method column"
+[ "$(q "$work/a.db" "SELECT method FROM rounds LIMIT 1")" = dally ] || fail "method should be dally"
+# Every job completes exactly once, with a JCT >= its queueing delay.
+[ "$(q "$work/a.db" "SELECT count(*) FROM domain_records WHERE kind = 'job' AND json_extract(data, '$.state') = 'finished'")" = 30 ] \
+  || fail "30 finished job records expected"
+[ "$(q "$work/a.db" "SELECT count(*) FROM domain_records WHERE kind = 'job' AND json_extract(data, '$.state') = 'finished' AND json_extract(data, '$.jct_s') >= json_extract(data, '$.queueing_s')")" = 30 ] \
+  || fail "jct >= queueing"
+[ "$(q "$work/a.db" "SELECT count(DISTINCT key) FROM domain_records WHERE kind = 'placement'")" = 30 ] || fail "placements"
+[ "$(q "$work/a.db" "SELECT count(*) FROM domain_records WHERE kind = 'timer'")" -ge 1 ] || fail "timer records"
+# The allocation holds who has GPUs: never more than the cluster's 64 GPUs, and equal to the metric.
+[ "$(q "$work/a.db" "SELECT count(*) FROM (SELECT round, sum(value) s FROM allocations GROUP BY round) WHERE s > 64")" = 0 ] \
+  || fail "allocation above capacity"
+[ "$(q "$work/a.db" "SELECT count(*) FROM metrics m WHERE name = 'gpus_held' AND value <> (SELECT coalesce(sum(value), 0) FROM allocations a WHERE a.round = m.round)")" = 0 ] \
+  || fail "gpus_held differs from the allocation"
+[ "$(q "$work/a.db" "SELECT count(*) FROM plugin_states")" = "$rounds" ] || fail "one checkpoint per round"
+[ "$(q "$work/a.db" "SELECT value FROM metrics WHERE name = 'finished_jobs' ORDER BY round DESC LIMIT 1")" = 30.0 ] \
+  || fail "finished_jobs metric"
+
+# Stop after 7 rounds, resume: identical completions.
+"$dede" run "$work/b.yaml" --rounds 7 > "$work/b1.log" || { cat "$work/b1.log"; fail "run b (7 rounds)"; }
+"$dede" run "$work/b.yaml" > "$work/b2.log" || { cat "$work/b2.log"; fail "resume b"; }
+grep -q "resuming deployment" "$work/b2.log" || fail "second run should resume"
+completions="SELECT key, json_extract(data, '$.completion_s') FROM domain_records WHERE kind = 'job' AND json_extract(data, '$.state') = 'finished' ORDER BY key"
+[ "$(q "$work/a.db" "$completions")" = "$(q "$work/b.db" "$completions")" ] || fail "resumed run differs"
+[ "$(q "$work/b.db" "SELECT count(*) FROM rounds")" = "$rounds" ] || fail "resumed run has another number of rounds"
+
+# Tiresias on the Tiresias sample trace (60 jobs, 2 x 2 x 4 GPUs, 5-minute ticks).
+sed -e "s|database: dede-gpu-dally.db|database: $work/t.db|" -e "s|method: dally|method: tiresias|" \
+    -e "s|tick_s: 3600 |tick_s: 300 |" \
+    -e "s|cluster: {racks: 2, machines_per_rack: 4, gpus_per_machine: 8}|cluster: {racks: 2, machines_per_rack: 2, gpus_per_machine: 4}|" \
+    -e "s|source: synthetic |source: tiresias_csv\n      trace: $src/tests/data/dally/tiresias_jobs_60.csv\n      #|" \
+    "$src/configs/gpu_dally.yaml" > "$work/t.yaml"
+"$dede" run "$work/t.yaml" > "$work/t.log" || { cat "$work/t.yaml" "$work/t.log"; fail "run tiresias"; }
+[ "$(q "$work/t.db" "SELECT count(*) FROM domain_records WHERE kind = 'job' AND json_extract(data, '$.state') = 'finished'")" = 60 ] \
+  || fail "tiresias sample: 60 finished jobs expected"
+echo "gpu_placement cli test passed"
