@@ -1,9 +1,470 @@
-// dede_eval: placeholder driver, replaced by the full harness (CSV, tables, plots).
+// dede_eval: the evaluation harness (issue 8).
+//
+//   dede_eval run --domain all --size small --threads 1,2 --out eval-out
+//       every method of each domain on the same instances and rounds, in this one process:
+//       eval-out/results.csv (one row per method, instance, round, threads), summary.md (the
+//       tables for BENCHMARKS.md) and one quality-vs-time plot per domain and objective
+//       (gnuplot, PNG + SVG).
+//   dede_eval convergence --out eval-out
+//       the residual and objective trace of one ADMM solve of a synthetic transport LP, with
+//       the exact optimum for reference, as CSV and a plot.
+//
+// Exit status: 0 all requested domains ran; 1 a domain failed or produced no rows (with
+// --check: also when a DeDe or exact row is infeasible); 2 bad command line.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
 
+#include <CLI/CLI.hpp>
+
+#include "dede/solver.h"
 #include "eval.h"
+#include "synthetic.h"
 
-int main() {
-  std::puts("dede_eval: harness under construction");
-  return 0;
+namespace fs = std::filesystem;
+using dede::eval::EvalOptions;
+using dede::eval::EvalRow;
+
+namespace {
+
+struct Domain {
+  std::string name;
+  dede::Status (*run)(const EvalOptions&, const dede::eval::RowSink&);
+};
+
+std::vector<Domain> CompiledDomains() {
+  std::vector<Domain> domains;
+#ifdef DEDE_EVAL_HAS_TE
+  domains.push_back({"traffic_engineering", &dede::eval::RunTrafficEngineering});
+#endif
+#ifdef DEDE_EVAL_HAS_CLUSTER
+  domains.push_back({"cluster_scheduling", &dede::eval::RunClusterScheduling});
+#endif
+#ifdef DEDE_EVAL_HAS_LB
+  domains.push_back({"load_balancing", &dede::eval::RunLoadBalancing});
+#endif
+  return domains;
+}
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string Number(double value, const char* format = "%.10g") {
+  if (std::isnan(value)) return "";
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), format, value);
+  return buffer;
+}
+
+class CsvWriter {
+ public:
+  explicit CsvWriter(const fs::path& path) : out_(path) {
+    out_ << "domain,objective,method,instance,round,threads,value,quality,reference,seconds,"
+            "feasible,note\n";
+    out_.flush();
+  }
+  bool ok() const { return static_cast<bool>(out_); }
+  void Write(const EvalRow& r) {
+    out_ << CsvField(r.domain) << ',' << CsvField(r.objective) << ',' << CsvField(r.method) << ','
+         << CsvField(r.instance) << ',' << r.round << ',' << r.threads << ',' << Number(r.value)
+         << ',' << Number(r.quality) << ',' << CsvField(r.reference) << ','
+         << Number(r.seconds, "%.6f") << ',' << (r.feasible ? 1 : 0) << ',' << CsvField(r.note)
+         << '\n';
+    out_.flush();  // an interrupted run keeps what it measured
+  }
+
+ private:
+  std::ofstream out_;
+};
+
+// Per (domain, objective, method, threads): what the tables and plots show.
+struct Aggregate {
+  int rows = 0;
+  int feasible = 0;
+  int with_quality = 0;
+  double quality_sum = 0;
+  double quality_min = INFINITY;
+  double value_sum = 0;
+  int with_value = 0;
+  double seconds_sum = 0;
+  double seconds_max = 0;
+  std::string reference;
+};
+
+using Key = std::tuple<std::string, std::string, std::string, int>;  // domain, obj, method, thr
+
+void Accumulate(const EvalRow& r, std::map<Key, Aggregate>* table) {
+  Aggregate& a = (*table)[{r.domain, r.objective, r.method, r.threads}];
+  ++a.rows;
+  a.feasible += r.feasible ? 1 : 0;
+  if (!std::isnan(r.quality)) {
+    ++a.with_quality;
+    a.quality_sum += r.quality;
+    a.quality_min = std::min(a.quality_min, r.quality);
+  }
+  if (!std::isnan(r.value)) {
+    ++a.with_value;
+    a.value_sum += r.value;
+  }
+  if (!std::isnan(r.seconds)) {
+    a.seconds_sum += r.seconds;
+    a.seconds_max = std::max(a.seconds_max, r.seconds);
+  }
+  if (a.reference.empty()) a.reference = r.reference;
+}
+
+std::string SummaryMarkdown(const std::map<Key, Aggregate>& table) {
+  std::ostringstream out;
+  std::string current;
+  for (const auto& [key, a] : table) {
+    const auto& [domain, objective, method, threads] = key;
+    const std::string heading = domain + " / " + objective;
+    if (heading != current) {
+      current = heading;
+      out << "\n#### " << heading << "\n\n"
+          << "| method | threads | rounds | mean value | mean quality | worst quality | "
+             "mean time (s) | max time (s) | feasible | quality vs |\n"
+          << "|---|---|---|---|---|---|---|---|---|---|\n";
+    }
+    const double mean_quality = a.with_quality > 0 ? a.quality_sum / a.with_quality : NAN;
+    out << "| " << method << " | " << threads << " | " << a.rows << " | "
+        << (a.with_value > 0 ? Number(a.value_sum / a.with_value, "%.6g") : "-") << " | "
+        << (a.with_quality > 0 ? Number(mean_quality, "%.6f") : "-") << " | "
+        << (a.with_quality > 0 ? Number(a.quality_min, "%.6f") : "-") << " | "
+        << Number(a.seconds_sum / std::max(1, a.rows), "%.4f") << " | "
+        << Number(a.seconds_max, "%.4f") << " | " << a.feasible << "/" << a.rows << " | "
+        << (a.reference.empty() ? "-" : a.reference) << " |\n";
+  }
+  return out.str();
+}
+
+bool HaveGnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
+
+std::string Slug(std::string text) {
+  for (char& c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return text;
+}
+
+// Quality (or value, when no method has a quality) against mean time, one point per method
+// and thread count, as in the paper's quality-vs-time figures. Returns the files written.
+std::vector<std::string> WritePlots(const std::map<Key, Aggregate>& table, const fs::path& dir,
+                                    bool run_gnuplot) {
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<std::string, Aggregate>>>
+      groups;
+  for (const auto& [key, a] : table) {
+    const auto& [domain, objective, method, threads] = key;
+    groups[{domain, objective}].push_back({method + " (" + std::to_string(threads) + "t)", a});
+  }
+  std::vector<std::string> written;
+  for (const auto& [group, points] : groups) {
+    const std::string base = Slug(group.first + "_" + group.second);
+    bool use_quality = false;
+    for (const auto& [label, a] : points) use_quality = use_quality || a.with_quality > 0;
+    const fs::path data = dir / (base + ".dat");
+    {
+      std::ofstream out(data);
+      out << "# label mean_seconds " << (use_quality ? "mean_quality" : "mean_value") << "\n";
+      for (const auto& [label, a] : points) {
+        const double y = use_quality
+                             ? (a.with_quality > 0 ? a.quality_sum / a.with_quality : NAN)
+                             : (a.with_value > 0 ? a.value_sum / a.with_value : NAN);
+        if (std::isnan(y)) continue;
+        out << '"' << label << "\" " << Number(std::max(1e-6, a.seconds_sum / a.rows), "%.6g")
+            << ' ' << Number(y, "%.8g") << "\n";
+      }
+    }
+    const fs::path script = dir / (base + ".gp");
+    {
+      std::ofstream gp(script);
+      const std::string title = group.first + ": " + group.second;
+      const std::string ylabel = use_quality ? "quality (1 = reference optimum)" : "value";
+      for (const char* terminal : {"pngcairo size 900,600", "svg size 900,600"}) {
+        const bool png = std::string(terminal).rfind("png", 0) == 0;
+        gp << "set terminal " << terminal << "\n"
+           << "set output '" << (dir / (base + (png ? ".png" : ".svg"))).string() << "'\n"
+           << "set title '" << title << "' noenhanced\n"
+           << "set xlabel 'mean solve time per round (s, log scale)'\n"
+           << "set ylabel '" << ylabel << "'\n"
+           << "set logscale x\nset grid\nset key off\nset offsets graph 0.1, graph 0.25, "
+              "graph 0.1, graph 0.1\n"
+           << "plot '" << data.string() << "' using 2:3:($0 + 1) with points pt 7 ps 1.5 lc variable, \\\n"
+           << "     '' using 2:3:1 with labels offset 0,1 noenhanced\n";
+      }
+    }
+    written.push_back(script.string());
+    if (run_gnuplot) {
+      const std::string command = "gnuplot '" + script.string() + "' 2>&1";
+      if (std::system(command.c_str()) != 0) {
+        std::cerr << "dede_eval: gnuplot failed on " << script << "\n";
+      } else {
+        written.push_back((dir / (base + ".png")).string());
+        written.push_back((dir / (base + ".svg")).string());
+      }
+    }
+  }
+  return written;
+}
+
+std::vector<int> ParseThreads(const std::string& text) {
+  std::vector<int> threads;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item == "all") {
+      threads.push_back(0);
+      continue;
+    }
+    std::size_t used = 0;
+    const int value = std::stoi(item, &used);
+    if (used != item.size() || value < 0) throw std::invalid_argument(item);
+    threads.push_back(value);
+  }
+  return threads;
+}
+
+int RunCommand(EvalOptions options, const std::vector<std::string>& domains_wanted,
+               const fs::path& out_dir, bool plots, bool check) {
+  std::vector<Domain> domains;
+  for (const Domain& d : CompiledDomains()) {
+    if (domains_wanted.empty() ||
+        std::find(domains_wanted.begin(), domains_wanted.end(), d.name) != domains_wanted.end()) {
+      domains.push_back(d);
+    }
+  }
+  for (const std::string& wanted : domains_wanted) {
+    bool known = false;
+    for (const Domain& d : CompiledDomains()) known = known || d.name == wanted;
+    if (!known) {
+      std::string names;
+      for (const Domain& d : CompiledDomains()) names += (names.empty() ? "" : ", ") + d.name;
+      std::cerr << "dede_eval: --domain " << wanted << ": not built into this binary (built: "
+                << (names.empty() ? "none" : names) << ")\n";
+      return 2;
+    }
+  }
+  if (domains.empty()) {
+    std::cerr << "dede_eval: no domain is built into this binary\n";
+    return 1;
+  }
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    std::cerr << "dede_eval: cannot create " << out_dir << ": " << ec.message() << "\n";
+    return 2;
+  }
+  CsvWriter csv(out_dir / "results.csv");
+  if (!csv.ok()) {
+    std::cerr << "dede_eval: cannot write " << (out_dir / "results.csv") << "\n";
+    return 2;
+  }
+  std::map<Key, Aggregate> table;
+  int exit_code = 0;
+  for (const Domain& domain : domains) {
+    int rows = 0;
+    int bad = 0;
+    const auto start = std::chrono::steady_clock::now();
+    std::cout << "== " << domain.name << " (size " << options.size << ")\n" << std::flush;
+    const dede::Status status = domain.run(options, [&](const EvalRow& row) {
+      EvalRow r = row;
+      if (r.domain.empty()) r.domain = domain.name;
+      csv.Write(r);
+      Accumulate(r, &table);
+      ++rows;
+      const bool must_be_feasible = r.method == "dede" || r.method == "exact";
+      if (check && must_be_feasible && !r.feasible) ++bad;
+      std::cout << "  " << r.objective << "  " << r.method << " x" << r.threads << "  "
+                << r.instance << " round " << r.round << "  value " << Number(r.value, "%.6g")
+                << "  quality " << Number(r.quality, "%.6f") << "  " << Number(r.seconds, "%.3f")
+                << " s" << (r.feasible ? "" : "  INFEASIBLE") << "\n"
+                << std::flush;
+    });
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!status.ok()) {
+      std::cerr << "dede_eval: " << domain.name << ": " << status.message() << "\n";
+      exit_code = 1;
+    }
+    if (rows == 0) {
+      std::cerr << "dede_eval: " << domain.name << " produced no rows\n";
+      exit_code = 1;
+    }
+    if (bad > 0) {
+      std::cerr << "dede_eval: " << domain.name << ": " << bad
+                << " DeDe/exact rows are infeasible\n";
+      exit_code = 1;
+    }
+    std::cout << "   " << rows << " rows in " << Number(seconds, "%.1f") << " s\n";
+  }
+  const std::string summary = SummaryMarkdown(table);
+  {
+    std::ofstream out(out_dir / "summary.md");
+    out << "<!-- dede_eval run --size " << options.size << " -->\n" << summary;
+  }
+  std::cout << summary;
+  if (plots) {
+    const bool gnuplot = HaveGnuplot();
+    if (!gnuplot) std::cerr << "dede_eval: gnuplot not found: writing .gp/.dat files only\n";
+    for (const std::string& f : WritePlots(table, out_dir, gnuplot)) {
+      std::cout << "wrote " << f << "\n";
+    }
+  }
+  std::cout << "wrote " << (out_dir / "results.csv").string() << ", "
+            << (out_dir / "summary.md").string() << "\n";
+  return exit_code;
+}
+
+int ConvergenceCommand(const dede::tools::SyntheticSpec& spec, int threads, double rho,
+                       const fs::path& out_dir, bool plots) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  const auto problem = dede::tools::MakeTransportLp(spec);
+  dede::ExactOptions exact_options;
+  dede::Allocation exact;
+  dede::SolveSummary exact_summary;
+  dede::SolveExact(*problem, exact_options, &exact, &exact_summary);
+  dede::AdmmOptions options;
+  options.num_threads = threads;
+  options.rho = rho;
+  options.check_termination_every = 1;  // a trace point per iteration
+  dede::AdmmSolver solver(*problem, options);
+  dede::Allocation allocation;
+  dede::SolveSummary summary;
+  solver.Solve(&allocation, &summary);
+  const fs::path csv = out_dir / "convergence.csv";
+  {
+    std::ofstream out(csv);
+    out << "iteration,seconds,primal_residual,dual_residual,primal_tolerance,dual_tolerance,rho,"
+           "objective,relative_gap\n";
+    for (const dede::IterationSummary& t : summary.trace) {
+      const double gap = std::abs(t.objective - exact_summary.objective) /
+                         std::max(1.0, std::abs(exact_summary.objective));
+      out << t.iteration << ',' << Number(t.seconds, "%.6f") << ',' << Number(t.primal_residual)
+          << ',' << Number(t.dual_residual) << ',' << Number(t.primal_tolerance) << ','
+          << Number(t.dual_tolerance) << ',' << Number(t.rho) << ',' << Number(t.objective)
+          << ',' << Number(gap) << '\n';
+    }
+  }
+  std::printf("transport LP %d x %d (%d entries): exact %.10g (%s, %.3f s); ADMM %.10g after "
+              "%d iterations (%s, %.3f s)\nwrote %s\n",
+              spec.resources, spec.demands, problem->num_variables(), exact_summary.objective,
+              dede::TerminationName(exact_summary.termination), exact_summary.total_seconds,
+              summary.objective, summary.iterations, dede::TerminationName(summary.termination),
+              summary.total_seconds, csv.string().c_str());
+  if (plots && HaveGnuplot()) {
+    const fs::path script = out_dir / "convergence.gp";
+    {
+      std::ofstream gp(script);
+      gp << "set terminal pngcairo size 900,900\nset output '"
+         << (out_dir / "convergence.png").string() << "'\n"
+         << "set datafile separator ','\nset multiplot layout 2,1\nset logscale y\nset grid\n"
+         << "set title 'ADMM residuals (transport LP " << spec.resources << " x " << spec.demands
+         << ")'\nset xlabel 'iteration'\n"
+         << "plot '" << csv.string() << "' every ::1 using 1:3 with lines title 'primal', \\\n"
+         << "     '' every ::1 using 1:4 with lines title 'dual', \\\n"
+         << "     '' every ::1 using 1:5 with lines dt 2 title 'primal tol', \\\n"
+         << "     '' every ::1 using 1:6 with lines dt 2 title 'dual tol'\n"
+         << "set title 'relative objective gap to the exact optimum'\n"
+         << "plot '' every ::1 using 1:9 with lines title 'gap'\n"
+         << "unset multiplot\n";
+    }
+    const std::string command = "gnuplot '" + script.string() + "'";
+    if (std::system(command.c_str()) == 0) {
+      std::printf("wrote %s\n", (out_dir / "convergence.png").string().c_str());
+    } else {
+      std::fprintf(stderr, "dede_eval: gnuplot failed on %s\n", script.string().c_str());
+    }
+  }
+  return summary.IsSolutionUsable() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"dede_eval: DeDe against exact, POP-k and the domain heuristics, side by side"};
+  app.require_subcommand(1);
+
+  EvalOptions options;
+  options.repo_dir = DEDE_SOURCE_DIR;
+  options.shared_dir = (fs::path(DEDE_SOURCE_DIR) / ".." / "shared" / "data").lexically_normal();
+  std::vector<std::string> domains;
+  std::string threads_text = "1,all";
+  std::string out_dir = "eval-out";
+  bool no_plots = false;
+  bool check = false;
+  auto* run = app.add_subcommand("run", "run every method of the chosen domains");
+  run->add_option("--domain", domains,
+                  "traffic_engineering, cluster_scheduling, load_balancing (repeatable; "
+                  "default: all built)");
+  run->add_option("--size", options.size, "small (seconds), medium (minutes), paper")
+      ->check(CLI::IsMember({"small", "medium", "paper"}))
+      ->capture_default_str();
+  run->add_option("--threads", threads_text, "DeDe thread counts, comma-separated; all = every "
+                                             "hardware thread")
+      ->capture_default_str();
+  run->add_option("--rounds", options.rounds, "rounds per instance (0: the size's default)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--exact-time-limit", options.exact_time_limit, "seconds per exact solve")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run->add_option("--seed", options.seed, "seed for generated instances and POP partitions")
+      ->capture_default_str();
+  run->add_option("--methods", options.methods, "only these methods (default: all)");
+  run->add_option("--shared-data", options.shared_dir,
+                  "the shared data directory (topologies, traces) for medium and paper sizes")
+      ->capture_default_str();
+  run->add_option("--out", out_dir, "output directory")->capture_default_str();
+  run->add_flag("--no-plots", no_plots, "skip gnuplot");
+  run->add_flag("--check", check, "also fail if a DeDe or exact row is infeasible (for tests)");
+
+  dede::tools::SyntheticSpec spec;
+  spec.resources = 100;
+  spec.demands = 1000;
+  spec.entries_per_demand = 20;
+  int conv_threads = 0;
+  double rho = 1.0;
+  std::string conv_out = "eval-out";
+  auto* conv = app.add_subcommand("convergence", "residual and objective trace of one ADMM solve");
+  conv->add_option("--resources", spec.resources)->capture_default_str();
+  conv->add_option("--demands", spec.demands)->capture_default_str();
+  conv->add_option("--entries-per-demand", spec.entries_per_demand)->capture_default_str();
+  conv->add_option("--seed", spec.seed)->capture_default_str();
+  conv->add_option("--threads", conv_threads, "0: all")->capture_default_str();
+  conv->add_option("--rho", rho)->check(CLI::PositiveNumber)->capture_default_str();
+  conv->add_option("--out", conv_out)->capture_default_str();
+  bool conv_no_plots = false;
+  conv->add_flag("--no-plots", conv_no_plots);
+
+  try {
+    app.parse(argc, argv);
+    if (run->parsed()) options.threads = ParseThreads(threads_text);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const std::exception&) {
+    std::cerr << "dede_eval: --threads " << threads_text
+              << ": expected comma-separated counts >= 0 or 'all'\n";
+    return 2;
+  }
+  if (run->parsed()) return RunCommand(options, domains, out_dir, !no_plots, check);
+  return ConvergenceCommand(spec, conv_threads, rho, conv_out, !conv_no_plots);
 }
