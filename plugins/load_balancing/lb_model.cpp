@@ -7,16 +7,14 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <utility>
 
 namespace dede::lb {
 namespace {
 
-constexpr double kTiny = 1e-9;  // fractions below this are dropped by the greedy repair
-// Shares of the solver's x below this are dropped (and the column renormalised) before the
-// greedy repair: ADMM leaves small fractions that would each cost a placement (y = 1).
-constexpr double kDust = 1e-2;
+
 
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
@@ -93,8 +91,17 @@ Status LoadShardLoads(const std::string& path, std::vector<std::vector<double>>*
   return Status::Ok();
 }
 
-int LbModel::x_entry(int s, int k) const { return xid_[s][k]; }
-int LbModel::y_entry(int s, int k) const { return yid_[s][k]; }
+int LbModel::x_entry(int s, int k) const {
+  const auto& c = cand_[k];
+  auto it = std::lower_bound(c.begin(), c.end(), s);
+  return it != c.end() && *it == s ? xid_[k][it - c.begin()] : -1;
+}
+
+int LbModel::y_entry(int s, int k) const {
+  const auto& c = cand_[k];
+  auto it = std::lower_bound(c.begin(), c.end(), s);
+  return it != c.end() && *it == s ? yid_[k][it - c.begin()] : -1;
+}
 
 Status LbModel::Build(const LbOptions& options, std::vector<std::vector<double>> loads, Problem* p) {
   opt_ = options;
@@ -110,9 +117,14 @@ Status LbModel::Build(const LbOptions& options, std::vector<std::vector<double>>
                            std::to_string(K) + ": no placement fits");
   for (auto& row : loads) row.resize(K);
   loads_ = std::move(loads);
-  // Candidates: enough servers for the shard's largest share of the band in any round, twice.
   cand_.assign(K, {});
+  allowed_.clear();
   for (int k = 0; k < K; ++k) {
+    if (opt_.candidates <= 0 || opt_.candidates >= S) {
+      for (int s = 0; s < S; ++s) cand_[k].push_back(s);
+      continue;
+    }
+    // Enough servers for the shard's largest share of the band in any round, twice.
     double need = 1;
     for (const auto& row : loads_) {
       double total = 0;
@@ -122,254 +134,191 @@ Status LbModel::Build(const LbOptions& options, std::vector<std::vector<double>>
     }
     const int n = std::min(S, std::max(opt_.candidates, 2 * static_cast<int>(need)));
     for (int j = 0; j < n; ++j) cand_[k].push_back((k + j) % S);
+    std::sort(cand_[k].begin(), cand_[k].end());
   }
+  if (opt_.candidates > 0 && opt_.candidates < S) allowed_ = cand_;
   *p = Problem(S, K);
   p->SetObjectiveSense(ObjectiveSense::kMinimize);
   const int xm = p->AddAllocation("x", Domain::Box(0, 1));
   const int ym = p->AddAllocation("y", Domain::Binary());
-  xid_.assign(S, std::vector<int>(K, -1));
-  yid_.assign(S, std::vector<int>(K, -1));
+  xid_.assign(K, {});
+  yid_.assign(K, {});
   std::vector<LinearExpr> load_row(S), mem_row(S);
   for (int k = 0; k < K; ++k) {
     LinearExpr column;
     for (int s : cand_[k]) {
-      xid_[s][k] = p->AddEntry(xm, s, k);
-      yid_[s][k] = p->AddEntry(ym, s, k);
-      column.Add(xid_[s][k], 1.0);
-      load_row[s].Add(xid_[s][k], std::max(loads_[0][k], 1e-6));  // coefficient set per round
-      mem_row[s].Add(yid_[s][k], 1.0);
-      p->AddLinearCost(yid_[s][k], 1.0);
+      const VarId x = p->AddEntry(xm, s, k), y = p->AddEntry(ym, s, k);
+      xid_[k].push_back(x);
+      yid_[k].push_back(y);
+      column.Add(x, 1.0);
+      load_row[s].Add(x, 1.0);  // coefficient set per round
+      mem_row[s].Add(y, 1.0);
+      p->AddLinearCost(y, 1.0);
+      LinearExpr link;
+      link.Add(x, 1.0).Add(y, -1.0);
+      p->AddConstraint(BlockId::Resource(s), link, Sense::kLessEqual, 0.0);
     }
-    demand_.push_back(p->AddConstraint(BlockId::Demand(k), column, Sense::kEqual, 1.0,
-                                       "place[" + std::to_string(k) + "]"));
+    p->AddConstraint(BlockId::Demand(k), column, Sense::kEqual, 1.0, "place[" + std::to_string(k) + "]");
   }
+  low_.clear();
+  high_.clear();
   for (int s = 0; s < S; ++s) {
     const BlockId b = BlockId::Resource(s);
     low_.push_back(p->AddConstraint(b, load_row[s], Sense::kGreaterEqual, 0.0, "low[" + std::to_string(s) + "]"));
     high_.push_back(p->AddConstraint(b, load_row[s], Sense::kLessEqual, 0.0, "high[" + std::to_string(s) + "]"));
-    mem_.push_back(p->AddConstraint(b, mem_row[s], Sense::kLessEqual, opt_.memory_limit,
-                                    "memory[" + std::to_string(s) + "]"));
-    for (int k = 0; k < K; ++k) {
-      if (xid_[s][k] < 0) continue;
-      LinearExpr link;
-      link.Add(xid_[s][k], 1.0).Add(yid_[s][k], -1.0);
-      p->AddConstraint(b, link, Sense::kLessEqual, 0.0);
-    }
+    p->AddConstraint(b, mem_row[s], Sense::kLessEqual, opt_.memory_limit, "memory[" + std::to_string(s) + "]");
   }
-  cached_round_ = -1;
-  return SetRound(0, p);
+  return SetRound(0, InitialPlacement(S, K), p);
 }
 
-Status LbModel::SetRound(int round, Problem* p) {
+Status LbModel::SetRound(int round, const ServerSets& current, Problem* p) {
   if (round < 0 || round >= num_rounds())
     return InvalidArgument("load_balancing: no shard loads for round " + std::to_string(round));
   const int S = opt_.servers, K = opt_.shards;
-  if (cached_round_ < 0 || cached_round_ > round) {
-    cached_.assign(S, std::vector<char>(K, 0));
-    for (int k = 0; k < K; ++k) cached_[k % S][k] = 1;
-    cached_round_ = 0;
-  }
-  while (cached_round_ < round) {
-    // The previous round's placement, load split evenly, repaired greedily for that round.
-    std::vector<std::vector<double>> frac(S, std::vector<double>(K, 0.0));
-    for (int k = 0; k < K; ++k) {
-      int n = 0;
-      for (int s = 0; s < S; ++s) n += cached_[s][k];
-      for (int s = 0; s < S; ++s)
-        if (cached_[s][k]) frac[s][k] = 1.0 / n;
-    }
-    GreedyFix(loads_[cached_round_], &frac, cached_);
-    for (int s = 0; s < S; ++s)
-      for (int k = 0; k < K; ++k) cached_[s][k] = frac[s][k] > 0 ? 1 : 0;
-    ++cached_round_;
-  }
+  if (static_cast<int>(current.size()) != K)
+    return InvalidArgument("load_balancing: current placement has " + std::to_string(current.size()) +
+                           " shards, expected " + std::to_string(K));
+  for (int k = 0; k < K; ++k)
+    for (int s : current[k])
+      if (s < 0 || s >= S || x_entry(s, k) < 0)
+        return InvalidArgument("load_balancing: current placement puts shard " + std::to_string(k) +
+                               " on server " + std::to_string(s) + ", not a candidate");
   round_ = round;
-  cur_ = cached_;
+  cur_ = current;
   const std::vector<double>& load = loads_[round];
   double total = 0;
   for (double v : load) total += v;
-  avg_ = total / S;
+  const double avg = total / S;
   for (int s = 0; s < S; ++s) {
-    p->SetRhs(low_[s], (1 - opt_.epsilon) * avg_);
-    p->SetRhs(high_[s], (1 + opt_.epsilon) * avg_);
-    for (int k = 0; k < K; ++k) {
-      if (xid_[s][k] < 0) continue;
-      p->SetCoefficient(low_[s], xid_[s][k], load[k]);
-      p->SetCoefficient(high_[s], xid_[s][k], load[k]);
-      p->SetLinearCost(yid_[s][k], cur_[s][k] ? 0.0 : 1.0);
-    }
+    p->SetRhs(low_[s], (1 - opt_.epsilon) * avg);
+    p->SetRhs(high_[s], (1 + opt_.epsilon) * avg);
   }
+  for (int k = 0; k < K; ++k)
+    for (std::size_t j = 0; j < cand_[k].size(); ++j) {
+      const int s = cand_[k][j];
+      p->SetCoefficient(low_[s], xid_[k][j], load[k]);
+      p->SetCoefficient(high_[s], xid_[k][j], load[k]);
+      const bool here = std::binary_search(current[k].begin(), current[k].end(), s);
+      p->SetLinearCost(yid_[k][j], here ? 0.0 : 1.0);
+    }
   return Status::Ok();
 }
 
-bool LbModel::GreedyFix(const std::vector<double>& load, std::vector<std::vector<double>>* frac_ptr,
-                        const std::vector<std::vector<char>>& cur) const {
-  auto& frac = *frac_ptr;
-  const int S = opt_.servers, K = opt_.shards;
-  double total = 0;
-  for (int k = 0; k < K; ++k) total += load[k];
-  const double avg = total / S;
-  const double lo = (1 - opt_.epsilon) * avg, hi = (1 + opt_.epsilon) * avg;
-  const double tol = 1e-9 * std::max(1.0, avg);
-  // 1. Columns: clip, drop dust, normalise over the candidates.
-  for (int k = 0; k < K; ++k) {
-    double sum = 0;
-    for (int s = 0; s < S; ++s) {
-      double& f = frac[s][k];
-      if (xid_[s][k] < 0 || !(f > kDust)) f = 0;
-      f = std::min(f, 1.0);
-      sum += f;
+Instance LbModel::instance() const {
+  Instance in;
+  in.servers = opt_.servers;
+  in.load = loads_[round_];
+  in.epsilon = opt_.epsilon;
+  in.memory_limit = opt_.memory_limit;
+  return in;
+}
+
+Status LbModel::ToAllocation(const Placement& placement, const Problem& p, Allocation* a) const {
+  const int K = opt_.shards;
+  if (static_cast<int>(placement.shares.size()) != K)
+    return Internal("load_balancing: placement has " + std::to_string(placement.shares.size()) + " shards");
+  a->values.assign(p.num_variables(), 0.0);
+  for (int k = 0; k < K; ++k)
+    for (const auto& [s, f] : placement.shares[k]) {
+      if (f <= 0) continue;
+      const int x = x_entry(s, k);
+      if (x < 0)
+        return Internal("load_balancing: placement puts shard " + std::to_string(k) + " on server " +
+                        std::to_string(s) + ", not a candidate");
+      a->values[x] += f;
+      a->values[y_entry(s, k)] = 1.0;
     }
-    if (sum <= 0) {
-      int home = cand_[k][0];
-      for (int s : cand_[k])
-        if (cur[s][k]) { home = s; break; }
-      frac[home][k] = 1;
-      sum = 1;
+  return Status::Ok();
+}
+
+Placement LbModel::ToPlacement(const Allocation& a) const {
+  Placement out;
+  out.shares.assign(opt_.shards, {});
+  for (int k = 0; k < opt_.shards; ++k)
+    for (std::size_t j = 0; j < cand_[k].size(); ++j) {
+      const double x = a.values[xid_[k][j]];
+      if (x > 1e-9) out.shares[k].push_back({cand_[k][j], x});
     }
-    for (int s = 0; s < S; ++s) frac[s][k] /= sum;
-  }
-  std::vector<double> L(S, 0.0);
-  std::vector<int> cnt(S, 0);
-  for (int s = 0; s < S; ++s)
-    for (int k = 0; k < K; ++k)
-      if (frac[s][k] > 0) { L[s] += load[k] * frac[s][k]; ++cnt[s]; }
-  auto move = [&](int s, int t, int k, double amount_load) {
-    const double df = load[k] > 0 ? std::min(frac[s][k], amount_load / load[k]) : frac[s][k];
-    if (frac[t][k] == 0) ++cnt[t];
-    frac[t][k] += df;
-    frac[s][k] -= df;
-    L[t] += df * load[k];
-    L[s] -= df * load[k];
-    if (frac[s][k] <= kTiny) {  // the rest goes along
-      frac[t][k] += frac[s][k];
-      L[t] += frac[s][k] * load[k];
-      L[s] -= frac[s][k] * load[k];
-      frac[s][k] = 0;
-      --cnt[s];
-    }
-  };
-  // 2. Memory: servers above the limit hand their smallest shares to a server already hosting
-  //    part of the shard, else to a candidate with room.
-  for (int s = 0; s < S; ++s) {
-    for (int guard = 0; cnt[s] > opt_.memory_limit && guard < K; ++guard) {
-      int best_k = -1, best_t = -1;
-      for (int k = 0; k < K; ++k) {
-        if (frac[s][k] <= 0) continue;
-        for (int t : cand_[k]) {
-          if (t == s || (frac[t][k] == 0 && cnt[t] >= opt_.memory_limit)) continue;
-          if (best_k < 0 || frac[s][k] * load[k] < frac[s][best_k] * load[best_k]) { best_k = k; best_t = t; }
-          break;
-        }
-      }
-      if (best_k < 0) break;
-      move(s, best_t, best_k, frac[s][best_k] * load[best_k] + 1);
-    }
-  }
-  // 3. Band: move load from the most loaded server above `hi` and into the least loaded server
-  //    below `lo`, preferring targets that already host the shard (no new movement).
-  // Every server outside the band is tried, worst first, until one move succeeds.
-  for (int iter = 0; iter < 20 * K * S; ++iter) {
-    std::vector<int> overs, unders;
-    for (int s = 0; s < S; ++s) {
-      if (L[s] > hi + tol) overs.push_back(s);
-      if (L[s] < lo - tol) unders.push_back(s);
-    }
-    if (overs.empty() && unders.empty()) break;
-    std::sort(overs.begin(), overs.end(), [&](int a, int b) { return L[a] > L[b]; });
-    std::sort(unders.begin(), unders.end(), [&](int a, int b) { return L[a] < L[b]; });
-    bool moved = false;
-    for (int over : overs) {
-      // Best (shard, target): target already hosts (cheaper), then smallest target load.
-      int bk = -1, bt = -1;
-      double bscore = 0;
-      for (int k = 0; k < K; ++k) {
-        if (frac[over][k] <= 0) continue;
-        for (int t : cand_[k]) {
-          if (t == over || L[t] >= hi - tol) continue;
-          if (frac[t][k] == 0 && cnt[t] >= opt_.memory_limit) continue;
-          const double score = (frac[t][k] > 0 || cur[t][k] ? 0 : 1e12) + L[t];
-          if (bk < 0 || score < bscore) { bk = k; bt = t; bscore = score; }
-        }
-      }
-      if (bk >= 0) {
-        move(over, bt, bk, std::min(L[over] - hi, hi - L[bt]));
-        moved = true;
+  return out;
+}
+
+Check LbModel::Evaluate(const Allocation& a) const {
+  Check c = dede::lb::Evaluate(instance(), cur_, ToPlacement(a));
+  // y must be integral and cover x (x <= y).
+  for (int k = 0; c.feasible && k < opt_.shards; ++k)
+    for (std::size_t j = 0; j < cand_[k].size(); ++j) {
+      const double x = a.values[xid_[k][j]], y = a.values[yid_[k][j]];
+      if (std::abs(y - std::round(y)) > 1e-6 || x > y + 1e-6) {
+        c.feasible = false;
+        c.why = "y not integral or below x for shard " + std::to_string(k);
         break;
       }
     }
-    for (int under : unders) {
-      if (moved) break;
-      int bk = -1, bs = -1;
-      double bscore = 0;
-      for (int k = 0; k < K; ++k) {
-        if (xid_[under][k] < 0) continue;
-        if (frac[under][k] == 0 && cnt[under] >= opt_.memory_limit) continue;
-        for (int s : cand_[k]) {
-          if (s == under || frac[s][k] <= 0 || L[s] <= lo + tol) continue;
-          const double score = (frac[under][k] > 0 || cur[under][k] ? 0 : 1e12) - L[s];
-          if (bk < 0 || score < bscore) { bk = k; bs = s; bscore = score; }
-        }
-      }
-      if (bk >= 0) {
-        move(bs, under, bk, std::min(lo - L[under], L[bs] - lo));
-        moved = true;
-      }
-    }
-    if (!moved) break;
-  }
-  bool ok = true;
-  for (int s = 0; s < S; ++s)
-    ok = ok && L[s] >= lo - 1e-6 * std::max(1.0, lo) && L[s] <= hi + 1e-6 * std::max(1.0, hi) &&
-         cnt[s] <= opt_.memory_limit;
-  return ok;
+  return c;
 }
 
 bool LbModel::Repair(const Problem& p, Allocation* a) const {
-  (void)p;
-  const int S = opt_.servers, K = opt_.shards;
-  std::vector<std::vector<double>> frac(S, std::vector<double>(K, 0.0));
-  for (int s = 0; s < S; ++s)
-    for (int k = 0; k < K; ++k)
-      if (xid_[s][k] >= 0) frac[s][k] = a->values[xid_[s][k]];
-  const bool ok = GreedyFix(loads_[round_], &frac, cur_);
-  for (int s = 0; s < S; ++s)
-    for (int k = 0; k < K; ++k) {
-      if (xid_[s][k] < 0) continue;
-      a->values[xid_[s][k]] = frac[s][k];
-      a->values[yid_[s][k]] = frac[s][k] > 0 ? 1.0 : 0.0;
-    }
-  return ok;
+  if (Evaluate(*a).feasible) return true;
+  const int K = opt_.shards;
+  ServerSets start(K);
+  for (int k = 0; k < K; ++k) {
+    for (std::size_t j = 0; j < cand_[k].size(); ++j)
+      if (a->values[xid_[k][j]] > 1e-2) start[k].push_back(cand_[k][j]);
+    if (start[k].empty()) start[k] = cur_[k];
+    if (start[k].empty()) start[k] = {cand_[k][0]};
+  }
+  Placement placement;
+  if (!RepairPlacement(instance(), cur_, start, allowed_, /*prune=*/false, /*keep_alive=*/false, 0,
+                       &placement, nullptr, nullptr)
+           .ok())
+    return false;
+  if (!ToAllocation(placement, p, a).ok()) return false;
+  return Evaluate(*a).feasible;
 }
 
-LbModel::RoundMetrics LbModel::Evaluate(const Problem& p, const Allocation& a) const {
-  (void)p;
-  const int S = opt_.servers, K = opt_.shards;
-  const std::vector<double>& load = loads_[round_];
-  RoundMetrics m;
-  m.low = (1 - opt_.epsilon) * avg_;
-  m.high = (1 + opt_.epsilon) * avg_;
-  bool ok = true;
-  std::vector<double> L(S, 0.0), col(K, 0.0);
-  std::vector<double> cnt(S, 0.0);
-  for (int s = 0; s < S; ++s)
-    for (int k = 0; k < K; ++k) {
-      if (xid_[s][k] < 0) continue;
-      const double x = a[xid_[s][k]], y = a[yid_[s][k]];
-      L[s] += load[k] * x;
-      col[k] += x;
-      cnt[s] += y;
-      m.movements += (cur_[s][k] ? 0.0 : 1.0) * y;
-      ok = ok && std::abs(y - std::round(y)) <= 1e-6 && x <= y + 1e-6 && x >= -1e-6;
-    }
-  for (int k = 0; k < K; ++k) ok = ok && std::abs(col[k] - 1) <= 1e-6;
-  m.max_load = *std::max_element(L.begin(), L.end());
-  m.min_load = *std::min_element(L.begin(), L.end());
-  m.max_shards = *std::max_element(cnt.begin(), cnt.end());
-  ok = ok && m.max_load <= m.high + 1e-6 * std::max(1.0, m.high) &&
-       m.min_load >= m.low - 1e-6 * std::max(1.0, m.low) && m.max_shards <= opt_.memory_limit + 1e-6;
-  m.feasible = ok;
-  return m;
+}  // namespace dede::lb
+
+namespace dede::lb {
+
+std::vector<std::vector<double>> GenerateLoads(const std::vector<double>& u, int shards) {
+  std::vector<std::vector<double>> loads(u.size(), std::vector<double>(shards));
+  for (std::size_t r = 0; r < u.size(); ++r)
+    for (int k = 0; k < shards; ++k)
+      loads[r][k] = std::round(1e6 / std::pow(static_cast<double>(k) * 1024 / shards + 1, 0.25 + 0.5 * u[r])) / 1e4;
+  return loads;
+}
+
+Status LoadRandomNums(const std::string& path, std::vector<double>* u) {
+  std::ifstream in(path);
+  if (!in) return NotFound(path + ": cannot open random numbers file");
+  std::string text;
+  if (!std::getline(in, text) || Trim(text) != "round,random_num")
+    return InvalidArgument(path + ":1: expected header 'round,random_num'");
+  u->clear();
+  for (int line = 2; std::getline(in, text); ++line) {
+    text = Trim(text);
+    if (text.empty()) continue;
+    const std::size_t comma = text.find(',');
+    char* end = nullptr;
+    const long r = comma == std::string::npos ? -1 : std::strtol(text.c_str(), &end, 10);
+    if (comma == std::string::npos || end != text.c_str() + comma || r != static_cast<long>(u->size()))
+      return FieldError(path, line, "round", text.substr(0, comma), "expected " + std::to_string(u->size()));
+    const std::string value = text.substr(comma + 1);
+    const double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(v >= 0 && v <= 1))
+      return FieldError(path, line, "random_num", value, "not a number in [0, 1]");
+    u->push_back(v);
+  }
+  if (u->empty()) return InvalidArgument(path + ": no data rows");
+  return Status::Ok();
+}
+
+std::vector<double> SeededRandomNums(int rounds, unsigned long long seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> dist(0.0, 1.0);
+  std::vector<double> u(rounds);
+  for (double& v : u) v = dist(gen);
+  return u;
 }
 
 }  // namespace dede::lb

@@ -1,4 +1,4 @@
-// load_balancing: shard loads loader and the DeDe load-balancing model (servers x shards).
+// load_balancing: shard loads loader and the MILP as a dede::Problem (servers x shards).
 // See README.md in this directory.
 #pragma once
 #include <string>
@@ -7,6 +7,7 @@
 #include "dede/problem.h"
 #include "dede/solver.h"
 #include "dede/status.h"
+#include "lb_core.h"
 
 namespace dede::lb {
 
@@ -15,59 +16,64 @@ namespace dede::lb {
 // the line and the field.
 Status LoadShardLoads(const std::string& path, std::vector<std::vector<double>>* loads);
 
+// The published example's loads: round r has Zipf exponent 0.25 + 0.5 u_r and
+// load_k = round(1e6 / (k * 1024 / K + 1)^(0.25 + 0.5 u_r)) / 1e4 (shard 0 always 100).
+std::vector<std::vector<double>> GenerateLoads(const std::vector<double>& u, int shards);
+// u_r from a CSV `round,random_num` (the example's 100 constants), or `rounds` uniform [0, 1)
+// draws of std::mt19937_64(seed).
+Status LoadRandomNums(const std::string& path, std::vector<double>* u);
+std::vector<double> SeededRandomNums(int rounds, unsigned long long seed);
+
 struct LbOptions {
   int servers = 32;
   int shards = 256;
   double epsilon = 0.1;
   int memory_limit = 16;
-  // Candidate servers per shard (the entries of its column): servers (k + j) mod S for
-  // j = 0..n_k-1, so the initial server k mod S is always a candidate. Heavy shards get more,
-  // enough to split their largest load within the band in every round (see Build).
-  int candidates = 4;
+  // Candidate servers per shard (the entries of its column in the Problem). 0: every server
+  // (the full MILP, 2 S K entries). Otherwise servers (k + j) mod S for j = 0..n_k-1, so the
+  // initial server k mod S is always a candidate; heavy shards get more, enough to split
+  // their largest load within the band in every round (see Build).
+  int candidates = 0;
 };
 
-// The model. Holds the shard loads of all rounds and the deterministic current placement.
+// The MILP over x (fractions) and y (binary placements) as a dede::Problem whose structure is
+// fixed at Build; SetRound writes a round's loads, band and movement costs for a given
+// current placement.
 class LbModel {
  public:
   // loads[round][shard], shards >= options.shards (the first options.shards are used).
   Status Build(const LbOptions& options, std::vector<std::vector<double>> loads, Problem* p);
-  // Writes round's band rhs, load coefficients and movement costs (1 - cur) into *p. The
-  // current placement of round r is the greedy policy replayed from the initial placement
-  // (k mod S) over rounds 0..r-1 (see README.md): a function of the round only.
-  Status SetRound(int round, Problem* p);
+  // Band rhs, load coefficients and movement costs (1 - current) of `round`. `current` must
+  // only use candidate pairs.
+  Status SetRound(int round, const ServerSets& current, Problem* p);
   int num_rounds() const { return static_cast<int>(loads_.size()); }
-  // Greedy repair of a (fractional) allocation to a feasible placement for the current round:
-  // columns normalised, load moved from servers above the band to candidates below it, y set
-  // to x > 0. Returns true if the result satisfies every constraint.
-  bool Repair(const Problem& p, Allocation* a) const;
-  struct RoundMetrics {
-    double movements = 0, max_load = 0, min_load = 0, low = 0, high = 0, max_shards = 0;
-    bool feasible = false;
-  };
-  RoundMetrics Evaluate(const Problem& p, const Allocation& a) const;
-  // Current placement (servers x shards, 0/1) of the round set last.
-  const std::vector<std::vector<char>>& current() const { return cur_; }
+  // The round set last, as plain data, and the servers each shard may use.
+  Instance instance() const;
+  const Allowed& allowed() const { return allowed_; }
+  const ServerSets& current() const { return cur_; }
   const std::vector<double>& round_loads() const { return loads_[round_]; }
-  double average() const { return avg_; }
   const LbOptions& options() const { return opt_; }
   int x_entry(int s, int k) const;  // -1 if (s, k) is not a candidate pair
   int y_entry(int s, int k) const;
 
+  // Allocation <-> placement: x = shares, y = 1 where x > 0.
+  Status ToAllocation(const Placement& placement, const Problem& p, Allocation* a) const;
+  Placement ToPlacement(const Allocation& a) const;  // shares x > 1e-9, columns as they are
+  // Repair of a solver's allocation: if it is not already a feasible integral placement,
+  // its pairs with x > 1e-2 (else the shard's current servers) are repaired with
+  // RepairPlacement (no pruning). Returns true if the result is feasible.
+  bool Repair(const Problem& p, Allocation* a) const;
+  Check Evaluate(const Allocation& a) const;
+
  private:
-  // Fractions frac[s][k] -> feasible fractions (in place) for `load` and the avg of that round.
-  bool GreedyFix(const std::vector<double>& load, std::vector<std::vector<double>>* frac,
-                 const std::vector<std::vector<char>>& cur) const;
   LbOptions opt_;
   std::vector<std::vector<double>> loads_;
-  std::vector<std::vector<int>> cand_;       // cand_[k]: candidate servers of shard k
-  std::vector<std::vector<int>> xid_, yid_;  // [s][k] -> VarId or -1
-  std::vector<ConstraintId> low_, high_, mem_, link_unused_, demand_;
+  std::vector<std::vector<int>> cand_;  // cand_[k]: candidate servers of shard k (sorted)
+  Allowed allowed_;                     // empty when dense
+  std::vector<std::vector<int>> xid_, yid_;  // [k][j] for cand_[k][j]
+  std::vector<ConstraintId> low_, high_;
   int round_ = 0;
-  double avg_ = 0;
-  std::vector<std::vector<char>> cur_;
-  // Replay cache: placement after greedy of rounds < cached_round_.
-  mutable int cached_round_ = -1;
-  mutable std::vector<std::vector<char>> cached_;
+  ServerSets cur_;
 };
 
 }  // namespace dede::lb

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# load_balancing end to end: configs/lb_small.yaml (copied, shrunk to 8 servers x 32 shards,
-# database and data paths rewritten) -> `dede run` for 3 rounds -> SQLite rows.
+# load_balancing end to end: configs/lb_small.yaml (copied; database and data paths rewritten)
+# -> `dede run` (plugin method dede) for 3 rounds -> SQLite rows; resume for 2 more rounds
+# equals a fresh 5-round run; the greedy and pop-16 methods from YAML, feasible every round.
 # Usage: load_balancing_cli_test.sh <dede binary> <plugin dir> <source dir>
 set -euo pipefail
 dede=$1
@@ -10,26 +11,57 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "load_balancing_cli_test: $*"; exit 1; }
 
-sed -e "s|database: dede-lb-small.db|database: $work/lb.db|" \
-    -e "s|interval_seconds: 2|interval_seconds: 0.05|" \
-    -e "s|servers: 32|servers: 8|" -e "s|shards: 256|shards: 32|" \
-    -e "s|memory_limit: 16|memory_limit: 8|" -e "s|candidates: 4|candidates: 3|" \
-    -e "s|time_limit_seconds: 20|time_limit_seconds: 5|" \
-    -e "s|\.\./tests/data/lb|$src/tests/data/lb|" \
-    "$src/configs/lb_small.yaml" > "$work/lb.yaml"
+config() {  # config <db name> [sed expressions...]
+  local db=$1
+  shift
+  sed -e "s|database: dede-lb-small.db|database: $work/$db|" \
+      -e "s|interval_seconds: 2|interval_seconds: 0.01|" \
+      -e "s|\.\./tests/data/lb|$src/tests/data/lb|" "$@" \
+      "$src/configs/lb_small.yaml"
+}
 export DEDE_PLUGIN_PATH=$plugins
+config lb.db > "$work/lb.yaml"
 
 out=$("$dede" validate "$work/lb.yaml") || fail "validate exit: $out"
-grep -q "plugin load_balancing 0.1.0, 8 resources, 32 demands" <<< "$out" || fail "validate: $out"
+grep -q "plugin load_balancing 0.2.0, 32 resources, 256 demands" <<< "$out" || fail "validate: $out"
 "$dede" run "$work/lb.yaml" --rounds 3 > "$work/run.log" || { cat "$work/run.log"; fail "run"; }
 cat "$work/run.log"
-q() { sqlite3 "$work/lb.db" "$1"; }
+q() { sqlite3 "$work/${DB:-lb.db}" "$1"; }
 [ "$(q "SELECT count(*) FROM rounds")" = 3 ] || fail "3 rounds expected"
 [ "$(q "SELECT count(*) FROM metrics WHERE name = 'feasible' AND value = 1")" = 3 ] || fail "feasible every round: $(q "SELECT * FROM metrics")"
-[ "$(q "SELECT count(*) FROM metrics WHERE name = 'movements' AND value >= 0")" = 3 ] || fail "movements"
+[ "$(q "SELECT count(DISTINCT round) FROM metrics WHERE name = 'movements' AND value >= 0 AND value = round(value)")" = 3 ] || fail "movements per round"
+# Round 0 starts from shard k on server k mod 32, which cannot hold shard 0 (load 100) in the
+# band: it must be split, so round 0 has movements.
+[ "$(q "SELECT value > 0 FROM metrics WHERE round = 0 AND name = 'movements'")" = 1 ] || fail "round 0 movements"
 [ "$(q "SELECT count(*) FROM metrics a JOIN metrics b USING (round) WHERE a.name = 'max_load' AND b.name = 'band_high' AND a.value <= b.value * (1 + 1e-6)")" = 3 ] || fail "max load above band"
 [ "$(q "SELECT count(*) FROM metrics a JOIN metrics b USING (round) WHERE a.name = 'min_load' AND b.name = 'band_low' AND a.value >= b.value * (1 - 1e-6)")" = 3 ] || fail "min load below band"
-[ "$(q "SELECT count(*) FROM entity_parameters WHERE round = 0 AND side = 'demand' AND parameter = 'load'")" = 32 ] || fail "shard loads"
+[ "$(q "SELECT count(*) FROM metrics WHERE name = 'max_shards_per_server' AND value <= 16")" = 3 ] || fail "memory limit"
+[ "$(q "SELECT count(*) FROM entity_parameters WHERE round = 0 AND side = 'demand' AND parameter = 'load'")" = 256 ] || fail "shard loads"
 [ "$(q "SELECT value FROM entity_parameters WHERE round = 0 AND side = 'demand' AND idx = 0 AND parameter = 'load'")" = 100.0 ] || fail "shard 0 load"
 [ "$(q "SELECT name FROM entities WHERE round = 0 AND side = 'resource' AND idx = 7")" = server7 ] || fail "server names"
+[ "$(q "SELECT count(*) FROM domain_records WHERE kind = 'solve' AND key = 'dede'")" = 3 ] || fail "solve records"
+[ "$(q "SELECT json_extract(data, '\$.movements') = m.value FROM domain_records d JOIN metrics m ON m.round = d.round AND m.name = 'movements' WHERE d.round = 0")" = 1 ] || fail "record movements"
+# Every shard fully placed in the persisted allocation (x entries of each shard sum to 1).
+[ "$(q "SELECT count(*) FROM (SELECT a.round, v.demand, sum(a.value) s FROM allocations a JOIN variables v USING (deployment_id, var_id) WHERE v.matrix_name = 'x' GROUP BY a.round, v.demand) WHERE abs(s - 1) <= 1e-6")" = 768 ] || fail "shards fully placed"
+# y integral and covering x: every persisted y is 1, every x > 0 has its y.
+[ "$(q "SELECT count(*) FROM allocations a JOIN variables v USING (deployment_id, var_id) WHERE v.matrix_name = 'y' AND a.value != 1")" = 0 ] || fail "y integral"
+[ "$(q "SELECT count(*) FROM allocations a JOIN variables v USING (deployment_id, var_id) WHERE v.matrix_name = 'x' AND NOT EXISTS (SELECT 1 FROM allocations b JOIN variables w USING (deployment_id, var_id) WHERE b.round = a.round AND w.matrix_name = 'y' AND w.resource = v.resource AND w.demand = v.demand)")" = 0 ] || fail "x without y"
+
+# Resume: 2 more rounds continue from the checkpointed placement, as a fresh 5-round run does.
+"$dede" run "$work/lb.yaml" --rounds 2 > "$work/resume.log" || { cat "$work/resume.log"; fail "resume"; }
+grep -q "resuming deployment" "$work/resume.log" || fail "no resume: $(cat "$work/resume.log")"
+config fresh.db > "$work/fresh.yaml"
+"$dede" run "$work/fresh.yaml" --rounds 5 > /dev/null || fail "fresh run"
+a=$(q "SELECT group_concat(value) FROM (SELECT value FROM metrics WHERE name = 'movements' ORDER BY round)")
+b=$(DB=fresh.db q "SELECT group_concat(value) FROM (SELECT value FROM metrics WHERE name = 'movements' ORDER BY round)")
+[ "$a" = "$b" ] || fail "resumed movements $a != fresh $b"
+[ "$(q "SELECT count(*) FROM plugin_states")" = 5 ] || fail "states"
+
+# Baselines from YAML.
+for method in greedy pop-16; do
+  config "$method.db" -e "s|method: dede|method: $method|" > "$work/$method.yaml"
+  "$dede" run "$work/$method.yaml" --rounds 2 > "$work/$method.log" || { cat "$work/$method.log"; fail "$method run"; }
+  [ "$(DB=$method.db q "SELECT count(*) FROM metrics WHERE name = 'feasible' AND value = 1")" = 2 ] || fail "$method feasible: $(cat "$work/$method.log")"
+  [ "$(DB=$method.db q "SELECT count(*) FROM domain_records WHERE key = '$method'")" = 2 ] || fail "$method records"
+done
 echo "load_balancing cli test passed"

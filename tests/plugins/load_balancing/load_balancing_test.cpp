@@ -1,4 +1,5 @@
-// load_balancing: loader errors, and a small instance solved with ADMM and with Cbc.
+// load_balancing: loader and generator, the feasibility check, the DeDe path against Cbc
+// (the exact MILP) on small instances, the baselines' feasibility, the plugin's methods.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -10,7 +11,10 @@
 #include <vector>
 
 #include "dede/solver.h"
+#include "lb_core.h"
+#include "lb_methods.h"
 #include "lb_model.h"
+#include "runtime/solver_services.h"
 
 namespace dede::lb {
 namespace {
@@ -33,9 +37,65 @@ void ExpectError(const std::string& name, const std::string& text, const std::ve
   EXPECT_NE(status.message().find(path), std::string::npos) << status.message();
 }
 
-TEST(LoadBalancingLoader, ReadsExampleData) {
+std::vector<std::vector<double>> ExampleLoads() {
   std::vector<std::vector<double>> loads;
-  ASSERT_TRUE(LoadShardLoads(kData + "/shard_loads_256.csv", &loads).ok());
+  EXPECT_TRUE(LoadShardLoads(kData + "/shard_loads_256.csv", &loads).ok());
+  return loads;
+}
+
+Instance MakeInstance(const std::vector<double>& load, int servers, int shards, int memory = 16) {
+  Instance in;
+  in.servers = servers;
+  in.load.assign(load.begin(), load.begin() + shards);
+  in.epsilon = 0.1;
+  in.memory_limit = memory;
+  return in;
+}
+
+SolverServices Services(double exact_seconds = 20) {
+  AdmmOptions admm;
+  admm.num_threads = 2;
+  ExactOptions exact;
+  exact.time_limit_seconds = exact_seconds;
+  return internal::MakeSolverServices(admm, exact);
+}
+
+// The exact MILP (Cbc through the framework's SolveExact, every server a candidate) on one round.
+struct ExactRound {
+  double movements = -1;
+  bool optimal = false;
+  bool feasible = false;
+  double seconds = 0;
+};
+ExactRound SolveExactRound(const Instance& in, const ServerSets& current, double limit = 20) {
+  LbOptions o;
+  o.servers = in.servers;
+  o.shards = in.shards();
+  o.epsilon = in.epsilon;
+  o.memory_limit = in.memory_limit;
+  LbModel model;
+  Problem problem(1, 1);
+  EXPECT_TRUE(model.Build(o, {in.load}, &problem).ok());
+  EXPECT_TRUE(model.SetRound(0, current, &problem).ok());
+  ExactOptions options;
+  options.time_limit_seconds = limit;
+  Allocation a;
+  SolveSummary summary;
+  SolveExact(problem, options, &a, &summary);
+  ExactRound r;
+  r.optimal = summary.termination == Termination::kConverged;
+  r.seconds = summary.total_seconds;
+  if (static_cast<int>(a.values.size()) == problem.num_variables()) {
+    const Check c = model.Evaluate(a);
+    r.feasible = c.feasible;
+    // The MILP's own objective counts new y = 1 (also with x = 0); Evaluate counts x > 0.
+    r.movements = std::round(problem.EvaluateObjective(a.values));
+  }
+  return r;
+}
+
+TEST(LoadBalancingLoader, ReadsExampleData) {
+  std::vector<std::vector<double>> loads = ExampleLoads();
   ASSERT_EQ(loads.size(), 100u);
   ASSERT_EQ(loads[0].size(), 256u);
   EXPECT_DOUBLE_EQ(loads[0][0], 100.0);
@@ -55,56 +115,176 @@ TEST(LoadBalancingLoader, ErrorsNameFileLineAndField) {
   EXPECT_FALSE(LoadShardLoads("/nonexistent/lb.csv", &loads).ok());
 }
 
-TEST(LoadBalancingModel, SmallInstanceAdmmVersusExact) {
-  std::vector<std::vector<double>> loads;
-  ASSERT_TRUE(LoadShardLoads(kData + "/shard_loads_256.csv", &loads).ok());
-  loads.resize(3);
-  LbOptions options;
-  options.servers = 8;
-  options.shards = 32;
-  options.memory_limit = 8;
-  options.candidates = 3;
-  Problem problem(1, 1);
-  LbModel model;
-  ASSERT_TRUE(model.Build(options, loads, &problem).ok());
-  std::string error;
-  ASSERT_TRUE(problem.Validate(&error)) << error;
-  ASSERT_TRUE(model.SetRound(1, &problem).ok());
+// The generator reproduces the shipped CSV (the example's formula and random numbers).
+TEST(LoadBalancingLoader, GeneratorMatchesExampleData) {
+  std::vector<double> u;
+  ASSERT_TRUE(LoadRandomNums(kData + "/random_nums.csv", &u).ok());
+  ASSERT_EQ(u.size(), 100u);
+  const auto generated = GenerateLoads(u, 256);
+  const auto shipped = ExampleLoads();
+  for (int r = 0; r < 100; ++r)
+    for (int k = 0; k < 256; ++k) ASSERT_EQ(generated[r][k], shipped[r][k]) << r << " " << k;
+  EXPECT_EQ(SeededRandomNums(5, 7), SeededRandomNums(5, 7));
+  EXPECT_NE(SeededRandomNums(5, 7), SeededRandomNums(5, 8));
+}
 
-  AdmmOptions admm;
-  admm.num_threads = 2;
-  admm.time_limit_seconds = 5;
-  admm.integer_iterations = 100;
-  admm.max_iterations = 2000;
-  AdmmSolver solver(problem, admm);
-  ASSERT_TRUE(solver.setup_error().empty()) << solver.setup_error();
-  Allocation allocation;
+// Hand-computed: 2 servers, loads 4, 1, 1 (avg 3, band [2.7, 3.3]); shards 0 and 1 on server
+// 0, shard 2 on server 1 (loads 5 and 1). Moving whole shards cannot balance (4 | 2 or 5 | 1);
+// one new copy of shard 0 on server 1 can: 1 movement is optimal.
+TEST(LoadBalancingCore, HandComputedOneMovement) {
+  Instance in;
+  in.servers = 2;
+  in.load = {4, 1, 1};
+  in.memory_limit = 3;
+  const ServerSets current = {{0}, {0}, {1}};
+  Placement p;
+  DedeStats stats;
+  ASSERT_TRUE(SolveDede(in, current, {}, DedeOptions(), nullptr, &p, &stats).ok()) << stats.message;
+  const Check c = Evaluate(in, current, p);
+  EXPECT_TRUE(c.feasible) << c.why;
+  EXPECT_EQ(c.movements, 1);
+  EXPECT_FALSE(stats.current_feasible);
+  // Shard 0 on both servers, server 0 within [2.7, 3.3].
+  EXPECT_EQ(p.Servers()[0], (std::vector<int>{0, 1}));
+  EXPECT_GE(c.min_load, 2.7 - 1e-9);
+  EXPECT_LE(c.max_load, 3.3 + 1e-9);
+  EXPECT_EQ(SolveExactRound(in, current).movements, 1);
+}
+
+TEST(LoadBalancingCore, EvaluateRejectsViolations) {
+  Instance in;
+  in.servers = 2;
+  in.load = {4, 1, 1};
+  in.memory_limit = 2;
+  const ServerSets current = {{0}, {0}, {1}};
+  Placement ok;
+  ok.shares = {{{0, 0.5}, {1, 0.5}}, {{0, 1.0}}, {{1, 1.0}}};
+  Check c = Evaluate(in, current, ok);
+  EXPECT_TRUE(c.feasible) << c.why;
+  EXPECT_EQ(c.movements, 1);
+  Placement band = ok;
+  band.shares[0] = {{0, 1.0}};
+  EXPECT_FALSE(Evaluate(in, current, band).feasible);
+  Placement partial = ok;
+  partial.shares[1] = {{0, 0.5}};
+  EXPECT_FALSE(Evaluate(in, current, partial).feasible);
+  Placement memory = ok;
+  memory.shares[2] = {{1, 0.999}, {0, 0.001}};  // server 0 holds 3 > 2 shards
+  c = Evaluate(in, current, memory);
+  EXPECT_FALSE(c.feasible);
+  EXPECT_EQ(c.why, "memory limit exceeded");
+}
+
+// DeDe against the exact MILP on 8 servers x 32 shards, a chain of rounds: each round both
+// solve the same problem (DeDe's current placement); DeDe is feasible and never below the
+// optimum (which would mean a wrong movement count), and close to it in total.
+TEST(LoadBalancingCore, DedeVersusExactSmall) {
+  const auto loads = ExampleLoads();
+  ServerSets current = InitialPlacement(8, 32);
+  DedeOptions options;
+  DedeWarm warm;
+  double dede_total = 0, exact_total = 0;
+  int compared = 0;
+  for (int r = 0; r < 12; ++r) {
+    const Instance in = MakeInstance(loads[r], 8, 32, 8);
+    Placement p;
+    DedeStats stats;
+    ASSERT_TRUE(SolveDede(in, current, {}, options, &warm, &p, &stats).ok()) << "round " << r;
+    const Check c = Evaluate(in, current, p);
+    ASSERT_TRUE(c.feasible) << "round " << r << ": " << c.why;
+    const ExactRound e = SolveExactRound(in, current);
+    ASSERT_TRUE(e.feasible) << "round " << r;
+    if (e.optimal) {
+      EXPECT_GE(c.movements, e.movements) << "round " << r;
+      dede_total += c.movements;
+      exact_total += e.movements;
+      ++compared;
+    }
+    std::printf("8x32 round %d: dede %.0f movements (%.3f s, ADMM %d it) | exact %.0f (%s, %.2f s)\n", r,
+                c.movements, stats.total_seconds, stats.admm_iterations, e.movements,
+                e.optimal ? "optimal" : "not proven", e.seconds);
+    current = p.Servers();
+  }
+  EXPECT_GE(compared, 8);
+  EXPECT_LE(dede_total, 1.5 * exact_total + 2);
+}
+
+// Every method through the plugin's path (SolveMethod on the model's Problem) on 32 servers x
+// 256 shards, 3 chained rounds: the allocation satisfies every constraint of the MILP as the
+// framework measures it (band, memory, x <= y, columns, integrality).
+TEST(LoadBalancingMethods, EveryMethodFeasibleOnTheProblem) {
+  const auto loads = ExampleLoads();
+  const SolverServices services = Services(10);
+  for (const MethodInfo& info : MethodList()) {
+    LbOptions o;
+    o.servers = 32;
+    o.shards = 256;
+    LbModel model;
+    Problem problem(1, 1);
+    ASSERT_TRUE(model.Build(o, {loads.begin(), loads.begin() + 3}, &problem).ok());
+    MethodOptions options;
+    ServerSets current = InitialPlacement(32, 256);
+    for (int r = 0; r < 3; ++r) {
+      ASSERT_TRUE(model.SetRound(r, current, &problem).ok());
+      Allocation a;
+      SolveSummary summary;
+      DomainRecord record;
+      ASSERT_TRUE(SolveMethod(info.name, model, problem, services, &options, &a, &summary, &record).ok());
+      ASSERT_EQ(a.values.size(), static_cast<std::size_t>(problem.num_variables())) << info.name;
+      const Problem::Violation v = problem.MeasureViolation(a.values);
+      EXPECT_LE(v.Max(), 1e-6) << info.name << " round " << r << ": worst constraint " << v.worst_constraint;
+      const Check c = model.Evaluate(a);
+      EXPECT_TRUE(c.feasible) << info.name << " round " << r << ": " << c.why;
+      // Movements as the MILP counts them (cost 1 on new y).
+      EXPECT_NEAR(problem.EvaluateObjective(a.values), c.movements, 1e-9) << info.name;
+      EXPECT_EQ(summary.method, info.name);
+      EXPECT_TRUE(summary.feasible);
+      std::printf("%s 32x256 round %d: %.0f movements, %.3f s %s\n", info.name.c_str(), r, c.movements,
+                  summary.total_seconds, record.labels.empty() ? "" : record.labels[0].second.c_str());
+      current = model.ToPlacement(a).Servers();
+    }
+  }
+  Allocation a;
   SolveSummary summary;
-  const auto t0 = std::chrono::steady_clock::now();
-  solver.Solve(&allocation, &summary);
-  const double admm_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ASSERT_EQ(allocation.values.size(), static_cast<std::size_t>(problem.num_variables()));
-  const LbModel::RoundMetrics raw = model.Evaluate(problem, allocation);
-  const bool repaired = model.Repair(problem, &allocation);
-  const LbModel::RoundMetrics m = model.Evaluate(problem, allocation);
-  EXPECT_TRUE(repaired);
-  EXPECT_TRUE(m.feasible) << "max " << m.max_load << " min " << m.min_load << " band [" << m.low
-                          << ", " << m.high << "]";
-  EXPECT_LE(problem.MeasureViolation(allocation.values).integrality, 1e-9);
+  DomainRecord record;
+  LbModel model;
+  Problem problem(1, 1);
+  LbOptions o;
+  o.servers = 8;
+  o.shards = 32;
+  ASSERT_TRUE(model.Build(o, {loads[0]}, &problem).ok());
+  MethodOptions options;
+  const Status bad = SolveMethod("nope", model, problem, services, &options, &a, &summary, &record);
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("pop-16"), std::string::npos) << bad.message();
+}
 
-  ExactOptions exact_options;
-  exact_options.time_limit_seconds = 10;
-  Allocation exact;
-  SolveSummary exact_summary;
-  SolveExact(problem, exact_options, &exact, &exact_summary);
-  ASSERT_TRUE(exact_summary.feasible) << exact_summary.message;
-  const LbModel::RoundMetrics e = model.Evaluate(problem, exact);
-  EXPECT_TRUE(e.feasible);
-  std::printf("8x32 round 1: ADMM %s; raw feasible %d movements %.0f; after repair movements %.0f "
-              "(%.2f s) | exact %s movements %.0f (%.2f s)\n",
-              summary.BriefReport().c_str(), raw.feasible ? 1 : 0, raw.movements, m.movements,
-              admm_s, exact_summary.method.c_str(), e.movements, exact_summary.total_seconds);
-  EXPECT_GE(m.movements, e.movements - 1e-6);
+// POP-k's split gives each group total / k of the load, so each group's band is the global one.
+TEST(LoadBalancingMethods, PopGroupsGetEqualLoad) {
+  const auto loads = ExampleLoads();
+  const Instance in = MakeInstance(loads[3], 32, 256);
+  // A current placement with copies of the hot shards on several servers (groups).
+  Placement first;
+  ASSERT_TRUE(SolveDede(MakeInstance(loads[0], 32, 256), InitialPlacement(32, 256), {}, DedeOptions(),
+                        nullptr, &first, nullptr).ok());
+  const ServerSets current = first.Servers();
+  ASSERT_GT(current[0].size(), 1u);
+  for (int k : {4, 16}) {
+    std::vector<double> group_total;
+    Placement p;
+    ASSERT_TRUE(SolvePop(in, current, k, [&](const Instance& sub, const ServerSets& cur, Placement* out) {
+      EXPECT_EQ(sub.servers, 32 / k);
+      EXPECT_EQ(cur.size(), sub.load.size());
+      group_total.push_back(sub.Total());
+      return SolveDede(sub, cur, {}, DedeOptions(), nullptr, out, nullptr);
+    }, &p).ok());
+    ASSERT_EQ(static_cast<int>(group_total.size()), k);
+    for (double t : group_total) EXPECT_NEAR(t, in.Total() / k, 1e-6 * in.Total());
+    const Check c = Evaluate(in, current, p);
+    EXPECT_TRUE(c.feasible) << "pop-" << k << ": " << c.why;
+  }
+  Placement p;
+  EXPECT_FALSE(SolvePop(in, current, 5, nullptr, &p).ok());  // 32 % 5 != 0
 }
 
 }  // namespace
