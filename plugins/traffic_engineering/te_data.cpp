@@ -328,27 +328,39 @@ constexpr int kRoot = -1;    // pred[src] / succ[dst]
 
 }  // namespace
 
-std::vector<Path> EdgeDisjointMinHopPaths(const Topology& topology, int src, int dst, int k) {
-  if (src == dst || k <= 0) return {};
+struct EdgeDisjointPathFinder::Network {
+  ResidualNetwork r;
+  std::vector<std::vector<int>> out_links;  // topology links by source node
+  std::vector<int> in_degree;               // topology links by target node
+  std::vector<int> order;                   // nodes in file order
+};
+
+EdgeDisjointPathFinder::~EdgeDisjointPathFinder() = default;
+
+EdgeDisjointPathFinder::EdgeDisjointPathFinder(const Topology& topology)
+    : topology_(topology), network_(std::make_unique<Network>()) {
   const int n = topology.num_nodes();
+  Network& net = *network_;
   // The link order of the graph the reference builds (networkx DiGraph from node-link JSON):
   // nodes in file order, each node's out-links in file order.
-  std::vector<std::vector<int>> out_links(n);
+  net.out_links.assign(n, {});
+  net.in_degree.assign(n, 0);
   for (int e = 0; e < static_cast<int>(topology.links.size()); ++e) {
-    out_links[topology.links[e].src].push_back(e);
+    net.out_links[topology.links[e].src].push_back(e);
+    ++net.in_degree[topology.links[e].dst];
   }
-  std::vector<int> order = topology.file_order;
-  if (static_cast<int>(order.size()) != n) {
-    order.resize(n);
-    for (int v = 0; v < n; ++v) order[v] = v;
+  net.order = topology.file_order;
+  if (static_cast<int>(net.order.size()) != n) {
+    net.order.resize(n);
+    for (int v = 0; v < n; ++v) net.order[v] = v;
   }
   // Residual network as networkx's build_residual_network: every link (u, v) in that order adds
   // (u, v) with capacity 1 and, if absent, (v, u) with capacity 0; a link whose reverse was
   // added earlier only sets that edge's capacity. Flow is antisymmetric on the pair.
-  ResidualNetwork r;
+  ResidualNetwork& r = net.r;
   r.graph = Residual(n);
-  for (int u : order) {
-    for (int e : out_links[u]) {
+  for (int u : net.order) {
+    for (int e : net.out_links[u]) {
       const int v = topology.links[e].dst;
       auto it = r.index.find({u, v});
       if (it != r.index.end()) {
@@ -362,19 +374,38 @@ std::vector<Path> EdgeDisjointMinHopPaths(const Topology& topology, int src, int
       r.reverse[backward] = forward;
     }
   }
+}
+
+std::vector<Path> EdgeDisjointMinHopPaths(const Topology& topology, int src, int dst, int k) {
+  return EdgeDisjointPathFinder(topology).Find(src, dst, k);
+}
+
+std::vector<Path> EdgeDisjointPathFinder::Find(int src, int dst, int k) {
+  if (src == dst || k <= 0) return {};
+  const Topology& topology = topology_;
+  const int n = topology.num_nodes();
+  Network& net = *network_;
+  ResidualNetwork& r = net.r;
+  const std::vector<int>& order = net.order;
+  std::fill(r.flow.begin(), r.flow.end(), 0);
   auto edge_id = boost::get(boost::edge_index, r.graph);
   // At most min(out-degree of src, in-degree of dst) paths.
-  const std::size_t out_degree = out_links[src].size();
-  std::size_t in_degree = 0;
-  for (const Link& link : topology.links) in_degree += link.dst == dst ? 1 : 0;
-  const long cutoff = static_cast<long>(std::min(out_degree, in_degree));
+  const long cutoff = static_cast<long>(
+      std::min(net.out_links[src].size(), static_cast<std::size_t>(net.in_degree[dst])));
 
   // Edmonds-Karp with a bidirectional breadth-first search for each augmenting path (as
   // networkx's edmonds_karp, the default of edge_disjoint_paths): shortest residual paths,
   // which may cancel flow of earlier paths.
   long flow_value = 0;
   while (flow_value < cutoff) {
-    std::vector<int> pred(n, kUnseen), succ(n, kUnseen);
+    std::vector<int>& pred = pred_;
+    std::vector<int>& succ = succ_;
+    std::vector<int>& pred_edge = pred_edge_;
+    std::vector<int>& succ_edge = succ_edge_;
+    pred.assign(n, kUnseen);
+    succ.assign(n, kUnseen);
+    pred_edge.assign(n, -1);
+    succ_edge.assign(n, -1);
     pred[src] = kRoot;
     succ[dst] = kRoot;
     std::vector<int> q_s{src}, q_t{dst};
@@ -388,6 +419,7 @@ std::vector<Path> EdgeDisjointMinHopPaths(const Topology& topology, int src, int
             const int v = static_cast<int>(boost::target(*it, r.graph));
             if (pred[v] == kUnseen && r.flow[e] < r.capacity[e]) {
               pred[v] = u;
+              pred_edge[v] = e;
               if (succ[v] != kUnseen) meet = v;
               q.push_back(v);
             }
@@ -402,6 +434,7 @@ std::vector<Path> EdgeDisjointMinHopPaths(const Topology& topology, int src, int
             const int v = static_cast<int>(boost::source(*it, r.graph));
             if (succ[v] == kUnseen && r.flow[e] < r.capacity[e]) {
               succ[v] = u;
+              succ_edge[v] = e;
               if (pred[v] != kUnseen) meet = v;
               q.push_back(v);
             }
@@ -413,15 +446,13 @@ std::vector<Path> EdgeDisjointMinHopPaths(const Topology& topology, int src, int
       if (meet < 0 && (q_s.empty() || q_t.empty())) break;
     }
     if (meet < 0) break;
-    std::vector<int> path{meet};
-    for (int u = meet; u != src;) path.push_back(u = pred[u]);
-    std::reverse(path.begin(), path.end());
-    for (int u = meet; u != dst;) path.push_back(u = succ[u]);
-    for (std::size_t i = 0; i + 1 < path.size(); ++i) {
-      const int e = r.index.at({path[i], path[i + 1]});
+    // The residual edges of the augmenting path: pred_edge back to src, succ_edge on to dst.
+    auto augment = [&](int e) {
       r.flow[e] += 1;
       r.flow[r.reverse[e]] -= 1;
-    }
+    };
+    for (int u = meet; u != src; u = pred[u]) augment(pred_edge[u]);
+    for (int u = meet; u != dst; u = succ[u]) augment(succ_edge[u]);
     ++flow_value;
   }
 

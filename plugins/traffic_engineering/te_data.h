@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -78,5 +79,22 @@ Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology
 // search and the decomposition visit nodes and links in file order with the same tie-breaking
 // as networkx, so the shipped B4 path file is reproduced. Empty if dst is unreachable.
 std::vector<Path> EdgeDisjointMinHopPaths(const Topology& topology, int src, int dst, int k);
+
+// The same for many pairs: the residual network is built once and reset per pair. One finder
+// per thread; the topology must outlive it.
+class EdgeDisjointPathFinder {
+ public:
+  explicit EdgeDisjointPathFinder(const Topology& topology);
+  ~EdgeDisjointPathFinder();
+  EdgeDisjointPathFinder(const EdgeDisjointPathFinder&) = delete;
+  EdgeDisjointPathFinder& operator=(const EdgeDisjointPathFinder&) = delete;
+  std::vector<Path> Find(int src, int dst, int k);
+
+ private:
+  struct Network;
+  const Topology& topology_;
+  std::unique_ptr<Network> network_;
+  std::vector<int> pred_, succ_, pred_edge_, succ_edge_;  // search scratch
+};
 
 }  // namespace dede::te

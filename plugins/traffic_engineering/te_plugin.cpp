@@ -242,12 +242,38 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
   }
   pairs_.clear();
   pair_index_.clear();
-  for (const auto& [src, dst] : wanted) {
+  // Computed paths: in parallel over contiguous blocks of pairs, one path finder per thread.
+  const std::vector<std::pair<int, int>> wanted_list(wanted.begin(), wanted.end());
+  std::vector<std::vector<Path>> computed;
+  if (paths_file_.empty()) {
+    computed.resize(wanted_list.size());
+    const int workers = static_cast<int>(std::max(
+        1u, std::min(std::thread::hardware_concurrency(),
+                     static_cast<unsigned>(wanted_list.size() / 64 + 1))));
+    std::atomic<std::size_t> next{0};
+    constexpr std::size_t kChunk = 256;
+    auto work = [&] {
+      EdgeDisjointPathFinder finder(topology_);
+      for (std::size_t begin = next.fetch_add(kChunk); begin < wanted_list.size();
+           begin = next.fetch_add(kChunk)) {
+        const std::size_t end = std::min(wanted_list.size(), begin + kChunk);
+        for (std::size_t i = begin; i < end; ++i) {
+          computed[i] = finder.Find(wanted_list[i].first, wanted_list[i].second, num_paths_);
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int w = 1; w < workers; ++w) threads.emplace_back(work);
+    work();
+    for (std::thread& t : threads) t.join();
+  }
+  for (std::size_t w = 0; w < wanted_list.size(); ++w) {
+    const auto [src, dst] = wanted_list[w];
     PairModel pair;
     pair.src = src;
     pair.dst = dst;
     if (paths_file_.empty()) {
-      pair.paths = EdgeDisjointMinHopPaths(topology_, src, dst, num_paths_);
+      pair.paths = std::move(computed[w]);
     } else if (auto it = given.find({src, dst}); it != given.end()) {
       pair.paths = it->second;
     }
