@@ -212,10 +212,14 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
   st.Update(at.Read("enforce_rack_ge_machine", &s.sim.enforce_rack_ge_machine));
   // Baselines.
   const ConfigNode& ti = Section(settings, "tiresias");
-  st.Update(CheckMap(ti, {"priority", "queue_limits_gpu_s"}));
-  std::string prio = "discretized";
+  st.Update(CheckMap(ti, {"priority", "queue_limits_gpu_s", "low_skew_placement", "high_skew_placement"}));
+  std::string prio = "discretized", low = "any_offer", high = "fewest_machines";
   st.Update(ti.ReadChoice("priority", {"discretized", "continuous"}, &prio));
+  st.Update(ti.ReadChoice("low_skew_placement", {"any_offer", "best_tier"}, &low));
+  st.Update(ti.ReadChoice("high_skew_placement", {"fewest_machines", "machine_or_rack"}, &high));
   s.sim.tiresias_continuous_las = prio == "continuous";
+  s.sim.tiresias_any_offer = low == "any_offer";
+  s.sim.tiresias_fewest_machines = high == "fewest_machines";
   if (const ConfigNode* q = ti.Find("queue_limits_gpu_s")) {
     if (!q->IsList()) return Bad(*q, "expected a list of increasing GPU-second thresholds");
     s.sim.tiresias_queue_limits_gpu_s.clear();

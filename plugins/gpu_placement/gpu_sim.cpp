@@ -54,9 +54,13 @@ double WaitHistory::Value(Tier tier, int gpus, double now_s, double window_s, bo
   auto it = hist_.find({static_cast<int>(tier), gpus});
   if (it == hist_.end()) return 1.0;
   // Age-based window [A1]: an entry recorded exactly window_s ago is still inside.
+  // Samples are appended in time order: the window is a suffix (binary search for its start).
+  const auto& all = it->second;
+  auto first = std::partition_point(all.begin(), all.end(),
+                                    [&](const std::pair<double, double>& e) { return now_s - e.first > window_s; });
   std::vector<double> w;
-  for (const auto& [at, v] : it->second)
-    if (now_s - at <= window_s) w.push_back(v);
+  for (auto e = first; e != all.end(); ++e)
+    if (now_s - e->first <= window_s) w.push_back(e->second);
   if (w.empty()) return 1.0;
   const double n = static_cast<double>(w.size());
   const double mean = std::accumulate(w.begin(), w.end(), 0.0) / n;
@@ -133,6 +137,26 @@ bool FreePool::FindRack(int gpus, Placement* out) const {
   std::vector<int> ms;
   for (int m = best * c_.machines_per_rack; m < (best + 1) * c_.machines_per_rack; ++m) ms.push_back(m);
   FillFrom(free_, ms, gpus, out);
+  return true;
+}
+
+bool FreePool::FindFewestMachines(int gpus, Placement* out) const {
+  if (gpus <= c_.gpus_per_machine) return FindMachine(gpus, out);
+  if (gpus > c_.machines_per_rack * c_.gpus_per_machine) return FindAny(gpus, out);
+  const int k = (gpus + c_.gpus_per_machine - 1) / c_.gpus_per_machine;
+  int best = -1, best_free = 0;
+  std::vector<int> best_ms;
+  for (int r = 0; r < c_.racks; ++r) {
+    std::vector<int> ms;
+    for (int m = r * c_.machines_per_rack; m < (r + 1) * c_.machines_per_rack; ++m) ms.push_back(m);
+    std::stable_sort(ms.begin(), ms.end(), [&](int a, int b) { return free_[a] > free_[b]; });
+    int top = 0;
+    for (int i = 0; i < k; ++i) top += free_[ms[i]];
+    const int f = RackFree(r);
+    if (top >= gpus && (best < 0 || f < best_free)) best = r, best_free = f, best_ms.assign(ms.begin(), ms.begin() + k);
+  }
+  if (best < 0) return false;
+  FillFrom(free_, best_ms, gpus, out);
   return true;
 }
 
@@ -404,8 +428,11 @@ void Simulation::OfferRound(double now) {
 
 void Simulation::DallyRound(double now, int pool, std::vector<SimJob*>& w) {
   std::vector<double> key(jobs_.size());
+  std::map<int, Timers> by_demand;  // the timers depend on (pool, demand, now) only
   for (auto* j : w) {
-    j->timers = DallyTimers(*j, pool, now);
+    auto it = by_demand.find(j->spec.gpus);
+    if (it == by_demand.end()) it = by_demand.emplace(j->spec.gpus, DallyTimers(*j, pool, now)).first;
+    j->timers = it->second;
     key[j - jobs_.data()] = NetworkSensitivity(j->done, j->work, j->res.running_s, j->ideal_runtime_s);
   }
   std::stable_sort(w.begin(), w.end(), [&](const SimJob* a, const SimJob* b) {
@@ -456,9 +483,16 @@ void Simulation::TiresiasRound(double now, int pool, std::vector<SimJob*>& w) {
     if (fp.TotalFree() == 0) break;
     Placement p;
     const int g = j->spec.gpus;
-    bool ok = fp.FindMachine(g, &p) || fp.FindRack(g, &p);
-    // Skew-based consolidation: high-skew jobs that fit in a rack never take a network placement.
-    if (!ok && (!IsHighSkew(j->spec.model) || g > rack_gpus)) ok = fp.FindAny(g, &p);
+    bool ok = false;
+    if (IsHighSkew(j->spec.model)) {
+      // Skew-based consolidation: high-skew jobs never take a network placement if they fit a rack.
+      ok = o_.tiresias_fewest_machines ? fp.FindFewestMachines(g, &p)
+                                       : fp.FindMachine(g, &p) || fp.FindRack(g, &p) || (g > rack_gpus && fp.FindAny(g, &p));
+    } else if (o_.tiresias_any_offer) {
+      ok = RandomPlacement(pool, g, &p);  // "accept any resource offer": topology-agnostic
+    } else {
+      ok = fp.FindMachine(g, &p) || fp.FindRack(g, &p) || fp.FindAny(g, &p);
+    }
     if (ok) Start(*j, pool, p, now);
   }
 }

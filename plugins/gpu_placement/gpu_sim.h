@@ -62,6 +62,11 @@ struct SimOptions {
   // continuous LAS that ArtISt-sim runs (tiresias_continuous_las = true).
   std::vector<double> tiresias_queue_limits_gpu_s = {3250, 7200};
   bool tiresias_continuous_las = false;
+  // Tiresias placement. The paper's text: high-skew jobs are consolidated onto the fewest machines
+  // possible, "other jobs accept any resource offer" (random free GPUs, network-agnostic). false /
+  // false gives ArtISt-sim's code: every job takes a machine, else a rack, else (low skew only) any.
+  bool tiresias_any_offer = true;
+  bool tiresias_fewest_machines = true;
   double gandiva_migration_cost_s = 0;
   uint64_t seed = 1;  // Gandiva's random placement
   // Leases expire (the paper's preemption by non-renewal). false: a job keeps its first placement
@@ -82,6 +87,7 @@ double NetworkSensitivity(double work_done, double work_total, double time_runni
 // Auto-tuner history of waits (in leases) per (tier, demand) with an age-based window.
 class WaitHistory {
  public:
+  // now_s must not decrease from one call to the next (the window is a suffix of the samples).
   void Record(Tier tier, int gpus, double now_s, double wait_leases);
   // mean + 2 sd of the entries recorded within window_s before now_s; 1 if none (then floors apply).
   double Value(Tier tier, int gpus, double now_s, double window_s, bool sample_sd) const;
@@ -114,6 +120,9 @@ class FreePool {
   bool FindMachine(int gpus, Placement* out) const;
   // Best fit rack (least free that fits), filled from its machines with most free GPUs first.
   bool FindRack(int gpus, Placement* out) const;
+  // ceil(gpus / GPUs per machine) machines of one rack (best-fit rack), filled fullest-free first;
+  // a job larger than a rack: FindAny.
+  bool FindFewestMachines(int gpus, Placement* out) const;
   // Any GPUs: racks with most free first, machines with most free first.
   bool FindAny(int gpus, Placement* out) const;
   void Take(const Placement& p);

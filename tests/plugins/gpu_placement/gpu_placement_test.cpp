@@ -94,6 +94,21 @@ TEST(GpuPlacementOffer, BestFitMachine) {
   EXPECT_EQ(out[0].first, 1);
 }
 
+TEST(GpuPlacementOffer, FewestMachinesStaysInOneRack) {
+  ClusterShape c{2, 3, 4};
+  FreePool p(c);
+  p.Take({{0, 2}, {3, 1}});  // rack 0 free 2+4+4, rack 1 free 3+4+4
+  Placement out;
+  ASSERT_TRUE(p.FindFewestMachines(8, &out));  // both racks have two machines with 8 free: tighter rack 0
+  EXPECT_EQ(out, (Placement{{1, 4}, {2, 4}}));
+  p.Take({{1, 1}});  // rack 0's two best machines now hold 7
+  ASSERT_TRUE(p.FindFewestMachines(8, &out));
+  EXPECT_EQ(out, (Placement{{4, 4}, {5, 4}}));
+  p.Take({{4, 1}});
+  EXPECT_FALSE(p.FindFewestMachines(8, &out));  // 9 free in rack 1, but on three machines
+  EXPECT_TRUE(p.FindRack(8, &out));
+}
+
 SimOptions TunerOptions() {
   SimOptions o;
   o.lease_s = 10;
@@ -261,6 +276,22 @@ TEST(GpuPlacementSim, TiresiasKeepsHighSkewOffNetwork) {
   auto lo = Simulate({MakeJob(0, 0, 3, 300), MakeJob(1, 0, 3, 600), MakeJob(2, 1, 2, 400, table["BERT"], "BERT")}, o);
   EXPECT_EQ(lo.jobs[2].allocs[2], 1);
   EXPECT_NEAR(lo.jobs[2].first_start_s, 1, 1e-6);
+}
+
+TEST(GpuPlacementSim, TiresiasLowSkewAcceptsAnyOffer) {
+  SimOptions o;
+  o.cluster = {2, 2, 4};
+  o.policy = Policy::kTiresias;
+  o.lease_s = 1e6;
+  const auto bert = TableIOverheads()["BERT"];
+  std::vector<JobSpec> jobs;
+  for (int i = 0; i < 4; ++i) jobs.push_back(MakeJob(i, 0, 4, 4000, bert, "BERT"));
+  o.tiresias_any_offer = false;  // ArtISt-sim: best tier first, so four 4-GPU jobs fill four machines
+  for (const auto& j : Simulate(jobs, o).jobs) EXPECT_EQ(j.allocs[0], 1);
+  o.tiresias_any_offer = true;  // the paper's text: random free GPUs, whatever the tier
+  int spread = 0;
+  for (const auto& j : Simulate(jobs, o).jobs) spread += j.allocs[0] == 0;
+  EXPECT_GT(spread, 0);
 }
 
 TEST(GpuPlacementSim, GandivaMigratesToOneMachine) {

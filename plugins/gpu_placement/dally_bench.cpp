@@ -1,0 +1,133 @@
+// dally_bench: the results table of issue 7 (2/4/8/16 racks x batch/Poisson x six policies on the
+// synthetic 500-job workload, or a dally-workloads CSV), with Dally's change against Tiresias and
+// Gandiva next to the paper's claims, and the wall time of every simulation.
+//
+//   dally_bench [--work-model artist_linear|trace_runtime] [--jobs 500] [--seed 2025]
+//               [--jobs-per-day 100] [--racks 2,4,8,16] [--arrivals batch,poisson]
+//               [--lease-s 3600] [--history-leases 48] [--tiresias paper|code] [--trace FILE]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpu_sim.h"
+
+namespace {
+
+using dede::gpu::Policy;
+
+std::vector<std::string> Split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) out.push_back(item);
+  return out;
+}
+
+double Change(double dally, double other) { return other > 0 ? 100.0 * (dally - other) / other : 0.0; }
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: dally_bench [--work-model artist_linear|trace_runtime] [--jobs N] [--seed S]\n"
+               "                   [--jobs-per-day R] [--racks 2,4,8,16] [--arrivals batch,poisson]\n"
+               "                   [--lease-s L] [--history-leases H] [--tiresias paper|code] [--trace FILE]\n");
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string work_model = "artist_linear", racks_arg = "2,4,8,16", arrivals_arg = "batch,poisson";
+  std::string tiresias = "paper", trace;
+  int jobs = 500;
+  unsigned long long seed = 2025;
+  double jobs_per_day = 100, lease_s = 3600, history = 48;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return Usage();
+    const std::string v = argv[++i];
+    if (a == "--work-model") work_model = v;
+    else if (a == "--jobs") jobs = std::atoi(v.c_str());
+    else if (a == "--seed") seed = std::strtoull(v.c_str(), nullptr, 10);
+    else if (a == "--jobs-per-day") jobs_per_day = std::atof(v.c_str());
+    else if (a == "--racks") racks_arg = v;
+    else if (a == "--arrivals") arrivals_arg = v;
+    else if (a == "--lease-s") lease_s = std::atof(v.c_str());
+    else if (a == "--history-leases") history = std::atof(v.c_str());
+    else if (a == "--tiresias") tiresias = v;
+    else if (a == "--trace") trace = v;
+    else return Usage();
+  }
+  if ((work_model != "artist_linear" && work_model != "trace_runtime") || (tiresias != "paper" && tiresias != "code"))
+    return Usage();
+  std::vector<dede::gpu::JobSpec> trace_jobs;
+  if (!trace.empty()) {
+    std::string error;
+    trace_jobs = dede::gpu::LoadDallyCsv(trace, &error);
+    if (!error.empty()) {
+      std::fprintf(stderr, "dally_bench: %s\n", error.c_str());
+      return 2;
+    }
+  }
+  std::printf("work model %s, %s, lease %.0f s, history %.0f leases, Tiresias placement: %s\n", work_model.c_str(),
+              trace.empty() ? ("synthetic " + std::to_string(jobs) + " jobs, seed " + std::to_string(seed)).c_str()
+                            : trace.c_str(),
+              lease_s, history, tiresias == "paper" ? "paper text (any offer / fewest machines)" : "ArtISt-sim code");
+  std::printf("%-5s %-7s %-16s %10s %9s %9s %9s %9s %9s %9s %9s %9s %6s %7s\n", "racks", "arrival", "policy",
+              "makespan_d", "jct_avg_h", "jct_med_h", "jct_p95_h", "jct_p99_h", "q_avg_h", "q_p95_h", "q_p99_h",
+              "comm_h", "util", "wall_s");
+  double total_wall = 0;
+  for (const std::string& r : Split(racks_arg)) {
+    for (const std::string& arrival : Split(arrivals_arg)) {
+      const bool poisson = arrival == "poisson";
+      auto w = trace.empty() ? dede::gpu::GenerateWorkload(jobs, poisson, jobs_per_day, seed) : trace_jobs;
+      if (!trace.empty() && !poisson)
+        for (auto& j : w) j.arrival_s = 0;
+      std::vector<dede::gpu::Metrics> m;
+      double group_wall = 0;
+      for (Policy p : {Policy::kDally, Policy::kDallyManual, Policy::kDallyNoWait, Policy::kDallyFullyConsolidated,
+                       Policy::kTiresias, Policy::kGandiva}) {
+        dede::gpu::SimOptions o;
+        o.cluster.racks = std::atoi(r.c_str());
+        o.policy = p;
+        o.lease_s = lease_s;
+        o.history_leases = history;
+        o.seed = seed;
+        o.record_utilization_timeline = false;
+        o.work_model = work_model == "artist_linear" ? dede::gpu::WorkModel::kArtistLinear
+                                                     : dede::gpu::WorkModel::kTraceRuntime;
+        o.tiresias_any_offer = o.tiresias_fewest_machines = tiresias == "paper";
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto res = dede::gpu::Simulate(w, o);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        group_wall += wall;
+        const auto& x = res.metrics;
+        m.push_back(x);
+        std::printf("%-5s %-7s %-16s %10.2f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.2f %6.3f %7.3f\n", r.c_str(),
+                    arrival.c_str(), dede::gpu::PolicyName(p), x.makespan_s / 86400, x.jct_avg_s / 3600,
+                    x.jct_median_s / 3600, x.jct_p95_s / 3600, x.jct_p99_s / 3600, x.queue_avg_s / 3600,
+                    x.queue_p95_s / 3600, x.queue_p99_s / 3600, x.comm_avg_s / 3600, x.utilization, wall);
+      }
+      total_wall += group_wall;
+      const auto& d = m[0];
+      const auto& t = m[4];
+      const auto& g = m[5];
+      std::printf("  Dally vs Tiresias: makespan %+.0f%%, avg JCT %+.0f%%, avg queue %+.0f%%, P95 queue %+.0f%%, "
+                  "P99 queue %+.0f%%, comm %+.0f%%   [paper: makespan up to -69%%, avg JCT -19..-36%% (Poisson "
+                  "-16..-34%%), avg queue -18..-31%%, P95 -58..-71%%, P99 -67..-78%%, comm -53..-83%%]\n",
+                  Change(d.makespan_s, t.makespan_s), Change(d.jct_avg_s, t.jct_avg_s),
+                  Change(d.queue_avg_s, t.queue_avg_s), Change(d.queue_p95_s, t.queue_p95_s),
+                  Change(d.queue_p99_s, t.queue_p99_s), Change(d.comm_avg_s, t.comm_avg_s));
+      std::printf("  Dally vs Gandiva:  makespan %+.0f%%, avg JCT %+.0f%%, P99 queue %+.0f%%; Gandiva median/P99 JCT "
+                  "%.1f / %.1f h   [paper: makespan up to -92%%, avg JCT -23..-51%%, tail queue up to -81%%; short "
+                  "median, huge tail]\n",
+                  Change(d.makespan_s, g.makespan_s), Change(d.jct_avg_s, g.jct_avg_s),
+                  Change(d.queue_p99_s, g.queue_p99_s), g.jct_median_s / 3600, g.jct_p99_s / 3600);
+      std::printf("  wall time of the six simulations: %.3f s\n", group_wall);
+    }
+  }
+  std::printf("total wall time: %.2f s\n", total_wall);
+  return 0;
+}
