@@ -285,7 +285,9 @@ Instance GenerateInstance(const GeneratorOptions& options) {
   for (double& b : base) b = log_uniform(0.1, 100.0);
   const int num_jobs = std::max(0, options.num_jobs) + std::max(0, options.num_arrivals);
   std::exponential_distribution<double> interarrival(1.0 / options.mean_interarrival_s);
-  std::discrete_distribution<int> sf_pick({0.5, 0.25, 0.15, 0.1});
+  std::discrete_distribution<int> sf_pick =
+      options.scale_factors == "philly" ? std::discrete_distribution<int>({0.5, 0.25, 0.15, 0.1})
+                                        : std::discrete_distribution<int>({1, 1, 1, 1, 1, 1});
   std::uniform_int_distribution<int> type_pick(0, kJobTypes - 1);
   const int max_allowed = std::clamp(options.max_allowed_types, 1, num_types);
   std::uniform_int_distribution<int> subset_size(1, max_allowed);

@@ -68,6 +68,12 @@ struct GeneratorOptions {
   double mean_interarrival_s = 100.0;
   double restricted_fraction = 1.0 / 3.0;  // jobs allowed on a random subset of types only
   int max_allowed_types = 16;     // a restricted job's subset has 1..max_allowed_types types
+  // Scale factors: "uniform" over {1, 2, 4, 8, 16, 32} as the DeDe reference's generator (about
+  // 21,000 GPUs requested by 2,000 jobs: the paper's cluster is oversubscribed, so max-min is
+  // decided by sharing), or "philly" (1, 2, 4, 8 with probabilities 0.5, 0.25, 0.15, 0.1: mostly
+  // small jobs; the cluster is then undersubscribed and the max-min optimum is usually one
+  // job's ceiling, i.e. its whole round on its best type).
+  std::string scale_factors = "uniform";
   std::uint64_t seed = 0;
 };
 // One job of a Philly-derived trace (../shared/data/philly-gavel/, Gavel/POP's MSR traces):
@@ -84,8 +90,7 @@ struct PhillyJob {
 Result<std::vector<PhillyJob>> LoadPhillyTrace(const std::string& path);
 
 // Deterministic in the options. Throughput of job j on type r = base(job type) * speed(r) *
-// noise * sf^0.8 (sub-linear scaling); scale factors 1, 2, 4, 8 (weights 0.5, 0.25, 0.15,
-// 0.1); priorities U(1, 10); durations as the reference simulator (60*10^U(3,4) s with
+// noise * sf^0.8 (sub-linear scaling); scale factors as `scale_factors`; priorities U(1, 10); durations as the reference simulator (60*10^U(3,4) s with
 // probability 0.2, else 60*10^U(1.5,3) s); total steps = duration * mean allowed throughput.
 Instance GenerateInstance(const GeneratorOptions& options);
 

@@ -5,7 +5,8 @@
 // Instances ("size"):
 //   small  the shipped trace (tests/data/cluster: 10 GPU types, 352 GPUs, 233 jobs), 3 rounds
 //   medium generated, 100 types x 500 jobs at time 0 + 100 Poisson arrivals (mean 100 s), 3 rounds
-//   paper  generated, 456 types x 2,000 jobs + 200 arrivals, 2 rounds (the paper's scale)
+//   paper  generated, 456 types x 2,000 jobs + 200 arrivals, 3 rounds (the paper's scale; round
+//          0 is DeDe's cold start with a 60 s budget, rounds 1-2 warm with 8.5 s)
 // Rounds are 6 simulated minutes; between rounds jobs progress by the exact allocation (DeDe's
 // when exact is not run), so every method sees the same active jobs in every round.
 //
@@ -15,6 +16,7 @@
 // weights: the weighted geometric mean of the per-job throughput ratios to exact, so 0.99 means
 // jobs get 1% less throughput on (geometric) average. The note adds the relative gap
 // (exact - value) / |exact| of the sum itself, the figure the "within 1%" refers to.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -50,6 +52,11 @@ struct SizeSpec {
   std::string instance;
   int rounds = 3;
   double dede_budget_seconds = 10.0;  // per round, ADMM time limit
+  // Round 0 starts cold: every block solver's first solve is from scratch, which at the paper's
+  // scale costs far more than a warm iteration (about 8 CPU-seconds for the first max-min
+  // iteration at 456 x 2,000). Like the reference's --warmup round it gets a larger budget and
+  // its row says "cold start"; the per-round target applies to the warm rounds after it.
+  double dede_cold_budget_seconds = 10.0;
   std::vector<std::pair<std::string, std::string>> settings;
 };
 
@@ -76,9 +83,10 @@ Result<SizeSpec> Spec(const EvalOptions& options) {
                      {"num_arrivals", "100"}};
   } else if (options.size == "paper") {
     spec.instance = "456x2000/seed" + seed;
-    spec.rounds = 2;
+    spec.rounds = 3;
     // The per-round target is 10 s including the repair projections: leave them ~1.5 s.
     spec.dede_budget_seconds = 8.5;
+    spec.dede_cold_budget_seconds = 60.0;
     spec.settings = {{"source", "generator"}, {"num_types", "456"}, {"num_jobs", "2000"},
                      {"num_arrivals", "200"}};
   } else {
@@ -198,12 +206,28 @@ Status RunObjective(const EvalOptions& options, const SizeSpec& spec, Fairness f
     };
 
     if (options.Wants("exact")) {
-      emit("exact", 1, exact, exact_seconds,
-           std::string(TerminationName(exact_summary.termination)) +
-               (exact_summary.iterations >= 0 ? ", " + std::to_string(exact_summary.iterations) + " iterations/cuts" : ""));
+      std::string note = std::string(TerminationName(exact_summary.termination)) + ", Clp";
+      if (fairness == Fairness::kMaxMin && have_exact) {
+        // Is the optimum just one job's ceiling (its best type for the whole round)? Then any
+        // method that serves that job fully reaches it.
+        double ceiling = kInfinity;
+        for (int j = 0; j < model.num_jobs(); ++j) {
+          if (!active[j]) continue;
+          double best = 0.0;
+          for (const auto& e : model.entries(j)) best = std::max(best, e.coef);
+          ceiling = std::min(ceiling, best);
+        }
+        note += "; smallest job ceiling " + Num(ceiling) +
+                (reference >= ceiling * (1 - 1e-9) ? " (the optimum is a job's ceiling)" : "");
+      }
+      emit("exact", 1, exact, exact_seconds, note);
     }
     Allocation advance = exact;
     for (std::size_t t = 0; t < dede.size(); ++t) {
+      AdmmOptions o = admm;
+      o.num_threads = options.threads[t];
+      o.time_limit_seconds = round == 0 ? spec.dede_cold_budget_seconds : spec.dede_budget_seconds;
+      dede[t]->SetOptions(o);
       Allocation a;
       SolveSummary s;
       const Clock::time_point start = Clock::now();
@@ -211,7 +235,10 @@ Status RunObjective(const EvalOptions& options, const SizeSpec& spec, Fairness f
       const double seconds = Since(start);
       std::string note = std::string(TerminationName(s.termination)) + ", " +
                          std::to_string(s.iterations) + " iterations, rho " + Num(s.rho) +
-                         (round == 0 ? ", solver setup " + Num(dede_setup[t]) + " s (not counted)"
+                         ", budget " + Num(round == 0 ? spec.dede_cold_budget_seconds
+                                                      : spec.dede_budget_seconds) + " s" +
+                         (round == 0 ? ", cold start, solver setup " + Num(dede_setup[t]) +
+                                           " s (not counted)"
                                      : ", warm start");
       emit("dede", options.threads[t] == 0 ? s.num_threads : options.threads[t], a, seconds, note);
       if (!have_exact && t == 0) advance = a;

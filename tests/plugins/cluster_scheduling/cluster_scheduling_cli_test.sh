@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # cluster_scheduling end to end: configs/cluster_small.yaml (copied, database and data paths
-# rewritten) -> `dede run` for 3 simulated rounds -> SQLite rows; then a resumed run.
+# rewritten) -> `dede run` for 3 simulated rounds -> SQLite rows (rounds, metrics, job records,
+# checkpoints); a resumed run continues the simulation from the checkpoint; with the exact
+# solver, 6 rounds straight give the same per-round objectives as 3 rounds, a restart and 3
+# more; a plugin method (POP-4) runs from YAML.
 # Usage: cluster_scheduling_cli_test.sh <dede binary> <plugin dir> <source dir>
 set -euo pipefail
 dede=$1
@@ -10,32 +13,68 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "cluster_scheduling_cli_test: $*"; exit 1; }
 
-sed -e "s|database: dede-cluster-small.db|database: $work/cs.db|" \
-    -e "s|interval_seconds: 2|interval_seconds: 0.05|" \
-    -e "s|\.\./tests/data/cluster|$src/tests/data/cluster|" \
-    "$src/configs/cluster_small.yaml" > "$work/cs.yaml"
+# make_config <db> <solver block sed expression...>
+make_config() {
+  local db=$1 out=$2
+  shift 2
+  sed -e "s|database: dede-cluster-small.db|database: $db|" \
+      -e "s|interval_seconds: 2|interval_seconds: 0.02|" \
+      -e "s|\.\./tests/data/cluster|$src/tests/data/cluster|" \
+      "$@" "$src/configs/cluster_small.yaml" > "$out"
+}
+make_config "$work/cs.db" "$work/cs.yaml"
 export DEDE_PLUGIN_PATH=$plugins
 
 out=$("$dede" validate "$work/cs.yaml") || fail "validate exit: $out"
 grep -q "plugin cluster_scheduling 0.2.0, 10 resources, 233 demands" <<< "$out" || fail "validate: $out"
 "$dede" run "$work/cs.yaml" --rounds 3 > "$work/run.log" || { cat "$work/run.log"; fail "run"; }
 grep -q "^round 2  converged" "$work/run.log" || { cat "$work/run.log"; fail "no converged round 2"; }
-q() { sqlite3 "$work/cs.db" "$1"; }
-[ "$(q "SELECT count(*) FROM rounds")" = 3 ] || fail "3 rounds expected"
-[ "$(q "SELECT count(*) FROM metrics WHERE name = 'min_normalized_throughput' AND value > 0")" = 3 ] || fail "max-min metric rows"
-[ "$(q "SELECT value FROM metrics WHERE name = 'active_jobs' AND round = 0")" = 34.0 ] || fail "34 active jobs in round 0: $(q "SELECT * FROM metrics WHERE round = 0")"
+q() { sqlite3 "$1" "$2"; }
+Q() { q "$work/cs.db" "$1"; }
+[ "$(Q "SELECT count(*) FROM rounds")" = 3 ] || fail "3 rounds expected"
+[ "$(Q "SELECT count(*) FROM metrics WHERE name = 'min_normalized_throughput' AND value > 0")" = 3 ] || fail "max-min metric rows"
+[ "$(Q "SELECT value FROM metrics WHERE name = 'active_jobs' AND round = 0")" = 34.0 ] || fail "34 active jobs in round 0: $(Q "SELECT * FROM metrics WHERE round = 0")"
+[ "$(Q "SELECT count(*) FROM metrics WHERE name = 'jain_fairness' AND value > 0 AND value <= 1")" = 3 ] || fail "fairness score"
 # The metric equals the solver's objective (max-min over active jobs = the global term).
-[ "$(q "SELECT count(*) FROM metrics m JOIN round_summary s USING (round) WHERE m.name = 'min_normalized_throughput' AND abs(m.value - s.objective) <= 1e-6 * abs(s.objective)")" = 3 ] || fail "metric != objective"
+[ "$(Q "SELECT count(*) FROM metrics m JOIN round_summary s USING (round) WHERE m.name = 'min_normalized_throughput' AND abs(m.value - s.objective) <= 1e-6 * abs(s.objective)")" = 3 ] || fail "metric != objective"
 # Every round: feasible, time fractions of each job <= 1, inactive jobs get nothing.
-[ "$(q "SELECT count(*) FROM round_summary WHERE max_violation > 1e-6")" = 0 ] || fail "violation"
-[ "$(q "SELECT count(*) FROM demand_allocation WHERE round = 0 AND allocated > 1e-9 AND demand >= 34")" = 0 ] || fail "inactive slot allocated"
-[ "$(q "SELECT count(*) FROM demand_allocation WHERE allocated > 1 + 1e-6")" = 0 ] || fail "a job runs more than a round"
+[ "$(Q "SELECT count(*) FROM round_summary WHERE max_violation > 1e-6")" = 0 ] || fail "violation"
+[ "$(Q "SELECT count(*) FROM demand_allocation WHERE round = 0 AND allocated > 1e-9 AND demand >= 34")" = 0 ] || fail "inactive slot allocated"
+[ "$(Q "SELECT count(*) FROM demand_allocation WHERE allocated > 1 + 1e-6")" = 0 ] || fail "a job runs more than a round"
 # Entities: 10 GPU types with counts summing to 352; the active jobs with their weights.
-[ "$(q "SELECT sum(value) FROM entity_parameters WHERE round = 0 AND side = 'resource' AND parameter = 'count'")" = 352.0 ] || fail "GPU counts"
-active2=$(q "SELECT CAST(value AS INTEGER) FROM metrics WHERE name = 'active_jobs' AND round = 2")
-[ "$(q "SELECT count(*) FROM entity_parameters WHERE round = 2 AND side = 'demand' AND parameter = 'weight' AND value >= 1")" = "$active2" ] || fail "job weights ($active2 active)"
-[ "$(q "SELECT name FROM entities WHERE round = 0 AND side = 'resource' AND idx = 9")" = worker_9 ] || fail "type names"
+[ "$(Q "SELECT sum(value) FROM entity_parameters WHERE round = 0 AND side = 'resource' AND parameter = 'count'")" = 352.0 ] || fail "GPU counts"
+active2=$(Q "SELECT CAST(value AS INTEGER) FROM metrics WHERE name = 'active_jobs' AND round = 2")
+[ "$(Q "SELECT count(*) FROM entity_parameters WHERE round = 2 AND side = 'demand' AND parameter = 'weight' AND value >= 1")" = "$active2" ] || fail "job weights ($active2 active)"
+[ "$(Q "SELECT name FROM entities WHERE round = 0 AND side = 'resource' AND idx = 9")" = worker_9 ] || fail "type names"
+# Job records: the 34 jobs of round 0 arrive in round 0 (arrival time and no completion yet);
+# arrivals of later rounds lie inside their round; a checkpoint per round.
+[ "$(Q "SELECT count(*) FROM domain_records WHERE round = 0 AND kind = 'job' AND json_extract(data, '\$.event') LIKE 'arrived%' AND json_extract(data, '\$.arrival_s') <= 0")" = 34 ] || fail "round 0 arrivals: $(Q "SELECT * FROM domain_records WHERE round = 0 LIMIT 3")"
+[ "$(Q "SELECT count(*) FROM domain_records WHERE kind = 'job' AND json_extract(data, '\$.event') = 'arrived' AND json_extract(data, '\$.completion_s') IS NOT NULL")" = 0 ] || fail "arrival with completion"
+[ "$(Q "SELECT count(*) FROM domain_records WHERE round > 0 AND kind = 'job' AND (json_extract(data, '\$.arrival_s') <= (round - 1) * 360 OR json_extract(data, '\$.arrival_s') > round * 360) AND json_extract(data, '\$.event') = 'arrived'")" = 0 ] || fail "arrival outside its round"
+[ "$(Q "SELECT count(*) FROM plugin_states")" = 3 ] || fail "3 checkpoints"
 # A second run resumes at round 3 with the same simulated time.
 out=$("$dede" run "$work/cs.yaml" --rounds 1) || fail "second run: $out"
 grep -q "^round 3  .*sim_time_s 1080" <<< "$out" || fail "resume at round 3: $out"
+
+# Checkpoints: the exact solver is deterministic, so 6 rounds straight and 3 + restart + 3
+# give the same objective in every round, and the same job completions.
+exact=(-e "s|kind: admm|kind: exact|")
+make_config "$work/straight.db" "$work/straight.yaml" "${exact[@]}"
+make_config "$work/split.db" "$work/split.yaml" "${exact[@]}"
+"$dede" run "$work/straight.yaml" --rounds 24 > /dev/null || fail "straight run"
+"$dede" run "$work/split.yaml" --rounds 10 > /dev/null || fail "split run, part 1"
+"$dede" run "$work/split.yaml" --rounds 14 > "$work/resume.log" || fail "split run, part 2"
+grep -q "resuming deployment" "$work/resume.log" || { cat "$work/resume.log"; fail "no resume"; }
+objectives() { q "$1" "SELECT round || ':' || printf('%.12g', objective) FROM round_summary ORDER BY round"; }
+[ "$(objectives "$work/straight.db")" = "$(objectives "$work/split.db")" ] || fail "objectives differ after restart: $(objectives "$work/straight.db") vs $(objectives "$work/split.db")"
+[ "$(objectives "$work/split.db" | wc -l)" = 24 ] || fail "24 rounds expected"
+records() { q "$1" "SELECT round || ' ' || key || ' ' || data FROM domain_records ORDER BY round, key"; }
+[ "$(records "$work/straight.db")" = "$(records "$work/split.db")" ] || fail "job records differ after restart"
+[ "$(q "$work/split.db" "SELECT count(*) FROM domain_records WHERE json_extract(data, '\$.event') LIKE '%completed' AND abs(json_extract(data, '\$.jct_s') - (json_extract(data, '\$.completion_s') - json_extract(data, '\$.arrival_s'))) < 1e-6")" -ge 1 ] || fail "no completed job with its JCT in 24 rounds"
+
+# A plugin method from YAML: POP-4 (exact parts) for 2 rounds.
+make_config "$work/pop.db" "$work/pop.yaml" -e "s|kind: admm|kind: plugin\n  method: pop-4|"
+"$dede" run "$work/pop.yaml" --rounds 2 > "$work/pop.log" || { cat "$work/pop.log"; fail "pop-4 run"; }
+[ "$(q "$work/pop.db" "SELECT count(*) FROM round_summary WHERE max_violation <= 1e-6")" = 2 ] || fail "pop-4 rounds"
+[ "$(q "$work/pop.db" "SELECT count(*) FROM rounds WHERE solver = 'plugin'")" = 2 ] || fail "pop-4 solver column: $(q "$work/pop.db" "SELECT * FROM rounds")"
 echo "cluster_scheduling cli test passed"
