@@ -5,6 +5,7 @@
 //   dally_bench [--work-model artist_linear|trace_runtime] [--jobs 500] [--seed 2025]
 //               [--jobs-per-day 100] [--racks 2,4,8,16] [--arrivals batch,poisson]
 //               [--lease-s 3600] [--history-leases 48] [--tiresias paper|code] [--trace FILE]
+//               [--tiresias-priority discretized|continuous] [--starvation-clock queue_entry|last_assignment]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -32,7 +33,8 @@ int Usage() {
   std::fprintf(stderr,
                "usage: dally_bench [--work-model artist_linear|trace_runtime] [--jobs N] [--seed S]\n"
                "                   [--jobs-per-day R] [--racks 2,4,8,16] [--arrivals batch,poisson]\n"
-               "                   [--lease-s L] [--history-leases H] [--tiresias paper|code] [--trace FILE]\n");
+               "                   [--lease-s L] [--history-leases H] [--tiresias paper|code] [--trace FILE]\n"
+               "                   [--tiresias-priority discretized|continuous] [--starvation-clock queue_entry|last_assignment]\n");
   return 1;
 }
 
@@ -40,7 +42,7 @@ int Usage() {
 
 int main(int argc, char** argv) {
   std::string work_model = "artist_linear", racks_arg = "2,4,8,16", arrivals_arg = "batch,poisson";
-  std::string tiresias = "paper", trace;
+  std::string tiresias = "paper", trace, las = "discretized", clock = "last_assignment";
   int jobs = 500;
   unsigned long long seed = 2025;
   double jobs_per_day = 100, lease_s = 3600, history = 48;
@@ -58,9 +60,12 @@ int main(int argc, char** argv) {
     else if (a == "--history-leases") history = std::atof(v.c_str());
     else if (a == "--tiresias") tiresias = v;
     else if (a == "--trace") trace = v;
+    else if (a == "--tiresias-priority") las = v;
+    else if (a == "--starvation-clock") clock = v;
     else return Usage();
   }
-  if ((work_model != "artist_linear" && work_model != "trace_runtime") || (tiresias != "paper" && tiresias != "code"))
+  if ((work_model != "artist_linear" && work_model != "trace_runtime") || (tiresias != "paper" && tiresias != "code") ||
+      (las != "discretized" && las != "continuous") || (clock != "queue_entry" && clock != "last_assignment"))
     return Usage();
   std::vector<dede::gpu::JobSpec> trace_jobs;
   if (!trace.empty()) {
@@ -71,10 +76,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::printf("work model %s, %s, lease %.0f s, history %.0f leases, Tiresias placement: %s\n", work_model.c_str(),
+  std::printf("work model %s, %s, lease %.0f s, history %.0f leases, Dally starvation clock %s, Tiresias %s LAS, "
+              "placement: %s\n",
+              work_model.c_str(),
               trace.empty() ? ("synthetic " + std::to_string(jobs) + " jobs, seed " + std::to_string(seed)).c_str()
                             : trace.c_str(),
-              lease_s, history, tiresias == "paper" ? "paper text (any offer / fewest machines)" : "ArtISt-sim code");
+              lease_s, history, clock.c_str(), las.c_str(), tiresias == "paper" ? "paper text (any offer / fewest machines)" : "ArtISt-sim code");
   std::printf("%-5s %-7s %-16s %10s %9s %9s %9s %9s %9s %9s %9s %9s %6s %7s\n", "racks", "arrival", "policy",
               "makespan_d", "jct_avg_h", "jct_med_h", "jct_p95_h", "jct_p99_h", "q_avg_h", "q_p95_h", "q_p99_h",
               "comm_h", "util", "wall_s");
@@ -86,6 +93,7 @@ int main(int argc, char** argv) {
       if (!trace.empty() && !poisson)
         for (auto& j : w) j.arrival_s = 0;
       std::vector<dede::gpu::Metrics> m;
+      std::vector<std::pair<double, double>> split;  // avg JCT (h) of 1-GPU and of multi-GPU jobs
       double group_wall = 0;
       for (Policy p : {Policy::kDally, Policy::kDallyManual, Policy::kDallyNoWait, Policy::kDallyFullyConsolidated,
                        Policy::kTiresias, Policy::kGandiva}) {
@@ -99,12 +107,22 @@ int main(int argc, char** argv) {
         o.work_model = work_model == "artist_linear" ? dede::gpu::WorkModel::kArtistLinear
                                                      : dede::gpu::WorkModel::kTraceRuntime;
         o.tiresias_any_offer = o.tiresias_fewest_machines = tiresias == "paper";
+        o.tiresias_continuous_las = las == "continuous";
+        o.starvation_since_assignment = clock == "last_assignment";
         const auto t0 = std::chrono::steady_clock::now();
         const auto res = dede::gpu::Simulate(w, o);
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         group_wall += wall;
         const auto& x = res.metrics;
         m.push_back(x);
+        double one = 0, multi = 0;
+        int n_one = 0, n_multi = 0;
+        for (const auto& j : res.jobs) {
+          if (j.end_s < 0) continue;
+          (j.gpus == 1 ? one : multi) += j.end_s - j.arrival_s;
+          (j.gpus == 1 ? n_one : n_multi) += 1;
+        }
+        split.push_back({n_one ? one / n_one / 3600 : 0, n_multi ? multi / n_multi / 3600 : 0});
         std::printf("%-5s %-7s %-16s %10.2f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.2f %6.3f %7.3f\n", r.c_str(),
                     arrival.c_str(), dede::gpu::PolicyName(p), x.makespan_s / 86400, x.jct_avg_s / 3600,
                     x.jct_median_s / 3600, x.jct_p95_s / 3600, x.jct_p99_s / 3600, x.queue_avg_s / 3600,
@@ -125,6 +143,8 @@ int main(int argc, char** argv) {
                   "median, huge tail]\n",
                   Change(d.makespan_s, g.makespan_s), Change(d.jct_avg_s, g.jct_avg_s),
                   Change(d.queue_p99_s, g.queue_p99_s), g.jct_median_s / 3600, g.jct_p99_s / 3600);
+      std::printf("  avg JCT h, 1-GPU / multi-GPU jobs: Dally %.1f / %.1f, Tiresias %.1f / %.1f, Gandiva %.1f / %.1f\n",
+                  split[0].first, split[0].second, split[4].first, split[4].second, split[5].first, split[5].second);
       std::printf("  wall time of the six simulations: %.3f s\n", group_wall);
     }
   }

@@ -289,7 +289,7 @@ void Simulation::ProcessBatch() {
   while (next_arrival_ < jobs_.size() && jobs_[next_arrival_].spec.arrival_s <= now + kEps) {
     auto& j = jobs_[next_arrival_++];
     j.arrived = true;
-    j.wait_since = j.spec.arrival_s;
+    j.wait_since = j.last_assignment = j.spec.arrival_s;
   }
   // Completions and lease expiries: release GPUs, rejoin the queue [1.3].
   for (auto& j : jobs_) {
@@ -323,7 +323,8 @@ double Simulation::NextEvent() const {
       next = std::min(next, std::min(j.lease_end, now_ + (j.work - j.done) / j.rate));
     } else if (j.arrived && !j.finished && IsDally()) {
       // Timer crossings can turn a reject into an accept.
-      for (double t : {j.wait_since + j.timers.machine_s, j.wait_since + j.timers.rack_s})
+      const double base = StarvationStart(j);
+      for (double t : {base + j.timers.machine_s, base + j.timers.rack_s})
         if (t > now_ + kEps && std::isfinite(t)) next = std::min(next, t);
     }
   }
@@ -389,6 +390,7 @@ void Simulation::Start(SimJob& j, int pool, const Placement& p, double now) {
   j.running = true;
   j.rate = Rate(j, t, pool);
   j.lease_end = o_.lease_expiry ? now + o_.lease_s : kInf;
+  j.last_assignment = now;
   if (j.start_time < 0) j.start_time = now, j.res.first_start_s = now;
   j.res.queueing_s += now - j.wait_since;
   j.res.allocs[static_cast<int>(t)]++;
@@ -445,7 +447,7 @@ void Simulation::DallyRound(double now, int pool, std::vector<SimJob*>& w) {
   for (auto* j : w) {
     if (fp.TotalFree() == 0) break;
     Placement p;
-    const double starv = now - j->wait_since;
+    const double starv = now - StarvationStart(*j);
     const OfferResult r = DallyOffer(fp, j->spec.gpus, starv, j->timers, shapes_[pool], &p);
     if (r != OfferResult::kAcceptMachine && r != OfferResult::kAcceptRack && r != OfferResult::kAcceptNetwork)
       continue;
@@ -637,7 +639,7 @@ class Reader {
   bool ok_ = true;
 };
 
-constexpr const char* kStateMagic = "dally-sim-v1";
+constexpr const char* kStateMagic = "dally-sim-v2";
 
 }  // namespace
 
@@ -648,7 +650,7 @@ std::string Simulation::Save() const {
   w.I(events_);
   for (const auto& j : jobs_) {
     w.I(j.spec.id).D(j.done).I(j.arrived).I(j.running).I(j.finished).D(j.wait_since).D(j.lease_end);
-    w.D(j.start_time).D(j.rate).I(j.pool).I(j.target).D(j.timers.machine_s).D(j.timers.rack_s).D(j.attained_gpu_s);
+    w.D(j.start_time).D(j.last_assignment).D(j.rate).I(j.pool).I(j.target).D(j.timers.machine_s).D(j.timers.rack_s).D(j.attained_gpu_s);
     w.D(j.res.first_start_s).D(j.res.end_s).D(j.res.queueing_s).D(j.res.running_s);
     w.I(j.res.allocs[0]).I(j.res.allocs[1]).I(j.res.allocs[2]).I(j.res.migrations);
     w.I(static_cast<int64_t>(j.placement.size()));
@@ -698,6 +700,7 @@ bool Simulation::Load(const std::string& state, std::string* error) {
     j.wait_since = r.D();
     j.lease_end = r.D();
     j.start_time = r.D();
+    j.last_assignment = r.D();
     j.rate = r.D();
     j.pool = static_cast<int>(r.I());
     j.target = static_cast<int>(r.I());

@@ -75,6 +75,11 @@ struct SimOptions {
   // Jobs larger than a machine skip T_Mc [A9]. true (paper, code): they wait for a rack until the
   // cumulative T_Rk; false: only for T_Rk - T_Mc (the rack stage's own share of the wait).
   bool large_job_cumulative_rack_wait = true;
+  // Dally's starvation clock (Algorithm 1, lines 1-2). true (default, the paper's pseudo-code): time
+  // since the job's last resource assignment (its arrival if never assigned), so a job whose lease
+  // just expired has already "starved" for the lease it ran. false (ArtISt-sim code, design note
+  // [A8]): time since the job last entered the wait queue (arrival or lease expiry).
+  bool starvation_since_assignment = true;
   // Heterogeneous clusters: one shape per GPU pool (type). Empty: the single pool `cluster`.
   std::vector<ClusterShape> pools;
   // Keep Metrics::utilization_over_time (one entry per event); off in long stepped runs.
@@ -175,6 +180,7 @@ struct SimJob {
   double ideal_runtime_s = 0;       // time to finish on the best possible (zero-overhead) placement
   bool arrived = false, running = false, finished = false;
   double wait_since = 0, lease_end = 0, start_time = -1;
+  double last_assignment = 0;       // arrival, then the time of each assignment
   double rate = 0;                  // work units per second on the current placement
   int pool = -1;                    // pool of the current placement (-1 when not running)
   int target = 0;                   // pool the job is offered in while it waits (combined mode)
@@ -231,6 +237,9 @@ class Simulation {
   void Release(SimJob& j);
   void Start(SimJob& j, int pool, const Placement& p, double now);
   Timers DallyTimers(const SimJob& j, int pool, double now) const;
+  double StarvationStart(const SimJob& j) const {
+    return o_.starvation_since_assignment ? j.last_assignment : j.wait_since;
+  }
   void OfferRound(double now);
   void DallyRound(double now, int pool, std::vector<SimJob*>& w);
   int TiresiasQueue(const SimJob& j) const;
