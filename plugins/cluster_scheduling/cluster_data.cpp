@@ -303,7 +303,7 @@ Instance GenerateInstance(const GeneratorOptions& options) {
     }
     job.job_type = type_pick(rng);
     job.scale_factor = 1 << sf_pick(rng);
-    job.weight = 1.0 + 9.0 * unit(rng);
+    job.weight = 1.0 + (options.max_weight - 1.0) * unit(rng);
     job.duration_s = unit(rng) < 0.2 ? 60.0 * std::pow(10.0, 3.0 + unit(rng))
                                      : 60.0 * std::pow(10.0, 1.5 + 1.5 * unit(rng));
     std::vector<std::pair<int, double>> allowed;

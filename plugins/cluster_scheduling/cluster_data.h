@@ -74,6 +74,7 @@ struct GeneratorOptions {
   // small jobs; the cluster is then undersubscribed and the max-min optimum is usually one
   // job's ceiling, i.e. its whole round on its best type).
   std::string scale_factors = "uniform";
+  double max_weight = 10.0;  // priorities U(1, max_weight); 1: all equal
   std::uint64_t seed = 0;
 };
 // One job of a Philly-derived trace (../shared/data/philly-gavel/, Gavel/POP's MSR traces):
@@ -90,8 +91,8 @@ struct PhillyJob {
 Result<std::vector<PhillyJob>> LoadPhillyTrace(const std::string& path);
 
 // Deterministic in the options. Throughput of job j on type r = base(job type) * speed(r) *
-// noise * sf^0.8 (sub-linear scaling); scale factors as `scale_factors`; priorities U(1, 10); durations as the reference simulator (60*10^U(3,4) s with
-// probability 0.2, else 60*10^U(1.5,3) s); total steps = duration * mean allowed throughput.
+// noise * sf^0.8 (sub-linear scaling); scale factors as `scale_factors`; priorities
+// U(1, max_weight); durations as the reference simulator (60*10^U(3,4) s with probability 0.2, else 60*10^U(1.5,3) s); total steps = duration * mean allowed throughput.
 Instance GenerateInstance(const GeneratorOptions& options);
 
 // The generator's cluster shape and job stream with the job characteristics of a Philly-derived
