@@ -106,10 +106,11 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
   s.workload_seed = context.seed;
   s.sim.seed = context.seed;
   s.sim.record_utilization_timeline = false;
-  Status st = CheckMap(settings, {"tick_s", "policy", "cluster", "gpu_types", "workload", "overheads", "timers",
+  Status st = CheckMap(settings, {"tick_s", "checkpoint_every", "policy", "cluster", "gpu_types", "workload", "overheads", "timers",
                                   "auto_tuner", "lease_s", "preemption", "tiresias", "gandiva"});
   if (!st.ok()) return st;
   st.Update(settings.Read("tick_s", &s.tick_s, 1e-3, 1e9));
+  st.Update(settings.Read("checkpoint_every", &s.checkpoint_every, 0, 1 << 30));
   std::string policy = "dally";
   st.Update(settings.ReadChoice("policy", {"dally", "dally-manual", "dally-nowait", "dally-consolidated",
                                            "tiresias", "gandiva"}, &policy));
@@ -238,6 +239,7 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
   st.Update(CheckMap(ga, {"migration_cost_s"}));
   st.Update(ga.Read("migration_cost_s", &s.sim.gandiva_migration_cost_s, 0, 1e12));
   if (!st.ok()) return st;
+  if (s.types.size() > 1) s.checkpoint_every = 1;
   s.sim.cluster = s.types[0].shape;
   s.sim.pools.clear();
   for (const GpuType& t : s.types) s.sim.pools.push_back(t.shape);
@@ -668,6 +670,10 @@ Status GpuPlacementDomain::SaveState(int round, std::string* state) {
   if (round + 1 != sim_round_)
     return Internal("gpu_placement: SaveState for round " + std::to_string(round) + " but " +
                     std::to_string(sim_round_) + " ticks simulated");
+  if (settings_.checkpoint_every == 0 || (round + 1) % settings_.checkpoint_every != 0) {
+    state->clear();  // no checkpoint this round: a resume replays from round 0
+    return Status::Ok();
+  }
   std::ostringstream out;
   char buf[64];
   out << "gpu_placement-v1 " << MethodName(policy_) << " " << sim_round_ << " " << credit_.size() << " "

@@ -639,7 +639,7 @@ class Reader {
   bool ok_ = true;
 };
 
-constexpr const char* kStateMagic = "dally-sim-v2";
+constexpr const char* kStateMagic = "dally-sim-v3";
 
 }  // namespace
 
@@ -649,7 +649,12 @@ std::string Simulation::Save() const {
   w.D(t0_).D(now_).D(next_).D(busy_gpu_s_).I(static_cast<int64_t>(next_arrival_)).I(static_cast<int64_t>(remaining_));
   w.I(events_);
   for (const auto& j : jobs_) {
-    w.I(j.spec.id).D(j.done).I(j.arrived).I(j.running).I(j.finished).D(j.wait_since).D(j.lease_end);
+    w.I(j.spec.id);
+    if (!j.arrived) {  // a job that has not arrived is in its initial state but for its pool target
+      w.S("p").I(j.target);
+      continue;
+    }
+    w.S("a").D(j.done).I(j.running).I(j.finished).D(j.wait_since).D(j.lease_end);
     w.D(j.start_time).D(j.last_assignment).D(j.rate).I(j.pool).I(j.target).D(j.timers.machine_s).D(j.timers.rack_s).D(j.attained_gpu_s);
     w.D(j.res.first_start_s).D(j.res.end_s).D(j.res.queueing_s).D(j.res.running_s);
     w.I(j.res.allocs[0]).I(j.res.allocs[1]).I(j.res.allocs[2]).I(j.res.migrations);
@@ -693,8 +698,25 @@ bool Simulation::Load(const std::string& state, std::string* error) {
   for (auto& pool : s.pools_) pool = FreePool(pool.shape());
   for (auto& j : s.jobs_) {
     if (r.I() != j.spec.id) return fail("job order differs");
+    const std::string kind = r.S();
+    if (kind == "p") {
+      const int target = static_cast<int>(r.I());
+      SimJob fresh;
+      fresh.spec = j.spec;
+      fresh.work = j.work;
+      fresh.ideal_runtime_s = j.ideal_runtime_s;
+      fresh.res.id = j.res.id;
+      fresh.res.gpus = j.res.gpus;
+      fresh.res.model = j.res.model;
+      fresh.res.arrival_s = j.res.arrival_s;
+      fresh.res.ideal_runtime_s = j.res.ideal_runtime_s;
+      fresh.target = target;
+      j = std::move(fresh);
+      continue;
+    }
+    if (kind != "a") return fail("bad record of job " + std::to_string(j.spec.id));
     j.done = r.D();
-    j.arrived = r.I() != 0;
+    j.arrived = true;
     j.running = r.I() != 0;
     j.finished = r.I() != 0;
     j.wait_since = r.D();

@@ -181,6 +181,24 @@ TEST(GpuPlacementDomain, CheckpointResumeIsExact) {
   }
 }
 
+// Without a checkpoint (checkpoint_every: 0) a new process replays from round 0: same schedule.
+TEST(GpuPlacementDomain, ResumeWithoutCheckpointReplays) {
+  const std::string yaml = std::string(kSmall) + "checkpoint_every: 0\n";
+  Driver straight;
+  ASSERT_TRUE(straight.Init(yaml).ok());
+  const int total = straight.RunToEnd("dally");
+  Driver first;
+  ASSERT_TRUE(first.Init(yaml).ok());
+  for (int round = 0; round < 9; ++round) ASSERT_TRUE(first.Round("dally", round));
+  std::string state = "x";
+  ASSERT_TRUE(first.d.SaveState(8, &state).ok());
+  EXPECT_TRUE(state.empty());
+  Driver second;
+  ASSERT_TRUE(second.Init(yaml).ok());
+  EXPECT_EQ(second.RunToEnd("dally", 9), total);
+  EXPECT_EQ(second.Completions(), straight.Completions());
+}
+
 TEST(GpuPlacementDomain, RestoreRejectsForeignState) {
   Driver a;
   ASSERT_TRUE(a.Init(kSmall).ok());
