@@ -427,7 +427,6 @@ std::vector<MethodInfo> GpuPlacementDomain::Methods() const {
 Status GpuPlacementDomain::SolveWith(const std::string& method, int round, const Problem& problem,
                                      const SolverServices& services, Allocation* allocation,
                                      SolveSummary* summary) {
-  (void)services;
   const auto start = std::chrono::steady_clock::now();
   Policy p;
   if (!ParseMethod(method, &p)) {
@@ -443,6 +442,28 @@ Status GpuPlacementDomain::SolveWith(const std::string& method, int round, const
   }
   Status st = AdvanceTo(round);
   if (!st.ok()) return st;
+  // Several GPU types: the pools come from max-min shares computed by the host's ADMM from a cold
+  // start (a function of the round's problem only, so a resumed deployment repeats them exactly).
+  std::string shares_note;
+  int iterations = 0;
+  if (settings_.types.size() > 1) {
+    if (!services.admm) return FailedPrecondition("gpu_placement: several GPU types need the host's ADMM solver");
+    Allocation shares;
+    SolveSummary s;
+    st = services.admm(problem, services.admm_options, &shares, &s);
+    if (!st.ok()) return st;
+    if (s.termination == Termination::kCancelled) {
+      *summary = s;
+      return Status::Ok();
+    }
+    iterations = s.iterations;
+    if (s.IsSolutionUsable() && static_cast<int>(shares.values.size()) == problem.num_variables()) {
+      UpdateTargets(shares);
+      shares_note = "; max-min shares by ADMM (" + std::to_string(s.iterations) + " iterations)";
+    } else {
+      shares_note = "; ADMM shares unusable (" + s.BriefReport() + "): pools of the previous round kept";
+    }
+  }
   Tick(round);
   ticked_round_ = round;
   FillAllocation(problem, allocation);
@@ -450,8 +471,8 @@ Status GpuPlacementDomain::SolveWith(const std::string& method, int round, const
   summary->termination = Termination::kConverged;
   summary->method = method;
   summary->message = "simulated " + std::to_string(settings_.tick_s) + " s with " + method + "; " +
-                     std::to_string(sim_->remaining()) + " jobs not finished";
-  summary->iterations = 0;
+                     std::to_string(sim_->remaining()) + " jobs not finished" + shares_note;
+  summary->iterations = iterations;
   summary->total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   summary->solve_seconds = summary->total_seconds;
   return Status::Ok();

@@ -11,7 +11,9 @@
 //
 // Modes:
 //  * solver.kind: plugin, solver.method: dally | dally-manual | dally-nowait |
-//    dally-consolidated | tiresias | gandiva. SolveWith runs one tick with that policy.
+//    dally-consolidated | tiresias | gandiva. SolveWith runs one tick with that policy. With
+//    several GPU types it first computes the max-min shares with the host's ADMM (SolverServices,
+//    cold start, so a resumed deployment repeats the pool choices exactly), as the combined mode.
 //  * solver.kind: admm (or exact): the solver computes the max-min share of each job per GPU
 //    type; Repair turns the shares into the pool each waiting job is offered in (a per-job
 //    deficit counter over ticks), runs one tick of `settings.policy` (default dally) inside the

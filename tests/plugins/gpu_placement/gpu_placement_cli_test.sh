@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # gpu_placement end to end: configs/gpu_dally.yaml (copied, 30 jobs, database rewritten) ->
 # `dede run` until every job completed -> SQLite rows; then the same deployment stopped after 7
-# rounds and resumed from its checkpoint must record identical job completions; then a tiresias
-# run of the Tiresias sample trace.
+# rounds and resumed from its checkpoint must record identical job completions; a tiresias run of
+# the Tiresias sample trace; configs/gpu_combined.yaml (two GPU types) with ADMM, and with a plugin
+# method stopped and resumed.
 # Usage: gpu_placement_cli_test.sh <dede binary> <plugin dir> <source dir>
 set -euo pipefail
 dede=$1
@@ -63,4 +64,25 @@ sed -e "s|database: dede-gpu-dally.db|database: $work/t.db|" -e "s|method: dally
 "$dede" run "$work/t.yaml" > "$work/t.log" || { cat "$work/t.yaml" "$work/t.log"; fail "run tiresias"; }
 [ "$(q "$work/t.db" "SELECT count(*) FROM domain_records WHERE kind = 'job' AND json_extract(data, '$.state') = 'finished'")" = 60 ] \
   || fail "tiresias sample: 60 finished jobs expected"
+# Combined mode (configs/gpu_combined.yaml: two GPU types, ADMM max-min shares + Dally in each pool).
+sed -e "s|database: dede-gpu-combined.db|database: $work/c.db|" "$src/configs/gpu_combined.yaml" > "$work/c.yaml"
+"$dede" run "$work/c.yaml" > "$work/c.log" || { cat "$work/c.log"; fail "run combined"; }
+[ "$(q "$work/c.db" "SELECT count(*) FROM domain_records WHERE kind = 'job' AND json_extract(data, '$.state') = 'finished'")" = 40 ] \
+  || fail "combined: 40 finished job records expected"
+[ "$(q "$work/c.db" "SELECT count(DISTINCT resource_name) FROM resource_utilisation WHERE allocated > 0")" = 2 ] \
+  || fail "combined: both GPU types should hold jobs"
+[ "$(q "$work/c.db" "SELECT count(*) FROM resource_utilisation WHERE allocated > capacity")" = 0 ] || fail "combined: above capacity"
+[ "$(q "$work/c.db" "SELECT count(*) FROM rounds WHERE solver <> 'admm' OR feasible <> 1")" = 0 ] || fail "combined: admm rounds, feasible"
+
+# Several GPU types with a plugin method (cold-start ADMM shares each round): stop and resume exactly.
+for x in d e; do
+  sed -e "s|database: dede-gpu-combined.db|database: $work/$x.db|" -e "s|  kind: admm|  kind: plugin\n  method: dally|" \
+      "$src/configs/gpu_combined.yaml" > "$work/$x.yaml"
+done
+"$dede" run "$work/d.yaml" > "$work/d.log" || { cat "$work/d.log"; fail "run d"; }
+"$dede" run "$work/e.yaml" --rounds 30 > "$work/e1.log" || { cat "$work/e1.log"; fail "run e (30 rounds)"; }
+"$dede" run "$work/e.yaml" > "$work/e2.log" || { cat "$work/e2.log"; fail "resume e"; }
+[ "$(q "$work/d.db" "$completions")" = "$(q "$work/e.db" "$completions")" ] || fail "two GPU types: resumed run differs"
+[ "$(q "$work/d.db" "SELECT count(*) FROM domain_records WHERE kind = 'job' AND json_extract(data, '$.state') = 'finished'")" = 40 ] \
+  || fail "two GPU types, plugin method: 40 finished jobs expected"
 echo "gpu_placement cli test passed"
