@@ -5,6 +5,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -296,6 +297,56 @@ Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology
   out.reserve(pairs.size());
   for (auto& [key, pair] : pairs) out.push_back(std::move(pair));
   return out;
+}
+
+Status WritePaths(const std::string& file,
+                  const Topology& topology,
+                  const std::vector<PairPaths>& pairs) {
+  const std::string temporary = file + ".tmp" + std::to_string(reinterpret_cast<std::uintptr_t>(&pairs));
+  {
+    std::ofstream out(temporary);
+    if (!out) return Status(StatusCode::kUnavailable, temporary + ": cannot create the file");
+    out << "src,dst,path_idx,hops,nodes,edge_ids\n";
+    for (const PairPaths& pair : pairs) {
+      for (std::size_t i = 0; i < pair.paths.size(); ++i) {
+        const Path& path = pair.paths[i];
+        out << topology.node_ids[pair.src] << ',' << topology.node_ids[pair.dst] << ',' << i << ','
+            << path.hops() << ',';
+        for (std::size_t j = 0; j < path.nodes.size(); ++j) {
+          out << (j ? " " : "") << topology.node_ids[path.nodes[j]];
+        }
+        out << ',';
+        for (std::size_t j = 0; j < path.links.size(); ++j) out << (j ? " " : "") << path.links[j];
+        out << '\n';
+      }
+    }
+    if (!out.flush()) return Status(StatusCode::kUnavailable, temporary + ": write failed");
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, file, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    return Status(StatusCode::kUnavailable, file + ": cannot rename the written file into place");
+  }
+  return Status::Ok();
+}
+
+std::uint64_t TopologyHash(const Topology& topology) {
+  std::uint64_t h = 1469598103934665603ULL;
+  auto mix = [&](long long v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= static_cast<std::uint64_t>(v >> (8 * i)) & 0xff;
+      h *= 1099511628211ULL;
+    }
+  };
+  mix(static_cast<long long>(topology.file_order.size()));
+  for (int v : topology.file_order) mix(topology.node_ids[v]);
+  mix(static_cast<long long>(topology.links.size()));
+  for (const Link& l : topology.links) {
+    mix(topology.node_ids[l.src]);
+    mix(topology.node_ids[l.dst]);
+  }
+  return h;
 }
 
 namespace {

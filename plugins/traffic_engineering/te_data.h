@@ -72,6 +72,16 @@ Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
 // path_idx counts 0, 1, ... per pair. Pairs come out sorted by (src, dst).
 Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology& topology);
 
+// Writes `pairs` in the format LoadPaths reads (node ids, link indices), through a temporary
+// file renamed into place, so a reader never sees half a file.
+Status WritePaths(const std::string& file,
+                  const Topology& topology,
+                  const std::vector<PairPaths>& pairs);
+
+// FNV-1a hash of what the computed paths depend on: node ids in file order and the links
+// (endpoints, in file order). Capacities are left out: min-hop paths do not depend on them.
+std::uint64_t TopologyHash(const Topology& topology);
+
 // Up to k edge-disjoint paths from src to dst, fewest hops first, as the reference computes
 // them (networkx edge_disjoint_paths, sorted by hop count, first k): a maximum set of
 // edge-disjoint paths from Edmonds-Karp with bidirectional BFS on the unit-capacity residual

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -81,7 +82,8 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
                                       "robustness",
                                       "pop_split_fraction",
                                       "pinning_top_fraction",
-                                      "record_paths"});
+                                      "record_paths",
+                                      "path_cache"});
   status.Update(settings.Require("topology"));
   if (!status.ok()) return status;
   if (settings.Has("traffic_matrices") == settings.Has("traffic")) {
@@ -106,6 +108,10 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
       objective == "max_total_flow" ? Objective::kMaxTotalFlow : Objective::kMinMaxUtilization;
   topology_file_ = Resolve(context.config_dir, topology_file_);
   if (!paths_file_.empty()) paths_file_ = Resolve(context.config_dir, paths_file_);
+  path_cache_dir_.clear();
+  status.Update(settings.Read("path_cache", &path_cache_dir_));
+  if (!status.ok()) return status;
+  if (!path_cache_dir_.empty()) path_cache_dir_ = Resolve(context.config_dir, path_cache_dir_);
 
   traffic_ = TrafficSpec{};
   robustness_ = RobustnessSpec{};
@@ -245,8 +251,42 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
   // Computed paths: in parallel over contiguous blocks of pairs, one path finder per thread.
   const std::vector<std::pair<int, int>> wanted_list(wanted.begin(), wanted.end());
   std::vector<std::vector<Path>> computed;
+  path_cache_file_.clear();
+  paths_from_cache_ = 0;
+  paths_computed_ = 0;
+  std::vector<char> cached;
+  if (paths_file_.empty() && !path_cache_dir_.empty()) {
+    // Path cache: a path file keyed by the topology hash, k and the metric, next to nothing
+    // else: a restart (or another deployment on the same topology) reads it instead of
+    // recomputing; pairs it lacks are computed and the file is rewritten with them.
+    char name[96];
+    std::snprintf(name,
+                  sizeof(name),
+                  "paths-%016llx-k%d-min-hop.csv",
+                  static_cast<unsigned long long>(TopologyHash(topology_)),
+                  num_paths_);
+    path_cache_file_ = (std::filesystem::path(path_cache_dir_) / name).string();
+    std::error_code ec;
+    if (std::filesystem::exists(path_cache_file_, ec)) {
+      Result<std::vector<PairPaths>> paths = LoadPaths(path_cache_file_, topology_);
+      if (!paths.ok()) {
+        return Status(paths.status().code(),
+                      "path cache (plugin.settings.path_cache = '" + path_cache_dir_ +
+                          "'): " + paths.status().message() + "; delete the file to rebuild it");
+      }
+      for (PairPaths& p : paths.value()) given[{p.src, p.dst}] = std::move(p.paths);
+    }
+  }
   if (paths_file_.empty()) {
     computed.resize(wanted_list.size());
+    cached.assign(wanted_list.size(), 0);
+    for (std::size_t i = 0; i < wanted_list.size(); ++i) {
+      if (auto it = given.find(wanted_list[i]); it != given.end()) {
+        computed[i] = it->second;
+        cached[i] = 1;
+        ++paths_from_cache_;
+      }
+    }
     const int workers = static_cast<int>(std::max(
         1u, std::min(std::thread::hardware_concurrency(),
                      static_cast<unsigned>(wanted_list.size() / 64 + 1))));
@@ -258,6 +298,7 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
            begin = next.fetch_add(kChunk)) {
         const std::size_t end = std::min(wanted_list.size(), begin + kChunk);
         for (std::size_t i = begin; i < end; ++i) {
+          if (cached[i]) continue;
           computed[i] = finder.Find(wanted_list[i].first, wanted_list[i].second, num_paths_);
         }
       }
@@ -266,6 +307,26 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
     for (int w = 1; w < workers; ++w) threads.emplace_back(work);
     work();
     for (std::thread& t : threads) t.join();
+    paths_computed_ = static_cast<int>(wanted_list.size()) - paths_from_cache_;
+    if (!path_cache_file_.empty() && paths_computed_ > 0) {
+      // Everything known, sorted by (src, dst): the cache's pairs and the new ones.
+      std::map<std::pair<int, int>, const std::vector<Path>*> all;
+      for (const auto& [key, paths] : given) all[key] = &paths;
+      for (std::size_t i = 0; i < wanted_list.size(); ++i) all[wanted_list[i]] = &computed[i];
+      std::vector<PairPaths> out;
+      out.reserve(all.size());
+      for (const auto& [key, paths] : all) {
+        if (!paths->empty()) out.push_back({key.first, key.second, *paths});
+      }
+      std::error_code ec;
+      std::filesystem::create_directories(path_cache_dir_, ec);
+      const Status written = WritePaths(path_cache_file_, topology_, out);
+      if (!written.ok()) {
+        return Status(written.code(),
+                      "path cache (plugin.settings.path_cache = '" + path_cache_dir_ +
+                          "'): " + written.message());
+      }
+    }
   }
   for (std::size_t w = 0; w < wanted_list.size(); ++w) {
     const auto [src, dst] = wanted_list[w];
@@ -551,7 +612,6 @@ Status TrafficEngineeringPlugin::Report(int round,
                                         const Problem& problem,
                                         const Allocation& allocation,
                                         RoundReport* report) {
-  (void)round;
   if (static_cast<int>(allocation.values.size()) != problem.num_variables()) {
     return Status(StatusCode::kInternal, "traffic_engineering: allocation size mismatch");
   }
@@ -589,6 +649,23 @@ Status TrafficEngineeringPlugin::Report(int round,
   for (int s = 0; s < topology_.num_nodes(); ++s) {
     report->entities.push_back(
         {Side::kDemand, s, "node" + NodeName(topology_, s), {{"demand", by_source[s]}}});
+  }
+  if (record_paths_ && round == 0) {
+    // The path set itself, once (kind "path"): links by index, for joins with "link" records.
+    for (std::size_t i = 0; i < path_var_.size(); ++i) {
+      const Path& path = *path_of_var_[i];
+      const PairModel& pair = pairs_[pair_of_var_[i]];
+      std::string links;
+      for (int e : path.links) links += (links.empty() ? "" : " ") + std::to_string(e);
+      report->records.push_back(
+          {"path",
+           NodeName(topology_, pair.src) + "->" + NodeName(topology_, pair.dst) + "#" +
+               std::to_string(&path - pair.paths.data()),
+           {{"hops", static_cast<double>(path.hops())}},
+           {{"links", links},
+            {"source", paths_file_.empty() ? (path_cache_file_.empty() ? "computed" : path_cache_file_)
+                                           : paths_file_}}});
+    }
   }
   if (record_paths_) {
     for (std::size_t i = 0; i < path_var_.size(); ++i) {

@@ -64,6 +64,11 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   double MaxLinkUtilization(const Allocation& allocation) const;
   double TotalDemand() const;  // this round, data units, after `scale`
   double flow_unit() const { return flow_unit_; }
+  // Path cache (plugin.settings.path_cache): the file used, and how many pairs' paths came from
+  // it or were computed in the last Describe.
+  const std::string& path_cache_file() const { return path_cache_file_; }
+  int paths_from_cache() const { return paths_from_cache_; }
+  int paths_computed() const { return paths_computed_; }
   // This round's per-link loads (allocation units) and capacities (data units; 0 if failed).
   std::vector<double> LinkLoads(const Allocation& allocation) const;
   const std::vector<double>& capacity() const { return capacity_; }
@@ -126,6 +131,8 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   bool record_paths_ = false;
   bool record_paths_set_ = false;  // otherwise: paths recorded when there are <= 20,000
   std::vector<RawLinkEvent> raw_events_;
+  std::string path_cache_dir_, path_cache_file_;
+  int paths_from_cache_ = 0, paths_computed_ = 0;
   std::uint64_t seed_ = 0;
   int num_rounds_ = 0;
   double flow_unit_ = 1.0;  // largest link capacity: the unit of every variable

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -308,6 +309,75 @@ TEST(TrafficLinkEvents, FailedLinkCarriesNoFlowAndRecoversForMaxTotalFlow) {
 
 TEST(TrafficLinkEvents, FailedLinkCarriesNoFlowAndRecoversForMinMaxUtilization) {
   CheckFailure("min_max_utilization");
+}
+
+// The path cache: the first Describe computes B4's paths and writes them under the topology's
+// hash; a second one (a restart) reads all 132 pairs back, and they are the shipped path file's.
+TEST(TrafficEngineeringPathCache, ARestartReadsThePathsBackAndTheyMatchTheShippedFile) {
+  testing::ScratchDir dir("path_cache");
+  auto settings = [&] {
+    ConfigNode node = Map("plugin.settings",
+                          {{"topology", kDataDir + "/B4.json"}, {"path_cache", dir.path() + "/cache"}});
+    node.Insert("traffic_matrices",
+                List("plugin.settings.traffic_matrices", {kDataDir + "/matrices/B4_real_0_1.0.csv"}));
+    return node;
+  };
+  Problem first_problem(0, 0), second_problem(0, 0);
+  TrafficEngineeringPlugin first, second;
+  Build(settings(), ContextIn(dir.path()), &first, &first_problem);
+  EXPECT_EQ(first.paths_computed(), 132);
+  EXPECT_EQ(first.paths_from_cache(), 0);
+  ASSERT_FALSE(first.path_cache_file().empty());
+  EXPECT_NE(first.path_cache_file().find("-k4-min-hop.csv"), std::string::npos);
+  Build(settings(), ContextIn(dir.path()), &second, &second_problem);
+  EXPECT_EQ(second.paths_computed(), 0);
+  EXPECT_EQ(second.paths_from_cache(), 132);
+  EXPECT_EQ(second.path_cache_file(), first.path_cache_file());
+  EXPECT_EQ(second_problem.num_variables(), first_problem.num_variables());
+
+  const Topology t = B4();
+  Result<std::vector<PairPaths>> cached = LoadPaths(first.path_cache_file(), t);
+  Result<std::vector<PairPaths>> shipped = LoadPaths(kDataDir + "/B4-paths.csv", t);
+  ASSERT_TRUE(cached.ok()) << cached.status().message();
+  ASSERT_TRUE(shipped.ok()) << shipped.status().message();
+  ASSERT_EQ(cached.value().size(), shipped.value().size());
+  for (std::size_t i = 0; i < cached.value().size(); ++i) {
+    const PairPaths& a = cached.value()[i];
+    const PairPaths& b = shipped.value()[i];
+    ASSERT_EQ(a.paths.size(), b.paths.size());
+    for (std::size_t j = 0; j < a.paths.size(); ++j) {
+      EXPECT_EQ(a.paths[j].nodes, b.paths[j].nodes) << a.src << "->" << a.dst << " #" << j;
+      EXPECT_EQ(a.paths[j].links, b.paths[j].links);
+    }
+  }
+  // Another topology hashes differently.
+  Topology other = t;
+  std::swap(other.links[0], other.links[1]);
+  EXPECT_NE(TopologyHash(other), TopologyHash(t));
+}
+
+// Round 0 reports the path set once (kind "path"), every round the link states and path flows.
+TEST(TrafficEngineeringRecords, RoundZeroListsThePathsAndEveryRoundTheLinks) {
+  ConfigNode node = Map("plugin.settings", {{"topology", "B4.json"}, {"paths", "B4-paths.csv"}});
+  node.Insert("traffic_matrices",
+              List("plugin.settings.traffic_matrices",
+                   {"matrices/B4_real_0_1.0.csv", "matrices/B4_real_1_1.0.csv"}));
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Build(node, ContextIn(kDataDir), &plugin, &problem);
+  for (int round = 0; round < 2; ++round) {
+    bool finished = true;
+    ASSERT_TRUE(plugin.Refresh(round, &problem, &finished).ok());
+    Allocation a;
+    a.values.assign(problem.num_variables(), 0.0);
+    RoundReport report;
+    ASSERT_TRUE(plugin.Report(round, problem, a, &report).ok());
+    std::map<std::string, int> kinds;
+    for (const DomainRecord& r : report.records) ++kinds[r.kind];
+    EXPECT_EQ(kinds["link"], 38);
+    EXPECT_EQ(kinds["path_flow"], 310);
+    EXPECT_EQ(kinds["path"], round == 0 ? 310 : 0);
+  }
 }
 
 }  // namespace
