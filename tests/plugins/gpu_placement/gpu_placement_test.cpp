@@ -1,8 +1,6 @@
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 
 #include "gpu_sim.h"
 
@@ -172,6 +170,34 @@ TEST(GpuPlacementSim, LeaseExpiryRequeuesAndResumes) {
   EXPECT_NEAR(r.jobs[0].end_s, 250, 1e-6);
   EXPECT_EQ(r.jobs[0].allocs[0], 3);
   EXPECT_NEAR(r.jobs[0].queueing_s, 0, 1e-9);
+}
+
+TEST(GpuPlacementSim, WithoutPreemptionLeasesNeverExpire) {
+  SimOptions o;
+  o.cluster = {1, 1, 8};
+  o.policy = Policy::kDallyNoWait;
+  o.lease_s = 100;
+  o.lease_expiry = false;
+  auto r = Simulate({MakeJob(0, 0, 1, 250), MakeJob(1, 10, 8, 80)}, o);
+  EXPECT_EQ(r.jobs[0].allocs[0], 1);           // one placement for its whole run
+  EXPECT_NEAR(r.jobs[1].first_start_s, 250, 1e-6);  // never preempts job 0
+}
+
+TEST(GpuPlacementSim, LargeJobRackWaitReadings) {
+  SimOptions o;
+  o.cluster = {2, 2, 4};
+  o.policy = Policy::kDallyManual;
+  o.manual_machine_timer_s = 100;
+  o.manual_rack_timer_s = 300;  // cumulative
+  o.lease_s = 1e6;
+  // Three 3-GPU jobs leave 1, 1 | 1, 4 free: no rack fits 6 GPUs, the network does.
+  const std::vector<JobSpec> jobs = {MakeJob(0, 0, 3, 1e7), MakeJob(1, 0, 3, 1e7), MakeJob(2, 0, 3, 1e7),
+                                     MakeJob(3, 0, 6, 600)};
+  auto a = Simulate(jobs, o);  // skips T_Mc, waits for a rack until the cumulative T_Rk
+  EXPECT_NEAR(a.jobs[3].first_start_s, 300, 1e-6);
+  EXPECT_EQ(a.jobs[3].allocs[2], 1);
+  o.large_job_cumulative_rack_wait = false;  // only the rack stage's own T_Rk - T_Mc
+  EXPECT_NEAR(Simulate(jobs, o).jobs[3].first_start_s, 200, 1e-6);
 }
 
 TEST(GpuPlacementSim, LowNetworkSensitivityWinsAtLeaseEnd) {
@@ -362,37 +388,6 @@ TEST(GpuPlacementSim, OnlineComparisonTraceAllPoliciesFinish) {
     EXPECT_LE(r.metrics.utilization, 1.0 + 1e-9);
   }
 }
-
-// Results tables: ctest skips them; run with --gtest_also_run_disabled_tests --gtest_filter=*ResultsTable*.
-void PrintResultsTable(WorkModel work_model) {
-  std::printf("work model: %s\n", work_model == WorkModel::kArtistLinear ? "artist_linear" : "trace_runtime");
-  std::printf("%-6s %-7s %-16s %9s %9s %9s %9s %9s %9s %9s %9s %7s %8s\n", "racks", "arrival", "policy",
-              "makespan_d", "jct_avg_h", "jct_med_h", "jct_p95_h", "jct_p99_h", "q_avg_h", "q_p95_h", "q_p99_h",
-              "util", "wall_s");
-  for (int racks : {2, 4, 8, 16}) {
-    for (bool poisson : {false, true}) {
-      auto w = GenerateWorkload(500, poisson, 100, 2025);
-      for (Policy p : {Policy::kDally, Policy::kDallyManual, Policy::kDallyNoWait, Policy::kDallyFullyConsolidated,
-                       Policy::kTiresias, Policy::kGandiva}) {
-        SimOptions o;
-        o.cluster.racks = racks;
-        o.policy = p;
-        o.work_model = work_model;
-        const auto t0 = std::chrono::steady_clock::now();
-        auto r = Simulate(w, o);
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const auto& m = r.metrics;
-        std::printf("%-6d %-7s %-16s %9.2f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %7.3f %8.2f  comm_avg_h=%.1f\n",
-                    racks, poisson ? "poisson" : "batch", PolicyName(p), m.makespan_s / 86400, m.jct_avg_s / 3600,
-                    m.jct_median_s / 3600, m.jct_p95_s / 3600, m.jct_p99_s / 3600, m.queue_avg_s / 3600,
-                    m.queue_p95_s / 3600, m.queue_p99_s / 3600, m.utilization, wall, m.comm_avg_s / 3600);
-      }
-    }
-  }
-}
-
-TEST(GpuPlacementBench, DISABLED_ResultsTableArtistLinear) { PrintResultsTable(WorkModel::kArtistLinear); }
-TEST(GpuPlacementBench, DISABLED_ResultsTableTraceRuntime) { PrintResultsTable(WorkModel::kTraceRuntime); }
 
 }  // namespace
 }  // namespace dede::gpu
