@@ -6,6 +6,7 @@
 //               [--jobs-per-day 100] [--racks 2,4,8,16] [--arrivals batch,poisson]
 //               [--lease-s 3600] [--history-leases 48] [--tiresias paper|code] [--trace FILE]
 //               [--tiresias-priority discretized|continuous] [--starvation-clock queue_entry|last_assignment]
+//               [--never-run first|last]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -34,7 +35,8 @@ int Usage() {
                "usage: dally_bench [--work-model artist_linear|trace_runtime] [--jobs N] [--seed S]\n"
                "                   [--jobs-per-day R] [--racks 2,4,8,16] [--arrivals batch,poisson]\n"
                "                   [--lease-s L] [--history-leases H] [--tiresias paper|code] [--trace FILE]\n"
-               "                   [--tiresias-priority discretized|continuous] [--starvation-clock queue_entry|last_assignment]\n");
+               "                   [--tiresias-priority discretized|continuous] [--starvation-clock queue_entry|last_assignment]\n"
+               "                   [--never-run first|last]\n");
   return 1;
 }
 
@@ -42,7 +44,7 @@ int Usage() {
 
 int main(int argc, char** argv) {
   std::string work_model = "artist_linear", racks_arg = "2,4,8,16", arrivals_arg = "batch,poisson";
-  std::string tiresias = "paper", trace, las = "discretized", clock = "last_assignment";
+  std::string tiresias = "paper", trace, las = "discretized", clock = "last_assignment", never_run = "first";
   int jobs = 500;
   unsigned long long seed = 2025;
   double jobs_per_day = 100, lease_s = 3600, history = 48;
@@ -62,10 +64,12 @@ int main(int argc, char** argv) {
     else if (a == "--trace") trace = v;
     else if (a == "--tiresias-priority") las = v;
     else if (a == "--starvation-clock") clock = v;
+    else if (a == "--never-run") never_run = v;
     else return Usage();
   }
   if ((work_model != "artist_linear" && work_model != "trace_runtime") || (tiresias != "paper" && tiresias != "code") ||
-      (las != "discretized" && las != "continuous") || (clock != "queue_entry" && clock != "last_assignment"))
+      (las != "discretized" && las != "continuous") || (clock != "queue_entry" && clock != "last_assignment") ||
+      (never_run != "first" && never_run != "last"))
     return Usage();
   std::vector<dede::gpu::JobSpec> trace_jobs;
   if (!trace.empty()) {
@@ -76,12 +80,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::printf("work model %s, %s, lease %.0f s, history %.0f leases, Dally starvation clock %s, Tiresias %s LAS, "
-              "placement: %s\n",
+  std::printf("work model %s, %s, lease %.0f s, history %.0f leases, Dally starvation clock %s, never-run jobs %s, "
+              "Tiresias %s LAS, placement: %s\n",
               work_model.c_str(),
               trace.empty() ? ("synthetic " + std::to_string(jobs) + " jobs, seed " + std::to_string(seed)).c_str()
                             : trace.c_str(),
-              lease_s, history, clock.c_str(), las.c_str(), tiresias == "paper" ? "paper text (any offer / fewest machines)" : "ArtISt-sim code");
+              lease_s, history, clock.c_str(), never_run.c_str(), las.c_str(), tiresias == "paper" ? "paper text (any offer / fewest machines)" : "ArtISt-sim code");
   std::printf("%-5s %-7s %-16s %10s %9s %9s %9s %9s %9s %9s %9s %9s %6s %7s\n", "racks", "arrival", "policy",
               "makespan_d", "jct_avg_h", "jct_med_h", "jct_p95_h", "jct_p99_h", "q_avg_h", "q_p95_h", "q_p99_h",
               "comm_h", "util", "wall_s");
@@ -109,6 +113,7 @@ int main(int argc, char** argv) {
         o.tiresias_any_offer = o.tiresias_fewest_machines = tiresias == "paper";
         o.tiresias_continuous_las = las == "continuous";
         o.starvation_since_assignment = clock == "last_assignment";
+        o.never_run_first = never_run == "first";
         const auto t0 = std::chrono::steady_clock::now();
         const auto res = dede::gpu::Simulate(w, o);
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

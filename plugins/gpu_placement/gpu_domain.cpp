@@ -106,7 +106,7 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
   s.workload_seed = context.seed;
   s.sim.seed = context.seed;
   s.sim.record_utilization_timeline = false;
-  Status st = CheckMap(settings, {"tick_s", "checkpoint_every", "policy", "cluster", "gpu_types", "workload", "overheads", "timers",
+  Status st = CheckMap(settings, {"tick_s", "checkpoint_every", "policy", "never_run_priority", "cluster", "gpu_types", "workload", "overheads", "timers",
                                   "auto_tuner", "lease_s", "preemption", "tiresias", "gandiva"});
   if (!st.ok()) return st;
   st.Update(settings.Read("tick_s", &s.tick_s, 1e-3, 1e9));
@@ -115,6 +115,9 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
   st.Update(settings.ReadChoice("policy", {"dally", "dally-manual", "dally-nowait", "dally-consolidated",
                                            "tiresias", "gandiva"}, &policy));
   ParseMethod(policy, &s.policy);
+  std::string never_run = "first";
+  st.Update(settings.ReadChoice("never_run_priority", {"first", "last"}, &never_run));
+  s.sim.never_run_first = never_run == "first";
   // Cluster: one type (cluster) or several (gpu_types), not both.
   const ConfigNode* cluster = settings.Find("cluster");
   const ConfigNode* types = settings.Find("gpu_types");

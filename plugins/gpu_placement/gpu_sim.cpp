@@ -435,7 +435,9 @@ void Simulation::DallyRound(double now, int pool, std::vector<SimJob*>& w) {
     auto it = by_demand.find(j->spec.gpus);
     if (it == by_demand.end()) it = by_demand.emplace(j->spec.gpus, DallyTimers(*j, pool, now)).first;
     j->timers = it->second;
-    key[j - jobs_.data()] = NetworkSensitivity(j->done, j->work, j->res.running_s, j->ideal_runtime_s);
+    key[j - jobs_.data()] = j->res.running_s > 0 || o_.never_run_first
+                                ? NetworkSensitivity(j->done, j->work, j->res.running_s, j->ideal_runtime_s)
+                                : 1.0;
   }
   std::stable_sort(w.begin(), w.end(), [&](const SimJob* a, const SimJob* b) {
     const double ka = key[a - jobs_.data()], kb = key[b - jobs_.data()];

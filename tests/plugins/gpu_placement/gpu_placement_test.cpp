@@ -214,6 +214,18 @@ TEST(GpuPlacementSim, LowNetworkSensitivityWinsAtLeaseEnd) {
   EXPECT_NEAR(r.jobs[0].queueing_s, 100, 1e-6);
 }
 
+TEST(GpuPlacementSim, NeverRunPriorityReadings) {
+  SimOptions o;
+  o.cluster = {1, 1, 8};
+  o.policy = Policy::kDally;
+  o.lease_s = 100;
+  // X runs at machine tier with 50 % overhead (Nw_sens 2/3, 225 s to finish); Y arrives at 50.
+  const std::vector<JobSpec> jobs = {MakeJob(0, 0, 8, 1200, {0.5, 1, 2}), MakeJob(1, 50, 8, 800)};
+  EXPECT_NEAR(Simulate(jobs, o).jobs[1].first_start_s, 100, 1e-6);  // never run = 0: Y wins the lease end
+  o.never_run_first = false;                                          // never run = 1: X keeps winning
+  EXPECT_NEAR(Simulate(jobs, o).jobs[1].first_start_s, 225, 1e-6);
+}
+
 TEST(GpuPlacementSim, HandWorkedSchedule) {
   SimOptions o;
   o.cluster = {1, 2, 4};
