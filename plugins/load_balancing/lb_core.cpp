@@ -306,7 +306,14 @@ Status RepairPlacement(const Instance& in, const ServerSets& current, const Serv
       if (!side[net->Server(s)] && count[s] < in.memory_limit) starved.push_back(s);
     for (int k = 0; k < K; ++k)
       if (side[net->Shard(k)] && in.load[k] > 0) stuck.push_back(k);
+    // Sink-side servers first (a pair to them crosses the cut); then the others, least loaded
+    // first (a shard without any pair is stuck with every server on its side of the cut).
     std::sort(starved.begin(), starved.end(), [&](int a, int b) { return L[a] < L[b]; });
+    std::vector<int> others;
+    for (int s = 0; s < S; ++s)
+      if (side[net->Server(s)] && count[s] < in.memory_limit) others.push_back(s);
+    std::sort(others.begin(), others.end(), [&](int a, int b) { return L[a] < L[b]; });
+    starved.insert(starved.end(), others.begin(), others.end());
     std::sort(stuck.begin(), stuck.end(), [&](int a, int b) { return in.load[a] > in.load[b]; });
     int bk = -1, bs = -1;
     for (int s : starved) {
@@ -315,8 +322,21 @@ Status RepairPlacement(const Instance& in, const ServerSets& current, const Serv
       if (bk >= 0) break;
     }
     if (bk < 0) {
-      return Internal("load_balancing repair: no pair crosses the min cut (deficit " +
-                      std::to_string(net->Deficit()) + "); memory or candidate sets too tight");
+      // Memory is full where pairs could go: free the slots of pairs that are not current and
+      // carry no flow (opened by the rounding, not used by the split), then try again.
+      int freed = 0;
+      for (const auto& p : net->pairs()) {
+        if (net->PairFlow(p) > MaxFlow::kFlowTol || Contains(current[p.k], p.s) || pairs[p.k].size() <= 1) continue;
+        pairs[p.k].erase(std::find(pairs[p.k].begin(), pairs[p.k].end(), p.s));
+        --count[p.s];
+        ++freed;
+      }
+      if (freed == 0) {
+        return Internal("load_balancing repair: no pair can be opened across the min cut (deficit " +
+                        std::to_string(net->Deficit()) + "); memory or candidate sets too tight");
+      }
+      net = BuildNetwork(in, pairs, lo, hi);
+      continue;
     }
     pairs[bk].insert(std::lower_bound(pairs[bk].begin(), pairs[bk].end(), bs), bs);
     ++count[bs];
