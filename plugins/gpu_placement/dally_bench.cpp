@@ -44,7 +44,7 @@ int Usage() {
 
 int main(int argc, char** argv) {
   std::string work_model = "artist_linear", racks_arg = "2,4,8,16", arrivals_arg = "batch,poisson";
-  std::string tiresias = "paper", trace, las = "discretized", clock = "last_assignment", never_run = "first";
+  std::string tiresias = "paper", trace, las = "discretized", clock = "last_assignment", never_run = "last";
   int jobs = 500;
   unsigned long long seed = 2025;
   double jobs_per_day = 100, lease_s = 3600, history = 48;

@@ -115,7 +115,7 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
   st.Update(settings.ReadChoice("policy", {"dally", "dally-manual", "dally-nowait", "dally-consolidated",
                                            "tiresias", "gandiva"}, &policy));
   ParseMethod(policy, &s.policy);
-  std::string never_run = "first";
+  std::string never_run = "last";
   st.Update(settings.ReadChoice("never_run_priority", {"first", "last"}, &never_run));
   s.sim.never_run_first = never_run == "first";
   // Cluster: one type (cluster) or several (gpu_types), not both.

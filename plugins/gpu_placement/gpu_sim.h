@@ -80,9 +80,11 @@ struct SimOptions {
   // just expired has already "starved" for the lease it ran. false (ArtISt-sim code, design note
   // [A8]): time since the job last entered the wait queue (arrival or lease expiry).
   bool starvation_since_assignment = true;
-  // Nw_sens of a job that has never run (0/0 in the paper). true (ArtISt-sim code, [A4]): 0, so it
-  // is offered GPUs before every job that has run; false: 1 (it has suffered no slowdown), after them.
-  bool never_run_first = true;
+  // Nw_sens of a job that has never run (0/0 in the paper). false (default): 1, as the paper's text
+  // reads ("a lower value indicates that the job has endured greater network-induced slowdowns" -- a
+  // job that has not run has endured none), so it ranks with the jobs that ran without slowdown, by
+  // queue entry. true (ArtISt-sim code, design note [A4]): 0, offered GPUs before every job that ran.
+  bool never_run_first = false;
   // Heterogeneous clusters: one shape per GPU pool (type). Empty: the single pool `cluster`.
   std::vector<ClusterShape> pools;
   // Keep Metrics::utilization_over_time (one entry per event); off in long stepped runs.

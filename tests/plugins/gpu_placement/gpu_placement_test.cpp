@@ -207,7 +207,8 @@ TEST(GpuPlacementSim, LowNetworkSensitivityWinsAtLeaseEnd) {
   o.lease_s = 100;
   // X (t=0) and Y (t=50) both need the whole machine, 8 x 150 GPU-s each: ideal 150 s.
   auto r = Simulate({MakeJob(0, 0, 8, 1200), MakeJob(1, 50, 8, 1200)}, o);
-  // X: [0,100]; Y never ran (Nw_sens 0) so it wins at 100: [100,200]; X: [200,250]; Y: [250,300].
+  // Both have Nw_sens 1 (no overhead; a never-run job counts as 1), so queue entry decides:
+  // X: [0,100]; Y (queued since 50) wins at 100: [100,200]; X: [200,250]; Y: [250,300].
   EXPECT_NEAR(r.jobs[0].end_s, 250, 1e-6);
   EXPECT_NEAR(r.jobs[1].end_s, 300, 1e-6);
   EXPECT_NEAR(r.jobs[1].queueing_s, 50 + 50, 1e-6);
@@ -221,9 +222,9 @@ TEST(GpuPlacementSim, NeverRunPriorityReadings) {
   o.lease_s = 100;
   // X runs at machine tier with 50 % overhead (Nw_sens 2/3, 225 s to finish); Y arrives at 50.
   const std::vector<JobSpec> jobs = {MakeJob(0, 0, 8, 1200, {0.5, 1, 2}), MakeJob(1, 50, 8, 800)};
-  EXPECT_NEAR(Simulate(jobs, o).jobs[1].first_start_s, 100, 1e-6);  // never run = 0: Y wins the lease end
-  o.never_run_first = false;                                          // never run = 1: X keeps winning
-  EXPECT_NEAR(Simulate(jobs, o).jobs[1].first_start_s, 225, 1e-6);
+  EXPECT_NEAR(Simulate(jobs, o).jobs[1].first_start_s, 225, 1e-6);  // never run = 1 (default): X keeps winning
+  o.never_run_first = true;                                           // never run = 0: Y wins the lease end
+  EXPECT_NEAR(Simulate(jobs, o).jobs[1].first_start_s, 100, 1e-6);
 }
 
 TEST(GpuPlacementSim, HandWorkedSchedule) {
@@ -277,7 +278,8 @@ TEST(GpuPlacementSim, AutoTimerFloorWaitsThenLeaseEndFreesMachine) {
   o.lease_s = 100;  // empty history: floors of 6 and 12 leases (600 s, 1200 s)
   const Overhead ov{0, 1, 3};
   // Job 2 cannot fit a machine at t=0 and its machine timer (600 s) blocks the rack; at the first lease end
-  // (100 s) jobs 0 and 1 release, job 2 (never run, Nw_sens 0) goes first and takes a whole machine.
+  // (100 s) jobs 0 and 1 release; all three have Nw_sens 1 and job 2, queued since 0, goes first and takes a
+  // whole machine.
   auto r = Simulate({MakeJob(0, 0, 3, 3000, ov), MakeJob(1, 0, 3, 3000, ov), MakeJob(2, 0, 2, 200, ov)}, o);
   EXPECT_NEAR(r.jobs[2].first_start_s, 100, 1e-6);
   EXPECT_EQ(r.jobs[2].allocs[0], 1);
@@ -293,7 +295,7 @@ TEST(GpuPlacementSim, StarvationClockAfterLeaseExpiry) {
   o.manual_rack_timer_s = 1e9;
   o.lease_s = 100;
   // X (2 GPUs) on machine 0, Y (3 GPUs) on machine 1 at t=0; Z (3 GPUs) arrives at 50 and waits. At the
-  // lease end (100) Z (never run) takes machine 0, X machine 1, and Y finds no machine fit.
+  // lease end (100) Z (queued since 50; all have Nw_sens 1) takes machine 0, X machine 1, and Y finds no machine fit.
   const std::vector<JobSpec> jobs = {MakeJob(0, 0, 2, 300), MakeJob(1, 0, 3, 450), MakeJob(2, 50, 3, 300)};
   o.starvation_since_assignment = true;  // paper: Y has starved 100 s since its assignment >= T_Mc: rack now
   auto a = Simulate(jobs, o);
