@@ -15,6 +15,8 @@
 // Environment overrides for tuning runs (none needed for the defaults): TE_EVAL_SCALE (demand
 // factor), TE_EVAL_PAIR_FRACTION (share of ordered pairs with a demand), TE_EVAL_ADMM_RHO,
 // TE_EVAL_ADMM_SECONDS (DeDe's time budget per round), TE_EVAL_ADMM_EPS (eps_abs = eps_rel),
+// TE_EVAL_ADMM_FRACTION (DeDe's budget per round = this fraction of the round's exact solve
+// time: the acceptance test "within 1/10 of Clp's time" is TE_EVAL_ADMM_FRACTION=0.1),
 // TE_EVAL_OBJECTIVES ("max_flow", "min_mlu" or both, comma separated).
 #include <chrono>
 #include <cmath>
@@ -208,6 +210,7 @@ Status RunObjective(const EvalOptions& options,
     base.round = round;
     // Reference: the exact LP (first, so the other rows carry their quality).
     double reference = std::nan("");
+    double exact_seconds = std::nan("");
     base.reference = "none";
     auto finish = [&](EvalRow row, Allocation allocation, const SolveSummary& summary) {
       const Status repaired = plugin.Repair(problem, &allocation);
@@ -232,6 +235,7 @@ Status RunObjective(const EvalOptions& options,
       const auto start = Clock::now();
       SolveExact(problem, exact_options, &allocation, &summary);
       const double seconds = Since(start);
+      exact_seconds = seconds;
       EvalRow row = base;
       row.method = "exact";
       row.threads = 1;
@@ -256,7 +260,13 @@ Status RunObjective(const EvalOptions& options,
       }
     }
     if (options.Wants("dede")) {
+      const double fraction = EnvDouble("TE_EVAL_ADMM_FRACTION", 0.0);
       for (std::size_t i = 0; i < solvers.size(); ++i) {
+        if (fraction > 0 && !std::isnan(exact_seconds)) {
+          AdmmOptions o = solvers[i]->options();
+          o.time_limit_seconds = fraction * exact_seconds;
+          solvers[i]->SetOptions(o);
+        }
         Allocation allocation;
         SolveSummary summary;
         const auto start = Clock::now();
@@ -270,7 +280,8 @@ Status RunObjective(const EvalOptions& options,
           sink(row);
           continue;
         }
-        row.note = "rho " + Num(summary.rho);
+        row.note = "rho " + Num(summary.rho) + ", budget " +
+                   Num(solvers[i]->options().time_limit_seconds) + " s";
         finish(row, allocation, summary);
       }
     }
