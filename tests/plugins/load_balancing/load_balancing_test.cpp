@@ -209,6 +209,81 @@ TEST(LoadBalancingCore, DedeVersusExactSmall) {
   EXPECT_LE(dede_total, 1.5 * exact_total + 2);
 }
 
+// The acceptance at paper scale, cheap enough to run always: 2,048 shards on 256 servers
+// (loads generated from the shipped random numbers, identical to the example's CSV), epsilon
+// 0.1, memory 16, 100 rounds with rounds 0-19 as warm-up: mean movements <= 20 and mean time
+// <= 5 s per round, every round feasible; with and without keep-alive.
+TEST(LoadBalancingCore, PaperScaleAcceptance) {
+  std::vector<double> u;
+  ASSERT_TRUE(LoadRandomNums(kData + "/random_nums.csv", &u).ok());
+  const auto loads = GenerateLoads(u, 2048);
+  for (bool keep : {true, false}) {
+    DedeOptions options;
+    options.keep_alive = keep;
+    options.num_threads = 2;
+    DedeWarm warm;
+    ServerSets current = InitialPlacement(256, 2048);
+    double movements = 0, seconds = 0, worst = 0;
+    for (int r = 0; r < 100; ++r) {
+      const Instance in = MakeInstance(loads[r], 256, 2048);
+      Placement p;
+      const auto t0 = std::chrono::steady_clock::now();
+      ASSERT_TRUE(SolveDede(in, current, {}, options, &warm, &p, nullptr).ok()) << "round " << r;
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const Check c = Evaluate(in, current, p);
+      ASSERT_TRUE(c.feasible) << "round " << r << ": " << c.why;
+      ASSERT_LE(c.max_shards, 16);
+      if (r >= 20) {
+        movements += c.movements;
+        seconds += s;
+        worst = std::max(worst, s);
+      }
+      current = p.Servers();
+    }
+    std::printf("2048x256, keep_alive %d, rounds 20-99: mean movements %.2f, mean %.4f s, max %.4f s\n",
+                keep ? 1 : 0, movements / 80, seconds / 80, worst);
+    EXPECT_LE(movements / 80, 20.0);
+    EXPECT_LE(seconds / 80, 5.0);
+  }
+}
+
+// The framework's own ADMM (solver.kind: admm) on the Problem with candidate servers, then the
+// plugin's repair: a feasible integral placement.
+TEST(LoadBalancingModel, FrameworkAdmmThenRepair) {
+  const auto loads = ExampleLoads();
+  LbOptions o;
+  o.servers = 8;
+  o.shards = 32;
+  o.memory_limit = 8;
+  o.candidates = 3;
+  LbModel model;
+  Problem problem(1, 1);
+  ASSERT_TRUE(model.Build(o, {loads.begin(), loads.begin() + 2}, &problem).ok());
+  std::string error;
+  ASSERT_TRUE(problem.Validate(&error)) << error;
+  ASSERT_FALSE(model.allowed().empty());
+  ASSERT_TRUE(model.SetRound(1, InitialPlacement(8, 32), &problem).ok());
+  AdmmOptions admm;
+  admm.num_threads = 2;
+  admm.time_limit_seconds = 5;
+  admm.integer_iterations = 50;
+  admm.max_iterations = 1000;
+  AdmmSolver solver(problem, admm);
+  ASSERT_TRUE(solver.setup_error().empty()) << solver.setup_error();
+  Allocation a;
+  SolveSummary summary;
+  solver.Solve(&a, &summary);
+  ASSERT_EQ(a.values.size(), static_cast<std::size_t>(problem.num_variables()));
+  EXPECT_TRUE(model.Repair(problem, &a));
+  const Check c = model.Evaluate(a);
+  EXPECT_TRUE(c.feasible) << c.why;
+  EXPECT_LE(problem.MeasureViolation(a.values).Max(), 1e-6);
+  // New placements only on candidate servers.
+  const Placement placement = model.ToPlacement(a);
+  for (int k = 0; k < 32; ++k)
+    for (const auto& [s, f] : placement.shares[k]) EXPECT_GE(model.x_entry(s, k), 0);
+}
+
 // Every method through the plugin's path (SolveMethod on the model's Problem) on 32 servers x
 // 256 shards, 2 chained rounds: the allocation satisfies every constraint of the MILP as the
 // framework measures it (band, memory, x <= y, columns, integrality).
