@@ -695,7 +695,8 @@ Status GpuPlacementDomain::SaveState(int round, std::string* state) {
     return Internal("gpu_placement: SaveState for round " + std::to_string(round) + " but " +
                     std::to_string(sim_round_) + " ticks simulated");
   if (settings_.checkpoint_every == 0 || (round + 1) % settings_.checkpoint_every != 0) {
-    state->clear();  // no checkpoint this round: a resume replays from round 0
+    // No checkpoint this round: only the policy, so a resume replays from round 0 with it.
+    *state = std::string("gpu_placement-replay ") + MethodName(policy_) + "\n";
     return Status::Ok();
   }
   std::ostringstream out;
@@ -720,6 +721,10 @@ Status GpuPlacementDomain::RestoreState(int last_round, const std::string& state
   size_t jobs = 0, types = 0;
   in >> magic >> method >> ticks >> jobs >> types;
   Policy p;
+  if (magic == "gpu_placement-replay" && ParseMethod(method, &p) && settings_.types.size() == 1) {
+    ResetSimulation(p);  // the next Refresh replays rounds 0..last_round with the deployment's policy
+    return Status::Ok();
+  }
   if (magic != "gpu_placement-v1" || !ParseMethod(method, &p) || ticks != last_round + 1 || jobs != jobs_.size() ||
       types != settings_.types.size())
     return FailedPrecondition("gpu_placement: the checkpoint of round " + std::to_string(last_round) +

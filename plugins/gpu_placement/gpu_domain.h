@@ -42,9 +42,9 @@ struct GpuType {
 struct DomainSettings {
   std::vector<GpuType> types = {GpuType{}};
   double tick_s = 300;            // simulated time per round
-  // Checkpoint (SaveState) every N rounds; 0: never. Without a checkpoint of the last round a
-  // resumed deployment replays the simulation from round 0 (exact with one GPU type; the combined
-  // mode of several types needs a checkpoint every round, so it forces 1).
+  // Full checkpoint (SaveState) every N rounds; 0: never. Other rounds save only the policy, and a
+  // deployment resumed from such a round replays the simulation from round 0 (exact with one GPU
+  // type; several types need a checkpoint every round, so they force 1).
   int checkpoint_every = 1;
   Policy policy = Policy::kDally; // policy of the combined mode (and of replays before a method is known)
   // Workload.

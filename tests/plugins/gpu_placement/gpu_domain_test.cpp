@@ -197,13 +197,30 @@ TEST(GpuPlacementDomain, ResumeWithoutCheckpointReplays) {
   Driver first;
   ASSERT_TRUE(first.Init(yaml).ok());
   for (int round = 0; round < 9; ++round) ASSERT_TRUE(first.Round("dally", round));
-  std::string state = "x";
+  std::string state;
   ASSERT_TRUE(first.d.SaveState(8, &state).ok());
-  EXPECT_TRUE(state.empty());
+  EXPECT_LT(state.size(), 64u);  // the policy only
   Driver second;
   ASSERT_TRUE(second.Init(yaml).ok());
+  ASSERT_TRUE(second.d.RestoreState(8, state).ok());
   EXPECT_EQ(second.RunToEnd("dally", 9), total);
   EXPECT_EQ(second.Completions(), straight.Completions());
+  // The replay uses the saved policy, also when it is not settings.policy: the finish round is
+  // decided with the right schedule.
+  Driver t_straight, t_first, t_second;
+  ASSERT_TRUE(t_straight.Init(yaml).ok());
+  const int t_total = t_straight.RunToEnd("gandiva");
+  ASSERT_TRUE(t_first.Init(yaml).ok());
+  for (int round = 0; round < 9; ++round) ASSERT_TRUE(t_first.Round("gandiva", round));
+  ASSERT_TRUE(t_first.d.SaveState(8, &state).ok());
+  ASSERT_TRUE(t_second.Init(yaml).ok());
+  ASSERT_TRUE(t_second.d.RestoreState(8, state).ok());
+  bool finished = true;
+  ASSERT_TRUE(t_second.d.Refresh(9, &t_second.p, &finished).ok());
+  EXPECT_FALSE(finished);
+  EXPECT_EQ(t_second.d.simulation().options().policy, Policy::kGandiva);
+  EXPECT_EQ(t_second.RunToEnd("gandiva", 9), t_total);
+  EXPECT_EQ(t_second.Completions(), t_straight.Completions());
 }
 
 TEST(GpuPlacementDomain, RestoreRejectsForeignState) {
