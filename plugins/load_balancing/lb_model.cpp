@@ -137,12 +137,17 @@ Status LbModel::Build(const LbOptions& options, std::vector<std::vector<double>>
     std::sort(cand_[k].begin(), cand_[k].end());
   }
   if (opt_.candidates > 0 && opt_.candidates < S) allowed_ = cand_;
+  // x[s,k] is the load of shard k served by server s (load units), so that a round changes
+  // only right-hand sides and the coefficients of two-term linking rows: the band rows have
+  // unit coefficients (Problem::SetCoefficient scans a row, and a server row has K terms).
   *p = Problem(S, K);
   p->SetObjectiveSense(ObjectiveSense::kMinimize);
-  const int xm = p->AddAllocation("x", Domain::Box(0, 1));
+  const int xm = p->AddAllocation("x", Domain::NonNegative());
   const int ym = p->AddAllocation("y", Domain::Binary());
   xid_.assign(K, {});
   yid_.assign(K, {});
+  link_.assign(K, {});
+  demand_.assign(K, -1);
   std::vector<LinearExpr> load_row(S), mem_row(S);
   for (int k = 0; k < K; ++k) {
     LinearExpr column;
@@ -151,14 +156,14 @@ Status LbModel::Build(const LbOptions& options, std::vector<std::vector<double>>
       xid_[k].push_back(x);
       yid_[k].push_back(y);
       column.Add(x, 1.0);
-      load_row[s].Add(x, 1.0);  // coefficient set per round
+      load_row[s].Add(x, 1.0);
       mem_row[s].Add(y, 1.0);
       p->AddLinearCost(y, 1.0);
-      LinearExpr link;
+      LinearExpr link;  // x - load_k y <= 0, load_k set per round
       link.Add(x, 1.0).Add(y, -1.0);
-      p->AddConstraint(BlockId::Resource(s), link, Sense::kLessEqual, 0.0);
+      link_[k].push_back(p->AddConstraint(BlockId::Resource(s), link, Sense::kLessEqual, 0.0));
     }
-    p->AddConstraint(BlockId::Demand(k), column, Sense::kEqual, 1.0, "place[" + std::to_string(k) + "]");
+    demand_[k] = p->AddConstraint(BlockId::Demand(k), column, Sense::kEqual, 0.0, "place[" + std::to_string(k) + "]");
   }
   low_.clear();
   high_.clear();
@@ -193,14 +198,15 @@ Status LbModel::SetRound(int round, const ServerSets& current, Problem* p) {
     p->SetRhs(low_[s], (1 - opt_.epsilon) * avg);
     p->SetRhs(high_[s], (1 + opt_.epsilon) * avg);
   }
-  for (int k = 0; k < K; ++k)
+  for (int k = 0; k < K; ++k) {
+    p->SetRhs(demand_[k], load[k]);
     for (std::size_t j = 0; j < cand_[k].size(); ++j) {
       const int s = cand_[k][j];
-      p->SetCoefficient(low_[s], xid_[k][j], load[k]);
-      p->SetCoefficient(high_[s], xid_[k][j], load[k]);
+      p->SetCoefficient(link_[k][j], yid_[k][j], -load[k]);
       const bool here = std::binary_search(current[k].begin(), current[k].end(), s);
       p->SetLinearCost(yid_[k][j], here ? 0.0 : 1.0);
     }
+  }
   return Status::Ok();
 }
 
@@ -225,7 +231,7 @@ Status LbModel::ToAllocation(const Placement& placement, const Problem& p, Alloc
       if (x < 0)
         return Internal("load_balancing: placement puts shard " + std::to_string(k) + " on server " +
                         std::to_string(s) + ", not a candidate");
-      a->values[x] += f;
+      a->values[x] += f * loads_[round_][k];
       a->values[y_entry(s, k)] = 1.0;
     }
   return Status::Ok();
@@ -234,11 +240,19 @@ Status LbModel::ToAllocation(const Placement& placement, const Problem& p, Alloc
 Placement LbModel::ToPlacement(const Allocation& a) const {
   Placement out;
   out.shares.assign(opt_.shards, {});
-  for (int k = 0; k < opt_.shards; ++k)
+  const std::vector<double>& load = loads_[round_];
+  for (int k = 0; k < opt_.shards; ++k) {
     for (std::size_t j = 0; j < cand_[k].size(); ++j) {
-      const double x = a.values[xid_[k][j]];
-      if (x > 1e-9) out.shares[k].push_back({cand_[k][j], x});
+      if (load[k] > 0) {
+        const double f = a.values[xid_[k][j]] / load[k];
+        if (f > 1e-9) out.shares[k].push_back({cand_[k][j], f});
+      } else if (a.values[yid_[k][j]] > 0.5) {  // a shard without load sits where y says
+        out.shares[k].push_back({cand_[k][j], 1.0});
+      }
     }
+    if (load[k] <= 0 && out.shares[k].size() > 1)
+      for (auto& sh : out.shares[k]) sh.second = 1.0 / out.shares[k].size();
+  }
   return out;
 }
 
@@ -248,7 +262,8 @@ Check LbModel::Evaluate(const Allocation& a) const {
   for (int k = 0; c.feasible && k < opt_.shards; ++k)
     for (std::size_t j = 0; j < cand_[k].size(); ++j) {
       const double x = a.values[xid_[k][j]], y = a.values[yid_[k][j]];
-      if (std::abs(y - std::round(y)) > 1e-6 || x > y + 1e-6) {
+      const double load = loads_[round_][k];
+      if (std::abs(y - std::round(y)) > 1e-6 || x > load * y + 1e-6 * std::max(1.0, load)) {
         c.feasible = false;
         c.why = "y not integral or below x for shard " + std::to_string(k);
         break;
@@ -263,7 +278,7 @@ bool LbModel::Repair(const Problem& p, Allocation* a) const {
   ServerSets start(K);
   for (int k = 0; k < K; ++k) {
     for (std::size_t j = 0; j < cand_[k].size(); ++j)
-      if (a->values[xid_[k][j]] > 1e-2) start[k].push_back(cand_[k][j]);
+      if (a->values[xid_[k][j]] > 1e-2 * loads_[round_][k]) start[k].push_back(cand_[k][j]);
     if (start[k].empty()) start[k] = cur_[k];
     if (start[k].empty()) start[k] = {cand_[k][0]};
   }

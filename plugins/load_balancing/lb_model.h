@@ -36,9 +36,11 @@ struct LbOptions {
   int candidates = 0;
 };
 
-// The MILP over x (fractions) and y (binary placements) as a dede::Problem whose structure is
-// fixed at Build; SetRound writes a round's loads, band and movement costs for a given
-// current placement.
+// The MILP as a dede::Problem whose structure is fixed at Build: x[s,k] >= 0 the load of shard
+// k served by server s (load units: sum_s x[s,k] = load_k), y[s,k] binary placement with
+// x <= load_k y, band lo <= sum_k x[s,k] <= hi, sum_k y[s,k] <= memory_limit, minimise
+// sum (1 - current) y. SetRound writes a round's loads, band and movement costs for a given
+// current placement (right-hand sides, two-term rows and costs only).
 class LbModel {
  public:
   // loads[round][shard], shards >= options.shards (the first options.shards are used).
@@ -56,9 +58,9 @@ class LbModel {
   int x_entry(int s, int k) const;  // -1 if (s, k) is not a candidate pair
   int y_entry(int s, int k) const;
 
-  // Allocation <-> placement: x = shares, y = 1 where x > 0.
+  // Allocation <-> placement: x = share * load, y = 1 where x > 0.
   Status ToAllocation(const Placement& placement, const Problem& p, Allocation* a) const;
-  Placement ToPlacement(const Allocation& a) const;  // shares x > 1e-9, columns as they are
+  Placement ToPlacement(const Allocation& a) const;  // shares x / load > 1e-9, as they are
   // Repair of a solver's allocation: if it is not already a feasible integral placement,
   // its pairs with x > 1e-2 (else the shard's current servers) are repaired with
   // RepairPlacement (no pruning). Returns true if the result is feasible.
@@ -71,7 +73,8 @@ class LbModel {
   std::vector<std::vector<int>> cand_;  // cand_[k]: candidate servers of shard k (sorted)
   Allowed allowed_;                     // empty when dense
   std::vector<std::vector<int>> xid_, yid_;  // [k][j] for cand_[k][j]
-  std::vector<ConstraintId> low_, high_;
+  std::vector<std::vector<ConstraintId>> link_;  // x - load_k y <= 0, [k][j]
+  std::vector<ConstraintId> low_, high_, demand_;
   int round_ = 0;
   ServerSets cur_;
 };

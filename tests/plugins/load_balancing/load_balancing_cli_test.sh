@@ -41,8 +41,9 @@ q() { sqlite3 "$work/${DB:-lb.db}" "$1"; }
 [ "$(q "SELECT name FROM entities WHERE round = 0 AND side = 'resource' AND idx = 7")" = server7 ] || fail "server names"
 [ "$(q "SELECT count(*) FROM domain_records WHERE kind = 'solve' AND key = 'dede'")" = 3 ] || fail "solve records"
 [ "$(q "SELECT json_extract(data, '\$.movements') = m.value FROM domain_records d JOIN metrics m ON m.round = d.round AND m.name = 'movements' WHERE d.round = 0")" = 1 ] || fail "record movements"
-# Every shard fully placed in the persisted allocation (x entries of each shard sum to 1).
-[ "$(q "SELECT count(*) FROM (SELECT a.round, v.demand, sum(a.value) s FROM allocations a JOIN variables v USING (deployment_id, var_id) WHERE v.matrix_name = 'x' GROUP BY a.round, v.demand) WHERE abs(s - 1) <= 1e-6")" = 768 ] || fail "shards fully placed"
+# Every shard fully placed in the persisted allocation: x is load served, so the x entries of
+# each shard sum to the shard's load of the round.
+[ "$(q "SELECT count(*) FROM (SELECT a.round, v.demand, sum(a.value) s FROM allocations a JOIN variables v USING (deployment_id, var_id) WHERE v.matrix_name = 'x' GROUP BY a.round, v.demand) t JOIN entity_parameters e ON e.round = t.round AND e.side = 'demand' AND e.idx = t.demand AND e.parameter = 'load' WHERE abs(t.s - e.value) <= 1e-6 * max(1, e.value)")" = 768 ] || fail "shards fully placed"
 # y integral and covering x: every persisted y is 1, every x > 0 has its y.
 [ "$(q "SELECT count(*) FROM allocations a JOIN variables v USING (deployment_id, var_id) WHERE v.matrix_name = 'y' AND a.value != 1")" = 0 ] || fail "y integral"
 [ "$(q "SELECT count(*) FROM allocations a JOIN variables v USING (deployment_id, var_id) WHERE v.matrix_name = 'x' AND NOT EXISTS (SELECT 1 FROM allocations b JOIN variables w USING (deployment_id, var_id) WHERE b.round = a.round AND w.matrix_name = 'y' AND w.resource = v.resource AND w.demand = v.demand)")" = 0 ] || fail "x without y"
