@@ -542,9 +542,41 @@ std::vector<Path> EdgeDisjointPathFinder::Find(int src, int dst, int k) {
     }
     paths.push_back(std::move(path));
   }
-  std::stable_sort(
-      paths.begin(), paths.end(), [](const Path& a, const Path& b) { return a.hops() < b.hops(); });
+  // As the reference: sort by the min-hop distance of the decomposed walk (1 per link, the
+  // largest 64-bit integer for a link without capacity), keep the first k, then remove cycles
+  // (a walk of the decomposition can pass a node twice). Cycle removal comes after the sort, so
+  // the result need not be sorted by its own hop counts.
+  auto distance = [&](const Path& p) {
+    double d = 0.0;
+    for (int e : p.links) d += topology.links[e].capacity <= 0 ? 9223372036854775807.0 : 1.0;
+    return d;
+  };
+  std::stable_sort(paths.begin(), paths.end(), [&](const Path& a, const Path& b) {
+    return distance(a) < distance(b);
+  });
   if (static_cast<int>(paths.size()) > k) paths.resize(k);
+  for (Path& path : paths) {
+    std::vector<int> stack;
+    std::vector<char> on_stack(n, 0);
+    for (int v : path.nodes) {
+      if (on_stack[v]) {
+        while (stack.back() != v) {
+          on_stack[stack.back()] = 0;
+          stack.pop_back();
+        }
+      } else {
+        stack.push_back(v);
+        on_stack[v] = 1;
+      }
+    }
+    if (stack.size() != path.nodes.size()) {
+      path.nodes = std::move(stack);
+      path.links.clear();
+      for (std::size_t i = 0; i + 1 < path.nodes.size(); ++i) {
+        path.links.push_back(topology.LinkIndex(path.nodes[i], path.nodes[i + 1]));
+      }
+    }
+  }
   return paths;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -234,6 +235,27 @@ TEST(EdgeDisjointMinHopPaths, ReproducesTheShippedB4PathFile) {
   EXPECT_EQ(c.pairs, 132);
   EXPECT_EQ(c.hop_mismatches, 0);
   EXPECT_EQ(c.sequence_mismatches, 0);  // every path, node for node, in the file's order
+}
+
+// UsCarrier (158 nodes, 378 links, 24,806 pairs) is in the shared data set only, so this check
+// is disabled by default: run with --gtest_also_run_disabled_tests and DEDE_SHARED_DATA set.
+TEST(EdgeDisjointMinHopPaths, DISABLED_ReproducesTheShippedUsCarrierPathFile) {
+  const char* shared = std::getenv("DEDE_SHARED_DATA");
+  const std::string dir = std::string(shared ? shared : "../shared/data") +
+                          "/dede-examples/traffic_engineering";
+  if (!std::filesystem::exists(dir + "/topologies/UsCarrier.json")) {
+    GTEST_SKIP() << dir << "/topologies/UsCarrier.json is missing (set DEDE_SHARED_DATA)";
+  }
+  const PathComparison c =
+      Compare(dir + "/topologies/UsCarrier.json",
+              dir + "/paths/UsCarrier.json-4-paths_edge-disjoint-True_dist-metric-min-hop.csv");
+  std::printf("UsCarrier: %d pairs, %d hop mismatches, %d sequence mismatches\n",
+              c.pairs,
+              c.hop_mismatches,
+              c.sequence_mismatches);
+  EXPECT_EQ(c.pairs, 24806);
+  EXPECT_EQ(c.hop_mismatches, 0);
+  EXPECT_EQ(c.sequence_mismatches, 0);
 }
 
 }  // namespace
