@@ -220,6 +220,12 @@ Status RunObjective(const EvalOptions& options, const SizeSpec& spec, Fairness f
         note += "; smallest job ceiling " + Num(ceiling) +
                 (reference >= ceiling * (1 - 1e-9) ? " (the optimum is a job's ceiling)" : "");
       }
+      if (fairness == Fairness::kProportional && !std::isnan(exact_summary.bound) && have_exact) {
+        // The outer approximation's bound: the true optimum lies between value and bound.
+        note += "; cut bound " + Num(exact_summary.bound) + " (relative gap " +
+                Num((exact_summary.bound - exact_summary.objective) /
+                    std::max(1e-12, std::abs(exact_summary.objective))) + ")";
+      }
       emit("exact", 1, exact, exact_seconds, note);
     }
     Allocation advance = exact;
