@@ -185,8 +185,8 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
   // Timers (manual variant); the paper's "12 h for machine and another 12 h".
   const ConfigNode& tm = Section(settings, "timers");
   st.Update(CheckMap(tm, {"units", "machine", "rack", "rack_mode", "large_job_rack_wait", "starvation_clock"}));
-  std::string units = "hours", rack_mode = "additional", large = "cumulative", clock = "last_assignment";
-  st.Update(tm.ReadChoice("starvation_clock", {"last_assignment", "queue_entry"}, &clock));
+  std::string units = "hours", rack_mode = "additional", large = "cumulative", clock = "queue_entry";
+  st.Update(tm.ReadChoice("starvation_clock", {"queue_entry", "last_assignment"}, &clock));
   s.sim.starvation_since_assignment = clock == "last_assignment";
   double machine = 12, rack = 12;
   st.Update(tm.ReadChoice("units", {"hours", "leases", "seconds"}, &units));

@@ -75,11 +75,12 @@ struct SimOptions {
   // Jobs larger than a machine skip T_Mc [A9]. true (paper, code): they wait for a rack until the
   // cumulative T_Rk; false: only for T_Rk - T_Mc (the rack stage's own share of the wait).
   bool large_job_cumulative_rack_wait = true;
-  // Dally's starvation clock (Algorithm 1, lines 1-2). true (default, the paper's pseudo-code): time
-  // since the job's last resource assignment (its arrival if never assigned), so a job whose lease
-  // just expired has already "starved" for the lease it ran. false (ArtISt-sim code, design note
-  // [A8]): time since the job last entered the wait queue (arrival or lease expiry).
-  bool starvation_since_assignment = true;
+  // Dally's starvation clock. false (default): time since the job last entered the wait queue
+  // (arrival or lease expiry), as the paper's prose ("elapsed while waiting (starving) for resources")
+  // and the code [A8]. true: Algorithm 1's literal get_last_resource_assignment_time(), i.e. since its
+  // last assignment, so the lease it just ran counts as starvation (and nearly every re-acceptance
+  // records a ~1-lease sample in the auto-tuner's history).
+  bool starvation_since_assignment = false;
   // Nw_sens of a job that has never run (0/0 in the paper). false (default): 1, as the paper's text
   // reads ("a lower value indicates that the job has endured greater network-induced slowdowns" -- a
   // job that has not run has endured none), so it ranks with the jobs that ran without slowdown, by

@@ -297,12 +297,12 @@ TEST(GpuPlacementSim, StarvationClockAfterLeaseExpiry) {
   // X (2 GPUs) on machine 0, Y (3 GPUs) on machine 1 at t=0; Z (3 GPUs) arrives at 50 and waits. At the
   // lease end (100) Z (queued since 50; all have Nw_sens 1) takes machine 0, X machine 1, and Y finds no machine fit.
   const std::vector<JobSpec> jobs = {MakeJob(0, 0, 2, 300), MakeJob(1, 0, 3, 450), MakeJob(2, 50, 3, 300)};
-  o.starvation_since_assignment = true;  // paper: Y has starved 100 s since its assignment >= T_Mc: rack now
+  o.starvation_since_assignment = true;  // literal Algorithm 1: 100 s since its assignment >= T_Mc: rack now
   auto a = Simulate(jobs, o);
   EXPECT_NEAR(a.jobs[1].queueing_s, 0, 1e-9);
   EXPECT_EQ(a.jobs[1].allocs[1], 1);
   EXPECT_NEAR(a.jobs[1].end_s, 150, 1e-6);
-  o.starvation_since_assignment = false;  // code: the clock restarts at 100; X ends at 150, Y takes machine 1
+  o.starvation_since_assignment = false;  // default: the clock restarts at 100; X ends at 150, Y takes machine 1
   auto b = Simulate(jobs, o);
   EXPECT_NEAR(b.jobs[1].queueing_s, 50, 1e-6);
   EXPECT_EQ(b.jobs[1].allocs[1], 0);
