@@ -347,6 +347,7 @@ namespace {
 TEST(ClusterModel, DISABLED_PaperScaleMaxMin) {
   GeneratorOptions options;
   options.seed = 1;
+  options.scale_factors = "philly";  // the instance of the figures above (before the uniform mix)
   const Instance instance = GenerateInstance(options);
   std::size_t entries = 0;
   int instances = 0;
@@ -404,6 +405,7 @@ namespace {
 TEST(ClusterModel, DISABLED_PaperScaleProportional) {
   GeneratorOptions options;
   options.seed = 1;
+  options.scale_factors = "philly";  // the instance of the figures above (before the uniform mix)
   const Instance instance = GenerateInstance(options);
   Problem problem(0, 0);
   ClusterModel model;
