@@ -5,7 +5,8 @@
 //   dally_bench [--work-model artist_linear|trace_runtime] [--jobs 500] [--seed 2025]
 //               [--jobs-per-day 100] [--racks 2,4,8,16] [--arrivals batch,poisson]
 //               [--lease-s 3600] [--history-leases 48] [--tiresias paper|code] [--trace FILE]
-//               [--tiresias-priority discretized|continuous] [--starvation-clock queue_entry|last_assignment]
+//               [--tiresias-priority discretized|continuous] [--starvation-clock
+//               queue_entry|last_assignment]
 //               [--never-run first|last]
 #include <chrono>
 #include <cstdio>
@@ -28,15 +29,20 @@ std::vector<std::string> Split(const std::string& s) {
   return out;
 }
 
-double Change(double dally, double other) { return other > 0 ? 100.0 * (dally - other) / other : 0.0; }
+double Change(double dally, double other) {
+  return other > 0 ? 100.0 * (dally - other) / other : 0.0;
+}
 
 int Usage() {
-  std::fprintf(stderr,
-               "usage: dally_bench [--work-model artist_linear|trace_runtime] [--jobs N] [--seed S]\n"
-               "                   [--jobs-per-day R] [--racks 2,4,8,16] [--arrivals batch,poisson]\n"
-               "                   [--lease-s L] [--history-leases H] [--tiresias paper|code] [--trace FILE]\n"
-               "                   [--tiresias-priority discretized|continuous] [--starvation-clock queue_entry|last_assignment]\n"
-               "                   [--never-run first|last]\n");
+  std::fprintf(
+      stderr,
+      "usage: dally_bench [--work-model artist_linear|trace_runtime] [--jobs N] [--seed S]\n"
+      "                   [--jobs-per-day R] [--racks 2,4,8,16] [--arrivals batch,poisson]\n"
+      "                   [--lease-s L] [--history-leases H] [--tiresias paper|code] [--trace "
+      "FILE]\n"
+      "                   [--tiresias-priority discretized|continuous] [--starvation-clock "
+      "queue_entry|last_assignment]\n"
+      "                   [--never-run first|last]\n");
   return 1;
 }
 
@@ -44,7 +50,8 @@ int Usage() {
 
 int main(int argc, char** argv) {
   std::string work_model = "artist_linear", racks_arg = "2,4,8,16", arrivals_arg = "batch,poisson";
-  std::string tiresias = "paper", trace, las = "discretized", clock = "queue_entry", never_run = "last";
+  std::string tiresias = "paper", trace, las = "discretized", clock = "queue_entry",
+              never_run = "last";
   int jobs = 500;
   unsigned long long seed = 2025;
   double jobs_per_day = 100, lease_s = 3600, history = 48;
@@ -52,23 +59,39 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (i + 1 >= argc) return Usage();
     const std::string v = argv[++i];
-    if (a == "--work-model") work_model = v;
-    else if (a == "--jobs") jobs = std::atoi(v.c_str());
-    else if (a == "--seed") seed = std::strtoull(v.c_str(), nullptr, 10);
-    else if (a == "--jobs-per-day") jobs_per_day = std::atof(v.c_str());
-    else if (a == "--racks") racks_arg = v;
-    else if (a == "--arrivals") arrivals_arg = v;
-    else if (a == "--lease-s") lease_s = std::atof(v.c_str());
-    else if (a == "--history-leases") history = std::atof(v.c_str());
-    else if (a == "--tiresias") tiresias = v;
-    else if (a == "--trace") trace = v;
-    else if (a == "--tiresias-priority") las = v;
-    else if (a == "--starvation-clock") clock = v;
-    else if (a == "--never-run") never_run = v;
-    else return Usage();
+    if (a == "--work-model")
+      work_model = v;
+    else if (a == "--jobs")
+      jobs = std::atoi(v.c_str());
+    else if (a == "--seed")
+      seed = std::strtoull(v.c_str(), nullptr, 10);
+    else if (a == "--jobs-per-day")
+      jobs_per_day = std::atof(v.c_str());
+    else if (a == "--racks")
+      racks_arg = v;
+    else if (a == "--arrivals")
+      arrivals_arg = v;
+    else if (a == "--lease-s")
+      lease_s = std::atof(v.c_str());
+    else if (a == "--history-leases")
+      history = std::atof(v.c_str());
+    else if (a == "--tiresias")
+      tiresias = v;
+    else if (a == "--trace")
+      trace = v;
+    else if (a == "--tiresias-priority")
+      las = v;
+    else if (a == "--starvation-clock")
+      clock = v;
+    else if (a == "--never-run")
+      never_run = v;
+    else
+      return Usage();
   }
-  if ((work_model != "artist_linear" && work_model != "trace_runtime") || (tiresias != "paper" && tiresias != "code") ||
-      (las != "discretized" && las != "continuous") || (clock != "queue_entry" && clock != "last_assignment") ||
+  if ((work_model != "artist_linear" && work_model != "trace_runtime") ||
+      (tiresias != "paper" && tiresias != "code") ||
+      (las != "discretized" && las != "continuous") ||
+      (clock != "queue_entry" && clock != "last_assignment") ||
       (never_run != "first" && never_run != "last"))
     return Usage();
   std::vector<dede::gpu::JobSpec> trace_jobs;
@@ -80,31 +103,60 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::printf("work model %s, %s, lease %.0f s, history %.0f leases, Dally starvation clock %s, never-run jobs %s, "
-              "Tiresias %s LAS, placement: %s\n",
-              work_model.c_str(),
-              trace.empty() ? ("synthetic " + std::to_string(jobs) + " jobs, seed " + std::to_string(seed)).c_str()
-                            : trace.c_str(),
-              lease_s, history, clock.c_str(), never_run.c_str(), las.c_str(), tiresias == "paper" ? "paper text (any offer / fewest machines)" : "ArtISt-sim code");
+  std::printf(
+      "work model %s, %s, lease %.0f s, history %.0f leases, Dally starvation clock %s, never-run "
+      "jobs %s, "
+      "Tiresias %s LAS, placement: %s\n",
+      work_model.c_str(),
+      trace.empty()
+          ? ("synthetic " + std::to_string(jobs) + " jobs, seed " + std::to_string(seed)).c_str()
+          : trace.c_str(),
+      lease_s,
+      history,
+      clock.c_str(),
+      never_run.c_str(),
+      las.c_str(),
+      tiresias == "paper" ? "paper text (any offer / fewest machines)" : "ArtISt-sim code");
   if (trace.empty())
-    std::printf("(the paper's 500-job SenseTime trace is not distributed in /work/shared/data/dally-workloads: the\n"
-                " synthetic workload follows its model x GPU-demand histogram; absolute numbers are not the paper's)\n");
-  std::printf("%-5s %-7s %-16s %10s %9s %9s %9s %9s %9s %9s %9s %9s %6s %7s\n", "racks", "arrival", "policy",
-              "makespan_d", "jct_avg_h", "jct_med_h", "jct_p95_h", "jct_p99_h", "q_avg_h", "q_p95_h", "q_p99_h",
-              "comm_h", "util", "wall_s");
+    std::printf(
+        "(the paper's 500-job SenseTime trace is not distributed in "
+        "/work/shared/data/dally-workloads: the\n"
+        " synthetic workload follows its model x GPU-demand histogram; absolute numbers are not "
+        "the paper's)\n");
+  std::printf("%-5s %-7s %-16s %10s %9s %9s %9s %9s %9s %9s %9s %9s %6s %7s\n",
+              "racks",
+              "arrival",
+              "policy",
+              "makespan_d",
+              "jct_avg_h",
+              "jct_med_h",
+              "jct_p95_h",
+              "jct_p99_h",
+              "q_avg_h",
+              "q_p95_h",
+              "q_p99_h",
+              "comm_h",
+              "util",
+              "wall_s");
   double total_wall = 0;
   for (const std::string& r : Split(racks_arg)) {
     for (const std::string& arrival : Split(arrivals_arg)) {
       const bool poisson = arrival == "poisson";
-      auto w = trace.empty() ? dede::gpu::GenerateWorkload(jobs, poisson, jobs_per_day, seed) : trace_jobs;
+      auto w = trace.empty() ? dede::gpu::GenerateWorkload(jobs, poisson, jobs_per_day, seed)
+                             : trace_jobs;
       if (!trace.empty() && !poisson)
         for (auto& j : w) j.arrival_s = 0;
       std::vector<dede::gpu::Metrics> m;
       std::vector<std::pair<double, double>> split;  // avg JCT (h) of 1-GPU and of multi-GPU jobs
-      std::pair<double, double> tuner[2] = {{0, 0}, {0, 0}};  // Dally: (samples, mean wait in leases) per tier
+      std::pair<double, double> tuner[2] = {
+          {0, 0}, {0, 0}};  // Dally: (samples, mean wait in leases) per tier
       double group_wall = 0;
-      for (Policy p : {Policy::kDally, Policy::kDallyManual, Policy::kDallyNoWait, Policy::kDallyFullyConsolidated,
-                       Policy::kTiresias, Policy::kGandiva}) {
+      for (Policy p : {Policy::kDally,
+                       Policy::kDallyManual,
+                       Policy::kDallyNoWait,
+                       Policy::kDallyFullyConsolidated,
+                       Policy::kTiresias,
+                       Policy::kGandiva}) {
         dede::gpu::SimOptions o;
         o.cluster.racks = std::atoi(r.c_str());
         o.policy = p;
@@ -131,7 +183,8 @@ int main(int argc, char** argv) {
             tuner[tier] = {n, n > 0 ? sum / n : 0};
           }
         }
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         group_wall += wall;
         const auto& x = res.metrics;
         m.push_back(x);
@@ -143,30 +196,66 @@ int main(int argc, char** argv) {
           (j.gpus == 1 ? n_one : n_multi) += 1;
         }
         split.push_back({n_one ? one / n_one / 3600 : 0, n_multi ? multi / n_multi / 3600 : 0});
-        std::printf("%-5s %-7s %-16s %10.2f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.2f %6.3f %7.3f\n", r.c_str(),
-                    arrival.c_str(), dede::gpu::PolicyName(p), x.makespan_s / 86400, x.jct_avg_s / 3600,
-                    x.jct_median_s / 3600, x.jct_p95_s / 3600, x.jct_p99_s / 3600, x.queue_avg_s / 3600,
-                    x.queue_p95_s / 3600, x.queue_p99_s / 3600, x.comm_avg_s / 3600, x.utilization, wall);
+        std::printf(
+            "%-5s %-7s %-16s %10.2f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.2f %6.3f %7.3f\n",
+            r.c_str(),
+            arrival.c_str(),
+            dede::gpu::PolicyName(p),
+            x.makespan_s / 86400,
+            x.jct_avg_s / 3600,
+            x.jct_median_s / 3600,
+            x.jct_p95_s / 3600,
+            x.jct_p99_s / 3600,
+            x.queue_avg_s / 3600,
+            x.queue_p95_s / 3600,
+            x.queue_p99_s / 3600,
+            x.comm_avg_s / 3600,
+            x.utilization,
+            wall);
       }
       total_wall += group_wall;
       const auto& d = m[0];
       const auto& t = m[4];
       const auto& g = m[5];
-      std::printf("  Dally vs Tiresias: makespan %+.0f%%, avg JCT %+.0f%%, avg queue %+.0f%%, P95 queue %+.0f%%, "
-                  "P99 queue %+.0f%%, comm %+.0f%%   [paper: makespan up to -69%%, avg JCT -19..-36%% (Poisson "
-                  "-16..-34%%), avg queue -18..-31%%, P95 -58..-71%%, P99 -67..-78%%, comm -53..-83%%]\n",
-                  Change(d.makespan_s, t.makespan_s), Change(d.jct_avg_s, t.jct_avg_s),
-                  Change(d.queue_avg_s, t.queue_avg_s), Change(d.queue_p95_s, t.queue_p95_s),
-                  Change(d.queue_p99_s, t.queue_p99_s), Change(d.comm_avg_s, t.comm_avg_s));
-      std::printf("  Dally vs Gandiva:  makespan %+.0f%%, avg JCT %+.0f%%, P99 queue %+.0f%%; Gandiva median/P99 JCT "
-                  "%.1f / %.1f h   [paper: makespan up to -92%%, avg JCT -23..-51%%, tail queue up to -81%%; short "
-                  "median, huge tail]\n",
-                  Change(d.makespan_s, g.makespan_s), Change(d.jct_avg_s, g.jct_avg_s),
-                  Change(d.queue_p99_s, g.queue_p99_s), g.jct_median_s / 3600, g.jct_p99_s / 3600);
-      std::printf("  avg JCT h, 1-GPU / multi-GPU jobs: Dally %.1f / %.1f, Tiresias %.1f / %.1f, Gandiva %.1f / %.1f\n",
-                  split[0].first, split[0].second, split[4].first, split[4].second, split[5].first, split[5].second);
-      std::printf("  Dally auto-tuner samples: machine %.0f (mean wait %.1f leases), rack %.0f (mean wait %.1f leases)\n",
-                  tuner[0].first, tuner[0].second, tuner[1].first, tuner[1].second);
+      std::printf(
+          "  Dally vs Tiresias: makespan %+.0f%%, avg JCT %+.0f%%, avg queue %+.0f%%, P95 queue "
+          "%+.0f%%, "
+          "P99 queue %+.0f%%, comm %+.0f%%   [paper: makespan up to -69%%, avg JCT -19..-36%% "
+          "(Poisson "
+          "-16..-34%%), avg queue -18..-31%%, P95 -58..-71%%, P99 -67..-78%%, comm -53..-83%%]\n",
+          Change(d.makespan_s, t.makespan_s),
+          Change(d.jct_avg_s, t.jct_avg_s),
+          Change(d.queue_avg_s, t.queue_avg_s),
+          Change(d.queue_p95_s, t.queue_p95_s),
+          Change(d.queue_p99_s, t.queue_p99_s),
+          Change(d.comm_avg_s, t.comm_avg_s));
+      std::printf(
+          "  Dally vs Gandiva:  makespan %+.0f%%, avg JCT %+.0f%%, P99 queue %+.0f%%; Gandiva "
+          "median/P99 JCT "
+          "%.1f / %.1f h   [paper: makespan up to -92%%, avg JCT -23..-51%%, tail queue up to "
+          "-81%%; short "
+          "median, huge tail]\n",
+          Change(d.makespan_s, g.makespan_s),
+          Change(d.jct_avg_s, g.jct_avg_s),
+          Change(d.queue_p99_s, g.queue_p99_s),
+          g.jct_median_s / 3600,
+          g.jct_p99_s / 3600);
+      std::printf(
+          "  avg JCT h, 1-GPU / multi-GPU jobs: Dally %.1f / %.1f, Tiresias %.1f / %.1f, Gandiva "
+          "%.1f / %.1f\n",
+          split[0].first,
+          split[0].second,
+          split[4].first,
+          split[4].second,
+          split[5].first,
+          split[5].second);
+      std::printf(
+          "  Dally auto-tuner samples: machine %.0f (mean wait %.1f leases), rack %.0f (mean wait "
+          "%.1f leases)\n",
+          tuner[0].first,
+          tuner[0].second,
+          tuner[1].first,
+          tuner[1].second);
       std::printf("  wall time of the six simulations: %.3f s\n", group_wall);
     }
   }

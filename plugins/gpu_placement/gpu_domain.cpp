@@ -33,7 +33,8 @@ Status CheckMap(const ConfigNode& node, const std::vector<std::string>& keys) {
 }
 
 Status ReadShape(const ConfigNode& n, ClusterShape* c) {
-  Status st = CheckMap(n, {"racks", "machines_per_rack", "gpus_per_machine", "name", "speed", "model_speed"});
+  Status st = CheckMap(
+      n, {"racks", "machines_per_rack", "gpus_per_machine", "name", "speed", "model_speed"});
   st.Update(n.Read("racks", &c->racks, 1, 4096));
   st.Update(n.Read("machines_per_rack", &c->machines_per_rack, 1, 4096));
   st.Update(n.Read("gpus_per_machine", &c->gpus_per_machine, 1, 1024));
@@ -41,10 +42,12 @@ Status ReadShape(const ConfigNode& n, ClusterShape* c) {
 }
 
 Status ReadOverhead(const ConfigNode& n, Overhead* o) {
-  if (!n.IsMap()) return Bad(n, "expected a map {machine, rack, network} of fractions of compute time");
+  if (!n.IsMap())
+    return Bad(n, "expected a map {machine, rack, network} of fractions of compute time");
   Status st = n.CheckKeys({"machine", "rack", "network"});
   for (const char* k : {"machine", "rack", "network"})
-    if (st.ok() && !n.Has(k)) st = InvalidArgument(n.Where() + ": " + n.path() + ": missing key '" + k + "'");
+    if (st.ok() && !n.Has(k))
+      st = InvalidArgument(n.Where() + ": " + n.path() + ": missing key '" + k + "'");
   st.Update(n.Read("machine", &o->machine, 0, 1e6));
   st.Update(n.Read("rack", &o->rack, 0, 1e6));
   st.Update(n.Read("network", &o->network, 0, 1e6));
@@ -69,9 +72,12 @@ Overhead ResolveOverhead(const std::string& model, const DomainSettings& s, bool
     return it == s.overheads.end() ? nullptr : &it->second;
   };
   const Overhead* f = nullptr;
-  if (m.rfind("vgg", 0) == 0) f = family("VGG");
-  else if (m.rfind("resnet", 0) == 0 && m != "resnet18") f = family("ResNet50");
-  else if (m.rfind("bert", 0) == 0) f = family("BERT");
+  if (m.rfind("vgg", 0) == 0)
+    f = family("VGG");
+  else if (m.rfind("resnet", 0) == 0 && m != "resnet18")
+    f = family("ResNet50");
+  else if (m.rfind("bert", 0) == 0)
+    f = family("BERT");
   if (f != nullptr) return *f;
   *known = false;
   return s.default_overhead;
@@ -81,19 +87,29 @@ Overhead ResolveOverhead(const std::string& model, const DomainSettings& s, bool
 
 const char* MethodName(Policy p) {
   switch (p) {
-    case Policy::kDally: return "dally";
-    case Policy::kDallyManual: return "dally-manual";
-    case Policy::kDallyNoWait: return "dally-nowait";
-    case Policy::kDallyFullyConsolidated: return "dally-consolidated";
-    case Policy::kTiresias: return "tiresias";
-    case Policy::kGandiva: return "gandiva";
+    case Policy::kDally:
+      return "dally";
+    case Policy::kDallyManual:
+      return "dally-manual";
+    case Policy::kDallyNoWait:
+      return "dally-nowait";
+    case Policy::kDallyFullyConsolidated:
+      return "dally-consolidated";
+    case Policy::kTiresias:
+      return "tiresias";
+    case Policy::kGandiva:
+      return "gandiva";
   }
   return "?";
 }
 
 bool ParseMethod(const std::string& name, Policy* p) {
-  for (Policy q : {Policy::kDally, Policy::kDallyManual, Policy::kDallyNoWait, Policy::kDallyFullyConsolidated,
-                   Policy::kTiresias, Policy::kGandiva})
+  for (Policy q : {Policy::kDally,
+                   Policy::kDallyManual,
+                   Policy::kDallyNoWait,
+                   Policy::kDallyFullyConsolidated,
+                   Policy::kTiresias,
+                   Policy::kGandiva})
     if (name == MethodName(q)) {
       *p = q;
       return true;
@@ -101,19 +117,36 @@ bool ParseMethod(const std::string& name, Policy* p) {
   return false;
 }
 
-Status ParseSettings(const ConfigNode& settings, const PluginContext& context, DomainSettings* out) {
+Status ParseSettings(const ConfigNode& settings,
+                     const PluginContext& context,
+                     DomainSettings* out) {
   DomainSettings s;
   s.workload_seed = context.seed;
   s.sim.seed = context.seed;
   s.sim.record_utilization_timeline = false;
-  Status st = CheckMap(settings, {"tick_s", "checkpoint_every", "policy", "never_run_priority", "cluster", "gpu_types", "workload", "overheads", "timers",
-                                  "auto_tuner", "lease_s", "preemption", "tiresias", "gandiva"});
+  Status st = CheckMap(settings,
+                       {"tick_s",
+                        "checkpoint_every",
+                        "policy",
+                        "never_run_priority",
+                        "cluster",
+                        "gpu_types",
+                        "workload",
+                        "overheads",
+                        "timers",
+                        "auto_tuner",
+                        "lease_s",
+                        "preemption",
+                        "tiresias",
+                        "gandiva"});
   if (!st.ok()) return st;
   st.Update(settings.Read("tick_s", &s.tick_s, 1e-3, 1e9));
   st.Update(settings.Read("checkpoint_every", &s.checkpoint_every, 0, 1 << 30));
   std::string policy = "dally";
-  st.Update(settings.ReadChoice("policy", {"dally", "dally-manual", "dally-nowait", "dally-consolidated",
-                                           "tiresias", "gandiva"}, &policy));
+  st.Update(settings.ReadChoice(
+      "policy",
+      {"dally", "dally-manual", "dally-nowait", "dally-consolidated", "tiresias", "gandiva"},
+      &policy));
   ParseMethod(policy, &s.policy);
   std::string never_run = "last";
   st.Update(settings.ReadChoice("never_run_priority", {"first", "last"}, &never_run));
@@ -128,7 +161,8 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
     st.Update(ReadShape(*cluster, &s.types[0].shape));
   }
   if (types != nullptr) {
-    if (!types->IsList() || types->items().empty()) return Bad(*types, "expected a non-empty list of GPU types");
+    if (!types->IsList() || types->items().empty())
+      return Bad(*types, "expected a non-empty list of GPU types");
     s.types.clear();
     for (const ConfigNode& t : types->items()) {
       GpuType g;
@@ -150,7 +184,8 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
   }
   // Workload.
   const ConfigNode& w = Section(settings, "workload");
-  st.Update(CheckMap(w, {"source", "trace", "jobs", "arrivals", "jobs_per_day", "seed", "work_model"}));
+  st.Update(
+      CheckMap(w, {"source", "trace", "jobs", "arrivals", "jobs_per_day", "seed", "work_model"}));
   st.Update(w.ReadChoice("source", {"synthetic", "dally_csv", "tiresias_csv"}, &s.source));
   st.Update(w.Read("jobs", &s.jobs, 0, 1 << 20));
   std::string arrivals = "batch", work_model = "artist_linear";
@@ -161,31 +196,39 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
   if (seed >= 0) s.workload_seed = static_cast<uint64_t>(seed);
   st.Update(w.ReadChoice("work_model", {"artist_linear", "trace_runtime"}, &work_model));
   s.poisson = arrivals == "poisson";
-  s.sim.work_model = work_model == "artist_linear" ? WorkModel::kArtistLinear : WorkModel::kTraceRuntime;
+  s.sim.work_model =
+      work_model == "artist_linear" ? WorkModel::kArtistLinear : WorkModel::kTraceRuntime;
   if (!st.ok()) return st;
   if (s.source == "synthetic") {
-    if (w.Has("trace")) return Bad(*w.Find("trace"), "a trace file needs workload.source dally_csv or tiresias_csv");
+    if (w.Has("trace"))
+      return Bad(*w.Find("trace"), "a trace file needs workload.source dally_csv or tiresias_csv");
     if (s.jobs < 1) return Bad(*w.Find("jobs"), "the synthetic generator needs at least 1 job");
   } else {
     if (!w.Has("trace"))
-      return InvalidArgument(w.Where() + ": " + w.path() + ".trace is required with source: " + s.source);
+      return InvalidArgument(w.Where() + ": " + w.path() +
+                             ".trace is required with source: " + s.source);
     st.Update(w.Read("trace", &s.trace));
     if (!s.trace.empty() && s.trace.front() != '/' && !context.config_dir.empty())
       s.trace = context.config_dir + "/" + s.trace;
   }
   // Overheads: Table I, overridden or extended per model; `default` for unknown models.
   const ConfigNode& ov = Section(settings, "overheads");
-  if (!ov.IsNull() && !ov.IsMap()) return Bad(ov, "expected a map model -> {machine, rack, network}");
+  if (!ov.IsNull() && !ov.IsMap())
+    return Bad(ov, "expected a map model -> {machine, rack, network}");
   for (const auto& [model, node] : ov.entries()) {
     Overhead o;
     st.Update(ReadOverhead(node, &o));
-    if (model == "default") s.default_overhead = o;
-    else s.overheads[model] = o;
+    if (model == "default")
+      s.default_overhead = o;
+    else
+      s.overheads[model] = o;
   }
   // Timers (manual variant); the paper's "12 h for machine and another 12 h".
   const ConfigNode& tm = Section(settings, "timers");
-  st.Update(CheckMap(tm, {"units", "machine", "rack", "rack_mode", "large_job_rack_wait", "starvation_clock"}));
-  std::string units = "hours", rack_mode = "additional", large = "cumulative", clock = "queue_entry";
+  st.Update(CheckMap(
+      tm, {"units", "machine", "rack", "rack_mode", "large_job_rack_wait", "starvation_clock"}));
+  std::string units = "hours", rack_mode = "additional", large = "cumulative",
+              clock = "queue_entry";
   st.Update(tm.ReadChoice("starvation_clock", {"queue_entry", "last_assignment"}, &clock));
   s.sim.starvation_since_assignment = clock == "last_assignment";
   double machine = 12, rack = 12;
@@ -203,12 +246,17 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
   s.sim.manual_machine_timer_s = machine * unit;
   s.sim.manual_rack_timer_s = (rack_mode == "additional" ? machine + rack : rack) * unit;
   if (s.sim.manual_rack_timer_s < s.sim.manual_machine_timer_s && tm.Has("rack"))
-    return Bad(*tm.Find("rack"), "with rack_mode: cumulative the rack timer must be >= the machine timer");
+    return Bad(*tm.Find("rack"),
+               "with rack_mode: cumulative the rack timer must be >= the machine timer");
   s.sim.large_job_cumulative_rack_wait = large == "cumulative";
   // Auto-tuner (Algorithm 2): window and clamps in leases.
   const ConfigNode& at = Section(settings, "auto_tuner");
-  st.Update(CheckMap(at, {"history_leases", "machine_floor_leases", "rack_floor_leases", "sd",
-                          "enforce_rack_ge_machine"}));
+  st.Update(CheckMap(at,
+                     {"history_leases",
+                      "machine_floor_leases",
+                      "rack_floor_leases",
+                      "sd",
+                      "enforce_rack_ge_machine"}));
   st.Update(at.Read("history_leases", &s.sim.history_leases, 0, 1e9));
   st.Update(at.Read("machine_floor_leases", &s.sim.machine_floor_leases, 0, 1e9));
   st.Update(at.Read("rack_floor_leases", &s.sim.rack_floor_leases, 0, 1e9));
@@ -218,7 +266,8 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
   st.Update(at.Read("enforce_rack_ge_machine", &s.sim.enforce_rack_ge_machine));
   // Baselines.
   const ConfigNode& ti = Section(settings, "tiresias");
-  st.Update(CheckMap(ti, {"priority", "queue_limits_gpu_s", "low_skew_placement", "high_skew_placement"}));
+  st.Update(CheckMap(
+      ti, {"priority", "queue_limits_gpu_s", "low_skew_placement", "high_skew_placement"}));
   std::string prio = "discretized", low = "any_offer", high = "fewest_machines";
   st.Update(ti.ReadChoice("priority", {"discretized", "continuous"}, &prio));
   st.Update(ti.ReadChoice("low_skew_placement", {"any_offer", "best_tier"}, &low));
@@ -232,8 +281,8 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
     for (const ConfigNode& item : q->items()) {
       Result<double> v = item.AsDouble();
       if (!v.ok()) return v.status();
-      if (!(v.value() > 0) ||
-          (!s.sim.tiresias_queue_limits_gpu_s.empty() && v.value() <= s.sim.tiresias_queue_limits_gpu_s.back()))
+      if (!(v.value() > 0) || (!s.sim.tiresias_queue_limits_gpu_s.empty() &&
+                               v.value() <= s.sim.tiresias_queue_limits_gpu_s.back()))
         return Bad(item, "queue limits must be positive and increasing");
       s.sim.tiresias_queue_limits_gpu_s.push_back(v.value());
     }
@@ -257,12 +306,14 @@ Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s) {
     jobs = GenerateWorkload(s.jobs, s.poisson, s.jobs_per_day, s.workload_seed);
   } else {
     try {
-      jobs = s.source == "dally_csv" ? LoadDallyCsv(s.trace, &error) : LoadTiresiasCsv(s.trace, s.sim.work_model, &error);
+      jobs = s.source == "dally_csv" ? LoadDallyCsv(s.trace, &error)
+                                     : LoadTiresiasCsv(s.trace, s.sim.work_model, &error);
     } catch (const std::exception& e) {
       error = s.trace + ": malformed number (" + e.what() + ")";
     }
     if (!error.empty()) return InvalidArgument("plugin.settings.workload.trace: " + error);
-    if (jobs.empty()) return InvalidArgument("plugin.settings.workload.trace: " + s.trace + " has no jobs");
+    if (jobs.empty())
+      return InvalidArgument("plugin.settings.workload.trace: " + s.trace + " has no jobs");
     if (s.jobs > 0 && static_cast<int>(jobs.size()) > s.jobs) jobs.resize(s.jobs);
   }
   std::stable_sort(jobs.begin(), jobs.end(), [](const JobSpec& a, const JobSpec& b) {
@@ -282,7 +333,8 @@ Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s) {
     if (j.gpus > largest_pool)
       return InvalidArgument((s.trace.empty() ? std::string("workload") : s.trace) + ": job " +
                              std::to_string(j.id) + " needs " + std::to_string(j.gpus) +
-                             " GPUs, more than the largest GPU pool (" + std::to_string(largest_pool) + ")");
+                             " GPUs, more than the largest GPU pool (" +
+                             std::to_string(largest_pool) + ")");
     if (s.types.size() > 1) {
       for (const GpuType& t : s.types) {
         auto it = t.model_speed.find(j.model);
@@ -294,7 +346,8 @@ Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s) {
   for (const JobSpec& j : jobs) ids.push_back(j.id);
   std::sort(ids.begin(), ids.end());
   if (std::adjacent_find(ids.begin(), ids.end()) != ids.end())
-    return InvalidArgument((s.trace.empty() ? std::string("workload") : s.trace) + ": duplicate job id " +
+    return InvalidArgument((s.trace.empty() ? std::string("workload") : s.trace) +
+                           ": duplicate job id " +
                            std::to_string(*std::adjacent_find(ids.begin(), ids.end())));
   return jobs;
 }
@@ -328,7 +381,8 @@ Status GpuPlacementDomain::Describe(Problem* problem) {
   for (int j = 0; j < J; ++j) {
     const JobSpec& job = jobs_[j];
     auto speed = [&](int k) { return job.pool_speed.empty() ? 1.0 : job.pool_speed[k]; };
-    for (int k = 0; k < K; ++k) t_equal_[j] += settings_.types[k].shape.TotalGpus() / total * speed(k);
+    for (int k = 0; k < K; ++k)
+      t_equal_[j] += settings_.types[k].shape.TotalGpus() / total * speed(k);
     LinearExpr column, value;
     for (int k = 0; k < K; ++k) {
       const VarId v = problem->AddEntry(x, k, j);
@@ -345,7 +399,8 @@ Status GpuPlacementDomain::Describe(Problem* problem) {
     exprs.push_back(value);
   }
   for (int k = 0; k < K; ++k)
-    problem->AddResourceConstraint(k, rows[k], Sense::kLessEqual, settings_.types[k].shape.TotalGpus());
+    problem->AddResourceConstraint(
+        k, rows[k], Sense::kLessEqual, settings_.types[k].shape.TotalGpus());
   inactive_constant_ = 2 * largest + 1;
   problem->SetGlobalTerm(GlobalKind::kMaxMin, Side::kDemand, blocks, exprs);
   for (int j = 0; j < J; ++j) problem->SetGlobalConstant(j, inactive_constant_);
@@ -380,10 +435,11 @@ void GpuPlacementDomain::Tick(int round) {
 Status GpuPlacementDomain::AdvanceTo(int round) {
   if (round < sim_round_) ResetSimulation(policy_);
   if (round > sim_round_ && settings_.types.size() > 1)
-    return FailedPrecondition("gpu_placement: round " + std::to_string(round) + " requested after round " +
-                              std::to_string(sim_round_ - 1) +
-                              ": the combined mode of several GPU types replays only from a checkpoint "
-                              "(its pool choices come from the solver's shares)");
+    return FailedPrecondition(
+        "gpu_placement: round " + std::to_string(round) + " requested after round " +
+        std::to_string(sim_round_ - 1) +
+        ": the combined mode of several GPU types replays only from a checkpoint "
+        "(its pool choices come from the solver's shares)");
   while (sim_round_ < round) Tick(sim_round_);
   return Status::Ok();
 }
@@ -419,7 +475,9 @@ void GpuPlacementDomain::FillAllocation(const Problem& problem, Allocation* allo
 }
 
 std::vector<MethodInfo> GpuPlacementDomain::Methods() const {
-  return {{"dally", "Dally: delay scheduling over machine/rack/network with auto-tuned timers, Nw_sens priority"},
+  return {{"dally",
+           "Dally: delay scheduling over machine/rack/network with auto-tuned timers, Nw_sens "
+           "priority"},
           {"dally-manual", "Dally with fixed timers (timers.machine, timers.rack; 12 h + 12 h)"},
           {"dally-nowait", "Dally without waiting: best tier free now"},
           {"dally-consolidated", "Dally that waits for the best tier as long as needed"},
@@ -427,8 +485,11 @@ std::vector<MethodInfo> GpuPlacementDomain::Methods() const {
           {"gandiva", "Gandiva: network-agnostic placement with migration"}};
 }
 
-Status GpuPlacementDomain::SolveWith(const std::string& method, int round, const Problem& problem,
-                                     const SolverServices& services, Allocation* allocation,
+Status GpuPlacementDomain::SolveWith(const std::string& method,
+                                     int round,
+                                     const Problem& problem,
+                                     const SolverServices& services,
+                                     Allocation* allocation,
                                      SolveSummary* summary) {
   const auto start = std::chrono::steady_clock::now();
   Policy p;
@@ -439,8 +500,8 @@ Status GpuPlacementDomain::SolveWith(const std::string& method, int round, const
   }
   if (p != policy_) {
     if (settings_.types.size() > 1 && sim_round_ > 0)
-      return FailedPrecondition("gpu_placement: method '" + method + "' after ticks of '" + MethodName(policy_) +
-                                "' with several GPU types");
+      return FailedPrecondition("gpu_placement: method '" + method + "' after ticks of '" +
+                                MethodName(policy_) + "' with several GPU types");
     ResetSimulation(p);
   }
   Status st = AdvanceTo(round);
@@ -450,7 +511,8 @@ Status GpuPlacementDomain::SolveWith(const std::string& method, int round, const
   std::string shares_note;
   int iterations = 0;
   if (settings_.types.size() > 1) {
-    if (!services.admm) return FailedPrecondition("gpu_placement: several GPU types need the host's ADMM solver");
+    if (!services.admm)
+      return FailedPrecondition("gpu_placement: several GPU types need the host's ADMM solver");
     Allocation shares;
     SolveSummary s;
     st = services.admm(problem, services.admm_options, &shares, &s);
@@ -464,7 +526,8 @@ Status GpuPlacementDomain::SolveWith(const std::string& method, int round, const
       UpdateTargets(shares);
       shares_note = "; max-min shares by ADMM (" + std::to_string(s.iterations) + " iterations)";
     } else {
-      shares_note = "; ADMM shares unusable (" + s.BriefReport() + "): pools of the previous round kept";
+      shares_note =
+          "; ADMM shares unusable (" + s.BriefReport() + "): pools of the previous round kept";
     }
   }
   Tick(round);
@@ -476,7 +539,8 @@ Status GpuPlacementDomain::SolveWith(const std::string& method, int round, const
   summary->message = "simulated " + std::to_string(settings_.tick_s) + " s with " + method + "; " +
                      std::to_string(sim_->remaining()) + " jobs not finished" + shares_note;
   summary->iterations = iterations;
-  summary->total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  summary->total_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   summary->solve_seconds = summary->total_seconds;
   return Status::Ok();
 }
@@ -496,7 +560,8 @@ void GpuPlacementDomain::UpdateTargets(const Allocation& shares) {
       const double held = sj[j].running && sj[j].pool == k ? 1.0 : 0.0;
       if (active_[j]) credit_[j][k] += share - held;
       if (credit_[j][k] > credit_[j][best] ||
-          (jobs_[j].gpus > settings_.types[best].shape.TotalGpus() && jobs_[j].gpus <= settings_.types[k].shape.TotalGpus()))
+          (jobs_[j].gpus > settings_.types[best].shape.TotalGpus() &&
+           jobs_[j].gpus <= settings_.types[k].shape.TotalGpus()))
         best = k;
     }
     if (jobs_[j].gpus > settings_.types[best].shape.TotalGpus()) best = sj[j].target;
@@ -508,8 +573,10 @@ void GpuPlacementDomain::UpdateTargets(const Allocation& shares) {
 Status GpuPlacementDomain::Repair(const Problem& problem, Allocation* allocation) {
   if (ticked_round_ == refreshed_round_) return Status::Ok();  // a plugin method ran the tick
   if (refreshed_round_ != sim_round_)
-    return Internal("gpu_placement: Repair without a Refresh of round " + std::to_string(sim_round_));
-  if (static_cast<int>(allocation->values.size()) == problem.num_variables()) UpdateTargets(*allocation);
+    return Internal("gpu_placement: Repair without a Refresh of round " +
+                    std::to_string(sim_round_));
+  if (static_cast<int>(allocation->values.size()) == problem.num_variables())
+    UpdateTargets(*allocation);
   Tick(refreshed_round_);
   ticked_round_ = refreshed_round_;
   FillAllocation(problem, allocation);
@@ -517,11 +584,15 @@ Status GpuPlacementDomain::Repair(const Problem& problem, Allocation* allocation
 }
 
 namespace {
-const char* TierName(Tier t) { return t == Tier::kMachine ? "machine" : t == Tier::kRack ? "rack" : "network"; }
+const char* TierName(Tier t) {
+  return t == Tier::kMachine ? "machine" : t == Tier::kRack ? "rack" : "network";
+}
 double Nan() { return std::numeric_limits<double>::quiet_NaN(); }
 }  // namespace
 
-Status GpuPlacementDomain::Report(int round, const Problem& problem, const Allocation& allocation,
+Status GpuPlacementDomain::Report(int round,
+                                  const Problem& problem,
+                                  const Allocation& allocation,
                                   RoundReport* report) {
   (void)problem;
   (void)allocation;
@@ -550,7 +621,8 @@ Status GpuPlacementDomain::Report(int round, const Problem& problem, const Alloc
   }
   const double busy = sim_->BusyGpuSecondsAt(std::max(now, sim_->now()));
   const double span = now - reported_time_s_;
-  const double tick_util = span > 0 ? (busy - reported_busy_gpu_s_) / (sim_->TotalGpus() * span) : 0;
+  const double tick_util =
+      span > 0 ? (busy - reported_busy_gpu_s_) / (sim_->TotalGpus() * span) : 0;
   reported_busy_gpu_s_ = busy;
   reported_time_s_ = now;
   const double nf = std::max(1, finished);
@@ -570,23 +642,31 @@ Status GpuPlacementDomain::Report(int round, const Problem& problem, const Alloc
                      {"running_rack_tier", static_cast<double>(tiers[1])},
                      {"running_network_tier", static_cast<double>(tiers[2])}};
   for (int k = 0; k < K; ++k)
-    report->entities.push_back({Side::kResource, k, settings_.types[k].name,
-                                {{"capacity", static_cast<double>(settings_.types[k].shape.TotalGpus())},
-                                 {"racks", static_cast<double>(settings_.types[k].shape.racks)}}});
+    report->entities.push_back(
+        {Side::kResource,
+         k,
+         settings_.types[k].name,
+         {{"capacity", static_cast<double>(settings_.types[k].shape.TotalGpus())},
+          {"racks", static_cast<double>(settings_.types[k].shape.racks)}}});
   // Jobs whose state or placement changed in the tick: a job record and a placement record.
   for (size_t i = 0; i < sj.size(); ++i) {
     const SimJob& j = sj[i];
     if (active_[i])
-      report->entities.push_back({Side::kDemand, static_cast<int>(i), "job" + std::to_string(j.spec.id),
+      report->entities.push_back({Side::kDemand,
+                                  static_cast<int>(i),
+                                  "job" + std::to_string(j.spec.id),
                                   {{"gpus", static_cast<double>(j.spec.gpus)},
                                    {"arrival_s", j.spec.arrival_s},
                                    {"progress", j.work > 0 ? j.done / j.work : 0}}});
-    const char* state = j.finished ? "finished" : j.running ? "running" : j.arrived ? "queued" : "pending";
+    const char* state = j.finished  ? "finished"
+                        : j.running ? "running"
+                        : j.arrived ? "queued"
+                                    : "pending";
     std::ostringstream where;
     for (const auto& [m, n] : j.placement) {
       const ClusterShape& c = sim_->shape(j.pool);
-      where << (where.tellp() > 0 ? " " : "") << "r" << m / c.machines_per_rack << "m" << m % c.machines_per_rack
-            << ":" << n;
+      where << (where.tellp() > 0 ? " " : "") << "r" << m / c.machines_per_rack << "m"
+            << m % c.machines_per_rack << ":" << n;
     }
     std::string sig = std::string(state) + "|" + std::to_string(j.pool) + "|" + where.str() + "|" +
                       std::to_string(j.res.allocs[0] + j.res.allocs[1] + j.res.allocs[2]);
@@ -620,7 +700,8 @@ Status GpuPlacementDomain::Report(int round, const Problem& problem, const Alloc
       p.kind = "placement";
       p.key = key;
       std::vector<int> racks;
-      for (const auto& [m, n] : j.placement) racks.push_back(m / sim_->shape(j.pool).machines_per_rack);
+      for (const auto& [m, n] : j.placement)
+        racks.push_back(m / sim_->shape(j.pool).machines_per_rack);
       std::sort(racks.begin(), racks.end());
       racks.erase(std::unique(racks.begin(), racks.end()), racks.end());
       p.values = {{"gpus", j.running ? static_cast<double>(j.spec.gpus) : 0.0},
@@ -645,8 +726,8 @@ Status GpuPlacementDomain::Report(int round, const Problem& problem, const Alloc
       for (; seen < samples.size(); ++seen) {
         DomainRecord r;
         r.kind = "wait_sample";
-        r.key = prefix + TierName(static_cast<Tier>(key.first)) + "/" + std::to_string(key.second) + "/" +
-                std::to_string(seen);
+        r.key = prefix + TierName(static_cast<Tier>(key.first)) + "/" + std::to_string(key.second) +
+                "/" + std::to_string(seen);
         r.values = {{"gpus", static_cast<double>(key.second)},
                     {"recorded_at_s", samples[seen].first},
                     {"wait_leases", samples[seen].second},
@@ -656,27 +737,30 @@ Status GpuPlacementDomain::Report(int round, const Problem& problem, const Alloc
       }
     }
     const bool dally = policy_ == Policy::kDally || policy_ == Policy::kDallyManual ||
-                       policy_ == Policy::kDallyNoWait || policy_ == Policy::kDallyFullyConsolidated;
+                       policy_ == Policy::kDallyNoWait ||
+                       policy_ == Policy::kDallyFullyConsolidated;
     if (!dally) continue;
     for (int g : demands) {
       const Timers t = sim_->CurrentTimers(k, g);
       const std::string key = prefix + std::to_string(g);
       auto it = reported_timers_.find(key);
-      if (it != reported_timers_.end() && it->second == std::make_pair(t.machine_s, t.rack_s)) continue;
+      if (it != reported_timers_.end() && it->second == std::make_pair(t.machine_s, t.rack_s))
+        continue;
       reported_timers_[key] = {t.machine_s, t.rack_s};
       const double window = settings_.sim.history_leases * settings_.sim.lease_s;
       DomainRecord r;
       r.kind = "timer";
       r.key = key;
-      r.values = {{"gpus", static_cast<double>(g)},
-                  {"machine_timer_s", t.machine_s},
-                  {"rack_timer_s", t.rack_s},
-                  {"machine_samples", static_cast<double>(sim_->history(k).Size(Tier::kMachine, g))},
-                  {"rack_samples", static_cast<double>(sim_->history(k).Size(Tier::kRack, g))},
-                  {"machine_value_leases",
-                   sim_->history(k).Value(Tier::kMachine, g, sim_->now(), window, settings_.sim.sample_sd)},
-                  {"rack_value_leases",
-                   sim_->history(k).Value(Tier::kRack, g, sim_->now(), window, settings_.sim.sample_sd)}};
+      r.values = {
+          {"gpus", static_cast<double>(g)},
+          {"machine_timer_s", t.machine_s},
+          {"rack_timer_s", t.rack_s},
+          {"machine_samples", static_cast<double>(sim_->history(k).Size(Tier::kMachine, g))},
+          {"rack_samples", static_cast<double>(sim_->history(k).Size(Tier::kRack, g))},
+          {"machine_value_leases",
+           sim_->history(k).Value(Tier::kMachine, g, sim_->now(), window, settings_.sim.sample_sd)},
+          {"rack_value_leases",
+           sim_->history(k).Value(Tier::kRack, g, sim_->now(), window, settings_.sim.sample_sd)}};
       r.labels = {{"policy", MethodName(policy_)}, {"gpu_type", settings_.types[k].name}};
       report->records.push_back(std::move(r));
     }
@@ -701,8 +785,8 @@ Status GpuPlacementDomain::SaveState(int round, std::string* state) {
   }
   std::ostringstream out;
   char buf[64];
-  out << "gpu_placement-v1 " << MethodName(policy_) << " " << sim_round_ << " " << credit_.size() << " "
-      << settings_.types.size();
+  out << "gpu_placement-v1 " << MethodName(policy_) << " " << sim_round_ << " " << credit_.size()
+      << " " << settings_.types.size();
   for (const auto& c : credit_)
     for (double v : c) {
       const auto r = std::to_chars(buf, buf + sizeof(buf), v);
@@ -722,12 +806,14 @@ Status GpuPlacementDomain::RestoreState(int last_round, const std::string& state
   in >> magic >> method >> ticks >> jobs >> types;
   Policy p;
   if (magic == "gpu_placement-replay" && ParseMethod(method, &p) && settings_.types.size() == 1) {
-    ResetSimulation(p);  // the next Refresh replays rounds 0..last_round with the deployment's policy
+    ResetSimulation(
+        p);  // the next Refresh replays rounds 0..last_round with the deployment's policy
     return Status::Ok();
   }
-  if (magic != "gpu_placement-v1" || !ParseMethod(method, &p) || ticks != last_round + 1 || jobs != jobs_.size() ||
-      types != settings_.types.size())
-    return FailedPrecondition("gpu_placement: the checkpoint of round " + std::to_string(last_round) +
+  if (magic != "gpu_placement-v1" || !ParseMethod(method, &p) || ticks != last_round + 1 ||
+      jobs != jobs_.size() || types != settings_.types.size())
+    return FailedPrecondition("gpu_placement: the checkpoint of round " +
+                              std::to_string(last_round) +
                               " does not match this deployment's workload and cluster");
   ResetSimulation(p);
   for (auto& c : credit_)
@@ -735,18 +821,21 @@ Status GpuPlacementDomain::RestoreState(int last_round, const std::string& state
       std::string t;
       in >> t;
       if (std::from_chars(t.data(), t.data() + t.size(), v).ec != std::errc())
-        return FailedPrecondition("gpu_placement: the checkpoint of round " + std::to_string(last_round) +
-                                  " has a malformed share credit '" + t + "'");
+        return FailedPrecondition("gpu_placement: the checkpoint of round " +
+                                  std::to_string(last_round) + " has a malformed share credit '" +
+                                  t + "'");
     }
   std::getline(in, line);
   const std::string rest(std::istreambuf_iterator<char>(in), {});
   std::string error;
-  if (!sim_->Load(rest, &error)) return FailedPrecondition("gpu_placement: round " + std::to_string(last_round) + ": " + error);
+  if (!sim_->Load(rest, &error))
+    return FailedPrecondition("gpu_placement: round " + std::to_string(last_round) + ": " + error);
   sim_round_ = ticks;
   // Records continue from the restored state: everything up to it was reported before the stop.
   ResetReportBaseline();
   for (int k = 0; k < static_cast<int>(settings_.types.size()); ++k)
-    for (const auto& [key, samples] : sim_->history(k).samples()) reported_samples_[k][key] = samples.size();
+    for (const auto& [key, samples] : sim_->history(k).samples())
+      reported_samples_[k][key] = samples.size();
   RoundReport scratch;
   const int saved_round = refreshed_round_;
   Status st = Report(last_round, Problem(0, 0), Allocation(), &scratch);

@@ -34,19 +34,20 @@ namespace dede::gpu {
 struct GpuType {
   std::string name = "gpu";
   ClusterShape shape;
-  double speed = 1.0;                          // throughput factor relative to the reference type
-  std::map<std::string, double> model_speed;   // per-model override of `speed`
+  double speed = 1.0;                         // throughput factor relative to the reference type
+  std::map<std::string, double> model_speed;  // per-model override of `speed`
 };
 
 // Everything `plugin.settings` configures (defaults faithful to the paper's text).
 struct DomainSettings {
   std::vector<GpuType> types = {GpuType{}};
-  double tick_s = 300;            // simulated time per round
+  double tick_s = 300;  // simulated time per round
   // Full checkpoint (SaveState) every N rounds; 0: never. Other rounds save only the policy, and a
   // deployment resumed from such a round replays the simulation from round 0 (exact with one GPU
   // type; several types need a checkpoint every round, so they force 1).
   int checkpoint_every = 1;
-  Policy policy = Policy::kDally; // policy of the combined mode (and of replays before a method is known)
+  Policy policy =
+      Policy::kDally;  // policy of the combined mode (and of replays before a method is known)
   // Workload.
   std::string source = "synthetic";  // synthetic | dally_csv | tiresias_csv
   std::string trace;                 // resolved path of the trace (csv sources)
@@ -58,7 +59,7 @@ struct DomainSettings {
   // default_overhead (ResNet50's Table I row unless configured).
   std::map<std::string, Overhead> overheads = TableIOverheads();
   Overhead default_overhead = {0.12, 0.12, 0.38};
-  SimOptions sim;                    // lease, timers, tuner, baselines (policy set per mode)
+  SimOptions sim;  // lease, timers, tuner, baselines (policy set per mode)
 };
 
 // Parses `plugin.settings`; errors name file:line:column, key and value.
@@ -77,10 +78,17 @@ class GpuPlacementDomain : public DomainPlugin {
   Status Describe(Problem* problem) override;
   Status Refresh(int round, Problem* problem, bool* finished) override;
   Status Repair(const Problem& problem, Allocation* allocation) override;
-  Status Report(int round, const Problem& problem, const Allocation& allocation, RoundReport* report) override;
+  Status Report(int round,
+                const Problem& problem,
+                const Allocation& allocation,
+                RoundReport* report) override;
   std::vector<MethodInfo> Methods() const override;
-  Status SolveWith(const std::string& method, int round, const Problem& problem, const SolverServices& services,
-                   Allocation* allocation, SolveSummary* summary) override;
+  Status SolveWith(const std::string& method,
+                   int round,
+                   const Problem& problem,
+                   const SolverServices& services,
+                   Allocation* allocation,
+                   SolveSummary* summary) override;
   Status SaveState(int round, std::string* state) override;
   Status RestoreState(int last_round, const std::string& state) override;
 
@@ -92,12 +100,14 @@ class GpuPlacementDomain : public DomainPlugin {
 
  private:
   void ResetSimulation(Policy policy);
-  Status AdvanceTo(int round);          // replays ticks until sim_round_ == round
-  void Tick(int round);                 // one tick: sim time to TickEnd(round)
+  Status AdvanceTo(int round);  // replays ticks until sim_round_ == round
+  void Tick(int round);         // one tick: sim time to TickEnd(round)
   void FillAllocation(const Problem& problem, Allocation* allocation) const;
   void UpdateTargets(const Allocation& shares);
   void ResetReportBaseline();
-  VarId Var(int pool, int job) const { return vars_[static_cast<size_t>(job) * settings_.types.size() + pool]; }
+  VarId Var(int pool, int job) const {
+    return vars_[static_cast<size_t>(job) * settings_.types.size() + pool];
+  }
 
   DomainSettings settings_;
   std::vector<JobSpec> jobs_;
@@ -108,7 +118,7 @@ class GpuPlacementDomain : public DomainPlugin {
   std::vector<char> active_;
   std::unique_ptr<Simulation> sim_;
   Policy policy_ = Policy::kDally;
-  int sim_round_ = 0;                   // ticks simulated so far
+  int sim_round_ = 0;  // ticks simulated so far
   int refreshed_round_ = -1, ticked_round_ = -1;
   std::vector<std::vector<double>> credit_;  // combined mode: per job, per pool share deficit
   // Report baseline: what the previous Report saw, to record changes only.

@@ -16,28 +16,44 @@ namespace dede::gpu {
 
 const char* PolicyName(Policy p) {
   switch (p) {
-    case Policy::kDally: return "Dally";
-    case Policy::kDallyManual: return "Dally-manual";
-    case Policy::kDallyNoWait: return "Dally-noWait";
-    case Policy::kDallyFullyConsolidated: return "Dally-fullyCons";
-    case Policy::kTiresias: return "Tiresias";
-    case Policy::kGandiva: return "Gandiva";
+    case Policy::kDally:
+      return "Dally";
+    case Policy::kDallyManual:
+      return "Dally-manual";
+    case Policy::kDallyNoWait:
+      return "Dally-noWait";
+    case Policy::kDallyFullyConsolidated:
+      return "Dally-fullyCons";
+    case Policy::kTiresias:
+      return "Tiresias";
+    case Policy::kGandiva:
+      return "Gandiva";
   }
   return "?";
 }
 
 std::map<std::string, Overhead> TableIOverheads() {
   // Table I: communication latency as % of compute time (8 GPUs, ASTRA-sim), as fractions.
-  return {{"VGG", {0.01, 0.06, 0.07}},          {"VGG11", {0.01, 0.06, 0.07}},
-          {"AlexNet", {0.02, 0.13, 1.00}},      {"MobileNetV3", {0.42, 9.40, 195.92}},
-          {"ResNet18", {0.07, 1.16, 27.49}},    {"ResNet50", {0.12, 0.12, 0.38}},
-          {"BERT", {0.08, 0.23, 7.15}},         {"BERT-large", {0.08, 0.23, 7.15}}};
+  return {{"VGG", {0.01, 0.06, 0.07}},
+          {"VGG11", {0.01, 0.06, 0.07}},
+          {"AlexNet", {0.02, 0.13, 1.00}},
+          {"MobileNetV3", {0.42, 9.40, 195.92}},
+          {"ResNet18", {0.07, 1.16, 27.49}},
+          {"ResNet50", {0.12, 0.12, 0.38}},
+          {"BERT", {0.08, 0.23, 7.15}},
+          {"BERT-large", {0.08, 0.23, 7.15}}};
 }
 
-bool IsHighSkew(const std::string& m) { return m == "VGG" || m == "VGG11" || m == "AlexNet" || m == "MobileNetV3"; }
+bool IsHighSkew(const std::string& m) {
+  return m == "VGG" || m == "VGG11" || m == "AlexNet" || m == "MobileNetV3";
+}
 
-double NetworkSensitivity(double work_done, double work_total, double time_running_s, double ideal_runtime_s) {
-  if (time_running_s <= 0 || work_total <= 0 || ideal_runtime_s <= 0) return 0.0;  // never run: highest priority
+double NetworkSensitivity(double work_done,
+                          double work_total,
+                          double time_running_s,
+                          double ideal_runtime_s) {
+  if (time_running_s <= 0 || work_total <= 0 || ideal_runtime_s <= 0)
+    return 0.0;  // never run: highest priority
   return (work_done / work_total) / (time_running_s / ideal_runtime_s);
 }
 
@@ -50,14 +66,17 @@ size_t WaitHistory::Size(Tier tier, int gpus) const {
   return it == hist_.end() ? 0 : it->second.size();
 }
 
-double WaitHistory::Value(Tier tier, int gpus, double now_s, double window_s, bool sample_sd) const {
+double WaitHistory::Value(
+    Tier tier, int gpus, double now_s, double window_s, bool sample_sd) const {
   auto it = hist_.find({static_cast<int>(tier), gpus});
   if (it == hist_.end()) return 1.0;
   // Age-based window [A1]: an entry recorded exactly window_s ago is still inside.
   // Samples are appended in time order: the window is a suffix (binary search for its start).
   const auto& all = it->second;
-  auto first = std::partition_point(all.begin(), all.end(),
-                                    [&](const std::pair<double, double>& e) { return now_s - e.first > window_s; });
+  auto first =
+      std::partition_point(all.begin(), all.end(), [&](const std::pair<double, double>& e) {
+        return now_s - e.first > window_s;
+      });
   std::vector<double> w;
   for (auto e = first; e != all.end(); ++e)
     if (now_s - e->first <= window_s) w.push_back(e->second);
@@ -68,8 +87,10 @@ double WaitHistory::Value(Tier tier, int gpus, double now_s, double window_s, bo
   double ss = 0;
   for (double x : w) ss += (x - mean) * (x - mean);
   double sd = 0;
-  if (sample_sd) sd = w.size() >= 2 ? std::sqrt(ss / (n - 1)) : 0.0;
-  else sd = std::sqrt(ss / n);
+  if (sample_sd)
+    sd = w.size() >= 2 ? std::sqrt(ss / (n - 1)) : 0.0;
+  else
+    sd = std::sqrt(ss / n);
   return mean + 2 * sd;
 }
 
@@ -91,13 +112,15 @@ Tier PlacementTier(const Placement& p, const ClusterShape& c) {
   return Tier::kRack;
 }
 
-FreePool::FreePool(const ClusterShape& c) : c_(c), free_(c.racks * c.machines_per_rack, c.gpus_per_machine) {
+FreePool::FreePool(const ClusterShape& c)
+    : c_(c), free_(c.racks * c.machines_per_rack, c.gpus_per_machine) {
   total_ = c.TotalGpus();
 }
 
 int FreePool::RackFree(int rack) const {
   int s = 0;
-  for (int m = rack * c_.machines_per_rack; m < (rack + 1) * c_.machines_per_rack; ++m) s += free_[m];
+  for (int m = rack * c_.machines_per_rack; m < (rack + 1) * c_.machines_per_rack; ++m)
+    s += free_[m];
   return s;
 }
 
@@ -114,7 +137,8 @@ bool FreePool::FindMachine(int gpus, Placement* out) const {
 namespace {
 // Fill `gpus` from the given machines, most free first (fewest machines spanned); ties by index.
 void FillFrom(const std::vector<int>& free, std::vector<int> machines, int gpus, Placement* out) {
-  std::stable_sort(machines.begin(), machines.end(), [&](int a, int b) { return free[a] > free[b]; });
+  std::stable_sort(
+      machines.begin(), machines.end(), [&](int a, int b) { return free[a] > free[b]; });
   out->clear();
   for (int m : machines) {
     if (gpus == 0) break;
@@ -135,7 +159,8 @@ bool FreePool::FindRack(int gpus, Placement* out) const {
   }
   if (best < 0) return false;
   std::vector<int> ms;
-  for (int m = best * c_.machines_per_rack; m < (best + 1) * c_.machines_per_rack; ++m) ms.push_back(m);
+  for (int m = best * c_.machines_per_rack; m < (best + 1) * c_.machines_per_rack; ++m)
+    ms.push_back(m);
   FillFrom(free_, ms, gpus, out);
   return true;
 }
@@ -153,7 +178,8 @@ bool FreePool::FindFewestMachines(int gpus, Placement* out) const {
     int top = 0;
     for (int i = 0; i < k; ++i) top += free_[ms[i]];
     const int f = RackFree(r);
-    if (top >= gpus && (best < 0 || f < best_free)) best = r, best_free = f, best_ms.assign(ms.begin(), ms.begin() + k);
+    if (top >= gpus && (best < 0 || f < best_free))
+      best = r, best_free = f, best_ms.assign(ms.begin(), ms.begin() + k);
   }
   if (best < 0) return false;
   FillFrom(free_, best_ms, gpus, out);
@@ -164,7 +190,8 @@ bool FreePool::FindAny(int gpus, Placement* out) const {
   if (total_ < gpus) return false;
   std::vector<int> racks(c_.racks);
   std::iota(racks.begin(), racks.end(), 0);
-  std::stable_sort(racks.begin(), racks.end(), [&](int a, int b) { return RackFree(a) > RackFree(b); });
+  std::stable_sort(
+      racks.begin(), racks.end(), [&](int a, int b) { return RackFree(a) > RackFree(b); });
   out->clear();
   int left = gpus;
   for (int r : racks) {
@@ -189,16 +216,20 @@ void FreePool::Give(const Placement& p) {
   for (const auto& [m, n] : p) free_[m] += n, total_ += n;
 }
 
-OfferResult DallyOffer(const FreePool& pool, int gpus, double starv_s, Timers t, const ClusterShape& c,
+OfferResult DallyOffer(const FreePool& pool,
+                       int gpus,
+                       double starv_s,
+                       Timers t,
+                       const ClusterShape& c,
                        Placement* out) {
-  if (gpus > c.gpus_per_machine) t.machine_s = 0;                          // [A9]
+  if (gpus > c.gpus_per_machine) t.machine_s = 0;  // [A9]
   if (gpus > c.gpus_per_machine * c.machines_per_rack) t.machine_s = t.rack_s = 0;
   if (pool.TotalFree() < gpus) return OfferResult::kNoFit;
-  if (pool.FindMachine(gpus, out)) return OfferResult::kAcceptMachine;      // step 1: unconditional
-  if (starv_s < t.machine_s) return OfferResult::kRejectMachineTimer;       // step 2
-  if (pool.FindRack(gpus, out)) return OfferResult::kAcceptRack;            // step 3
-  if (starv_s < t.rack_s) return OfferResult::kRejectRackTimer;             // step 4
-  pool.FindAny(gpus, out);                                                  // step 5
+  if (pool.FindMachine(gpus, out)) return OfferResult::kAcceptMachine;  // step 1: unconditional
+  if (starv_s < t.machine_s) return OfferResult::kRejectMachineTimer;   // step 2
+  if (pool.FindRack(gpus, out)) return OfferResult::kAcceptRack;        // step 3
+  if (starv_s < t.rack_s) return OfferResult::kRejectRackTimer;         // step 4
+  pool.FindAny(gpus, out);                                              // step 5
   return OfferResult::kAcceptNetwork;
 }
 
@@ -216,7 +247,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kEps = 1e-6;
 }  // namespace
 
-Simulation::Simulation(const std::vector<JobSpec>& jobs, const SimOptions& o) : o_(o), rng_(o.seed) {
+Simulation::Simulation(const std::vector<JobSpec>& jobs, const SimOptions& o)
+    : o_(o), rng_(o.seed) {
   shapes_ = o.pools.empty() ? std::vector<ClusterShape>{o.cluster} : o.pools;
   for (const auto& c : shapes_) {
     pools_.emplace_back(c);
@@ -236,8 +268,9 @@ Simulation::Simulation(const std::vector<JobSpec>& jobs, const SimOptions& o) : 
     j.res.ideal_runtime_s = j.ideal_runtime_s;
     jobs_.push_back(std::move(j));
   }
-  std::stable_sort(jobs_.begin(), jobs_.end(),
-                   [](const SimJob& a, const SimJob& b) { return a.spec.arrival_s < b.spec.arrival_s; });
+  std::stable_sort(jobs_.begin(), jobs_.end(), [](const SimJob& a, const SimJob& b) {
+    return a.spec.arrival_s < b.spec.arrival_s;
+  });
   remaining_ = jobs_.size();
   t0_ = now_ = jobs_.empty() ? 0 : jobs_.front().spec.arrival_s;
   next_ = jobs_.empty() ? kNever : now_;  // the first batch (the first arrivals) is pending
@@ -364,8 +397,8 @@ SimResult Simulation::Result() const {
 }
 
 bool Simulation::IsDally() const {
-  return o_.policy == Policy::kDally || o_.policy == Policy::kDallyManual || o_.policy == Policy::kDallyNoWait ||
-         o_.policy == Policy::kDallyFullyConsolidated;
+  return o_.policy == Policy::kDally || o_.policy == Policy::kDallyManual ||
+         o_.policy == Policy::kDallyNoWait || o_.policy == Policy::kDallyFullyConsolidated;
 }
 
 double Simulation::Rate(const SimJob& j, Tier t, int pool) const {
@@ -399,14 +432,22 @@ void Simulation::Start(SimJob& j, int pool, const Placement& p, double now) {
 Timers Simulation::DallyTimers(const SimJob& j, int pool, double now) const {
   Timers t;
   switch (o_.policy) {
-    case Policy::kDallyManual: t = {o_.manual_machine_timer_s, o_.manual_rack_timer_s}; break;
-    case Policy::kDallyNoWait: t = {0, 0}; break;
-    case Policy::kDallyFullyConsolidated: t = {kInf, kInf}; break;
-    default: t = TunedTimers(history_[pool], j.spec.gpus, now, o_);
+    case Policy::kDallyManual:
+      t = {o_.manual_machine_timer_s, o_.manual_rack_timer_s};
+      break;
+    case Policy::kDallyNoWait:
+      t = {0, 0};
+      break;
+    case Policy::kDallyFullyConsolidated:
+      t = {kInf, kInf};
+      break;
+    default:
+      t = TunedTimers(history_[pool], j.spec.gpus, now, o_);
   }
   // A job larger than a machine skips T_Mc in DallyOffer; here only the alternative reading of
   // how long it then waits for a rack.
-  if (!o_.large_job_cumulative_rack_wait && j.spec.gpus > shapes_[pool].gpus_per_machine && std::isfinite(t.rack_s))
+  if (!o_.large_job_cumulative_rack_wait && j.spec.gpus > shapes_[pool].gpus_per_machine &&
+      std::isfinite(t.rack_s))
     t.rack_s = std::max(0.0, t.rack_s - t.machine_s);
   return t;
 }
@@ -422,9 +463,12 @@ void Simulation::OfferRound(double now) {
     std::vector<SimJob*> w;
     for (auto& j : jobs_)
       if (j.arrived && !j.running && !j.finished && j.target == pool) w.push_back(&j);
-    if (IsDally()) DallyRound(now, pool, w);
-    else if (o_.policy == Policy::kTiresias) TiresiasRound(now, pool, w);
-    else GandivaRound(now, pool, w);
+    if (IsDally())
+      DallyRound(now, pool, w);
+    else if (o_.policy == Policy::kTiresias)
+      TiresiasRound(now, pool, w);
+    else
+      GandivaRound(now, pool, w);
   }
 }
 
@@ -433,11 +477,13 @@ void Simulation::DallyRound(double now, int pool, std::vector<SimJob*>& w) {
   std::map<int, Timers> by_demand;  // the timers depend on (pool, demand, now) only
   for (auto* j : w) {
     auto it = by_demand.find(j->spec.gpus);
-    if (it == by_demand.end()) it = by_demand.emplace(j->spec.gpus, DallyTimers(*j, pool, now)).first;
+    if (it == by_demand.end())
+      it = by_demand.emplace(j->spec.gpus, DallyTimers(*j, pool, now)).first;
     j->timers = it->second;
-    key[j - jobs_.data()] = j->res.running_s > 0 || o_.never_run_first
-                                ? NetworkSensitivity(j->done, j->work, j->res.running_s, j->ideal_runtime_s)
-                                : 1.0;
+    key[j - jobs_.data()] =
+        j->res.running_s > 0 || o_.never_run_first
+            ? NetworkSensitivity(j->done, j->work, j->res.running_s, j->ideal_runtime_s)
+            : 1.0;
   }
   std::stable_sort(w.begin(), w.end(), [&](const SimJob* a, const SimJob* b) {
     const double ka = key[a - jobs_.data()], kb = key[b - jobs_.data()];
@@ -451,11 +497,14 @@ void Simulation::DallyRound(double now, int pool, std::vector<SimJob*>& w) {
     Placement p;
     const double starv = now - StarvationStart(*j);
     const OfferResult r = DallyOffer(fp, j->spec.gpus, starv, j->timers, shapes_[pool], &p);
-    if (r != OfferResult::kAcceptMachine && r != OfferResult::kAcceptRack && r != OfferResult::kAcceptNetwork)
+    if (r != OfferResult::kAcceptMachine && r != OfferResult::kAcceptRack &&
+        r != OfferResult::kAcceptNetwork)
       continue;
     // [A5]: record only consolidated acceptances that waited at least one lease.
     if (r != OfferResult::kAcceptNetwork && starv >= o_.lease_s)
-      history_[pool].Record(r == OfferResult::kAcceptMachine ? Tier::kMachine : Tier::kRack, j->spec.gpus, now,
+      history_[pool].Record(r == OfferResult::kAcceptMachine ? Tier::kMachine : Tier::kRack,
+                            j->spec.gpus,
+                            now,
                             starv / o_.lease_s);
     Start(*j, pool, p, now);
   }
@@ -491,7 +540,8 @@ void Simulation::TiresiasRound(double now, int pool, std::vector<SimJob*>& w) {
     if (IsHighSkew(j->spec.model)) {
       // Skew-based consolidation: high-skew jobs never take a network placement if they fit a rack.
       ok = o_.tiresias_fewest_machines ? fp.FindFewestMachines(g, &p)
-                                       : fp.FindMachine(g, &p) || fp.FindRack(g, &p) || (g > rack_gpus && fp.FindAny(g, &p));
+                                       : fp.FindMachine(g, &p) || fp.FindRack(g, &p) ||
+                                             (g > rack_gpus && fp.FindAny(g, &p));
     } else if (o_.tiresias_any_offer) {
       ok = RandomPlacement(pool, g, &p);  // "accept any resource offer": topology-agnostic
     } else {
@@ -547,7 +597,8 @@ void Simulation::GandivaRound(double now, int pool, std::vector<SimJob*>& w) {
     Placement p;
     const int g = j->spec.gpus;
     // Network-agnostic: small jobs try one machine (affinity); otherwise random free GPUs.
-    const bool ok = (g <= c.gpus_per_machine && GandivaMachine(pool, g, &p)) || RandomPlacement(pool, g, &p);
+    const bool ok =
+        (g <= c.gpus_per_machine && GandivaMachine(pool, g, &p)) || RandomPlacement(pool, g, &p);
     if (ok) Start(*j, pool, p, now);
   }
   // Migration towards better consolidation for running jobs on a poor tier.
@@ -647,8 +698,16 @@ constexpr const char* kStateMagic = "dally-sim-v3";
 
 std::string Simulation::Save() const {
   Writer w;
-  w.S(kStateMagic).I(static_cast<int64_t>(jobs_.size())).I(num_pools()).I(static_cast<int>(o_.policy));
-  w.D(t0_).D(now_).D(next_).D(busy_gpu_s_).I(static_cast<int64_t>(next_arrival_)).I(static_cast<int64_t>(remaining_));
+  w.S(kStateMagic)
+      .I(static_cast<int64_t>(jobs_.size()))
+      .I(num_pools())
+      .I(static_cast<int>(o_.policy));
+  w.D(t0_)
+      .D(now_)
+      .D(next_)
+      .D(busy_gpu_s_)
+      .I(static_cast<int64_t>(next_arrival_))
+      .I(static_cast<int64_t>(remaining_));
   w.I(events_);
   for (const auto& j : jobs_) {
     w.I(j.spec.id);
@@ -657,7 +716,14 @@ std::string Simulation::Save() const {
       continue;
     }
     w.S("a").D(j.done).I(j.running).I(j.finished).D(j.wait_since).D(j.lease_end);
-    w.D(j.start_time).D(j.last_assignment).D(j.rate).I(j.pool).I(j.target).D(j.timers.machine_s).D(j.timers.rack_s).D(j.attained_gpu_s);
+    w.D(j.start_time)
+        .D(j.last_assignment)
+        .D(j.rate)
+        .I(j.pool)
+        .I(j.target)
+        .D(j.timers.machine_s)
+        .D(j.timers.rack_s)
+        .D(j.attained_gpu_s);
     w.D(j.res.first_start_s).D(j.res.end_s).D(j.res.queueing_s).D(j.res.running_s);
     w.I(j.res.allocs[0]).I(j.res.allocs[1]).I(j.res.allocs[2]).I(j.res.migrations);
     w.I(static_cast<int64_t>(j.placement.size()));
@@ -687,7 +753,8 @@ bool Simulation::Load(const std::string& state, std::string* error) {
   };
   Reader r(state);
   if (r.S() != kStateMagic) return fail("not a " + std::string(kStateMagic) + " state");
-  if (r.I() != static_cast<int64_t>(jobs_.size()) || r.I() != num_pools() || r.I() != static_cast<int>(o_.policy))
+  if (r.I() != static_cast<int64_t>(jobs_.size()) || r.I() != num_pools() ||
+      r.I() != static_cast<int>(o_.policy))
     return fail("saved for another workload, cluster or policy");
   Simulation s = *this;  // parse into a copy: *this is unchanged on failure
   s.t0_ = r.D();
@@ -738,7 +805,8 @@ bool Simulation::Load(const std::string& state, std::string* error) {
     for (int& a : j.res.allocs) a = static_cast<int>(r.I());
     j.res.migrations = static_cast<int>(r.I());
     const int64_t n = r.I();
-    if (!r.ok() || n < 0 || n > 1 << 20) return fail("bad placement of job " + std::to_string(j.spec.id));
+    if (!r.ok() || n < 0 || n > 1 << 20)
+      return fail("bad placement of job " + std::to_string(j.spec.id));
     j.placement.clear();
     for (int64_t k = 0; k < n; ++k) {
       const int m = static_cast<int>(r.I());
@@ -746,7 +814,8 @@ bool Simulation::Load(const std::string& state, std::string* error) {
       j.placement.emplace_back(m, g);
     }
     if (j.running) {
-      if (j.pool < 0 || j.pool >= s.num_pools()) return fail("bad pool of job " + std::to_string(j.spec.id));
+      if (j.pool < 0 || j.pool >= s.num_pools())
+        return fail("bad pool of job " + std::to_string(j.spec.id));
       for (const auto& [m, g] : j.placement)
         if (m < 0 || m >= static_cast<int>(s.machine_affinity_[j.pool].size()) || g <= 0)
           return fail("bad placement of job " + std::to_string(j.spec.id));
@@ -770,7 +839,8 @@ bool Simulation::Load(const std::string& state, std::string* error) {
         v.emplace_back(at, x);
       }
     }
-    if (r.I() != static_cast<int64_t>(s.machine_affinity_[p].size())) return fail("pool shape differs");
+    if (r.I() != static_cast<int64_t>(s.machine_affinity_[p].size()))
+      return fail("pool shape differs");
     for (int& a : s.machine_affinity_[p]) a = static_cast<int>(r.I());
   }
   const int64_t n = r.I();
@@ -802,8 +872,10 @@ std::vector<std::string> SplitCsv(const std::string& line) {
   std::vector<std::string> f;
   std::string cur;
   for (char c : line) {
-    if (c == ',') f.push_back(cur), cur.clear();
-    else if (c != '\r') cur += c;
+    if (c == ',')
+      f.push_back(cur), cur.clear();
+    else if (c != '\r')
+      cur += c;
   }
   f.push_back(cur);
   return f;
@@ -821,7 +893,8 @@ std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error) {
   const auto header = SplitCsv(line);
   std::map<std::string, size_t> col;
   for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
-  for (const char* need : {"job_id", "arrival_s", "num_gpus", "total_iterations", "time_per_iteration_s"})
+  for (const char* need :
+       {"job_id", "arrival_s", "num_gpus", "total_iterations", "time_per_iteration_s"})
     if (!col.count(need)) {
       if (error) *error = path + ": missing column " + need;
       return {};
@@ -851,14 +924,17 @@ std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error) {
         const double x = v.empty() ? 1.0 : std::stod(v);
         return x > 0 ? 1.0 / x - 1.0 : 0.0;
       };
-      s.overhead = {inv("cross_slot_slowdown"), inv("cross_machine_slowdown"), inv("cross_rack_slowdown")};
+      s.overhead = {
+          inv("cross_slot_slowdown"), inv("cross_machine_slowdown"), inv("cross_rack_slowdown")};
     }
     jobs.push_back(s);
   }
   return jobs;
 }
 
-std::vector<JobSpec> LoadTiresiasCsv(const std::string& path, WorkModel work_model, std::string* error) {
+std::vector<JobSpec> LoadTiresiasCsv(const std::string& path,
+                                     WorkModel work_model,
+                                     std::string* error) {
   std::ifstream in(path);
   if (!in) {
     if (error) *error = "cannot open " + path;
@@ -892,7 +968,9 @@ std::vector<JobSpec> LoadTiresiasCsv(const std::string& path, WorkModel work_mod
       s.iterations = std::stod(get("iterations"));
       const double duration = std::stod(get("duration_s"));
       s.time_per_iteration_s =
-          s.iterations > 0 ? duration / s.iterations * (work_model == WorkModel::kArtistLinear ? s.gpus : 1) : 0;
+          s.iterations > 0
+              ? duration / s.iterations * (work_model == WorkModel::kArtistLinear ? s.gpus : 1)
+              : 0;
     } catch (const std::exception&) {
       if (error) *error = path + ":" + std::to_string(line_no) + ": malformed row '" + line + "'";
       return {};
@@ -903,8 +981,12 @@ std::vector<JobSpec> LoadTiresiasCsv(const std::string& path, WorkModel work_mod
   return jobs;
 }
 
-std::vector<JobSpec> GenerateWorkload(int num_jobs, bool poisson, double jobs_per_day, uint64_t seed) {
-  // Model x demand counts of the paper's 500-job batch trace (design note 3.4); sampled proportionally.
+std::vector<JobSpec> GenerateWorkload(int num_jobs,
+                                      bool poisson,
+                                      double jobs_per_day,
+                                      uint64_t seed) {
+  // Model x demand counts of the paper's 500-job batch trace (design note 3.4); sampled
+  // proportionally.
   struct Row {
     const char* model;
     int counts[9];

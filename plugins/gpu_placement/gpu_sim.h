@@ -13,7 +13,14 @@
 namespace dede::gpu {
 
 enum class Tier { kMachine = 0, kRack = 1, kNetwork = 2 };
-enum class Policy { kDally, kDallyManual, kDallyNoWait, kDallyFullyConsolidated, kTiresias, kGandiva };
+enum class Policy {
+  kDally,
+  kDallyManual,
+  kDallyNoWait,
+  kDallyFullyConsolidated,
+  kTiresias,
+  kGandiva
+};
 enum class WorkModel { kArtistLinear, kTraceRuntime };
 
 const char* PolicyName(Policy p);
@@ -28,7 +35,9 @@ struct ClusterShape {
 // Communication overhead as a fraction of compute time, by tier (Table I of the paper by default).
 struct Overhead {
   double machine = 0, rack = 0, network = 0;
-  double At(Tier t) const { return t == Tier::kMachine ? machine : t == Tier::kRack ? rack : network; }
+  double At(Tier t) const {
+    return t == Tier::kMachine ? machine : t == Tier::kRack ? rack : network;
+  }
 };
 std::map<std::string, Overhead> TableIOverheads();
 // High-skew models (largest tensor / model size), consolidated by Tiresias.
@@ -56,15 +65,16 @@ struct SimOptions {
   double manual_rack_timer_s = 24 * 3600;           // Dally-manual T_Rk, cumulative from wait_since
   double history_leases = 48;                       // auto-tuner window H, in leases
   double machine_floor_leases = 6, rack_floor_leases = 12;
-  bool sample_sd = true;                 // sample SD (0 for n = 1); false: population SD
-  bool enforce_rack_ge_machine = true;   // T_Rk >= T_Mc
-  // Tiresias: discretized 2D-LAS (default) with thresholds in GPU-seconds of attained service, or the
-  // continuous LAS that ArtISt-sim runs (tiresias_continuous_las = true).
+  bool sample_sd = true;                // sample SD (0 for n = 1); false: population SD
+  bool enforce_rack_ge_machine = true;  // T_Rk >= T_Mc
+  // Tiresias: discretized 2D-LAS (default) with thresholds in GPU-seconds of attained service, or
+  // the continuous LAS that ArtISt-sim runs (tiresias_continuous_las = true).
   std::vector<double> tiresias_queue_limits_gpu_s = {3250, 7200};
   bool tiresias_continuous_las = false;
   // Tiresias placement. The paper's text: high-skew jobs are consolidated onto the fewest machines
   // possible, "other jobs accept any resource offer" (random free GPUs, network-agnostic). false /
-  // false gives ArtISt-sim's code: every job takes a machine, else a rack, else (low skew only) any.
+  // false gives ArtISt-sim's code: every job takes a machine, else a rack, else (low skew only)
+  // any.
   bool tiresias_any_offer = true;
   bool tiresias_fewest_machines = true;
   double gandiva_migration_cost_s = 0;
@@ -76,15 +86,16 @@ struct SimOptions {
   // cumulative T_Rk; false: only for T_Rk - T_Mc (the rack stage's own share of the wait).
   bool large_job_cumulative_rack_wait = true;
   // Dally's starvation clock. false (default): time since the job last entered the wait queue
-  // (arrival or lease expiry), as the paper's prose ("elapsed while waiting (starving) for resources")
-  // and the code [A8]. true: Algorithm 1's literal get_last_resource_assignment_time(), i.e. since its
-  // last assignment, so the lease it just ran counts as starvation (and nearly every re-acceptance
-  // records a ~1-lease sample in the auto-tuner's history).
+  // (arrival or lease expiry), as the paper's prose ("elapsed while waiting (starving) for
+  // resources") and the code [A8]. true: Algorithm 1's literal get_last_resource_assignment_time(),
+  // i.e. since its last assignment, so the lease it just ran counts as starvation (and nearly every
+  // re-acceptance records a ~1-lease sample in the auto-tuner's history).
   bool starvation_since_assignment = false;
   // Nw_sens of a job that has never run (0/0 in the paper). false (default): 1, as the paper's text
-  // reads ("a lower value indicates that the job has endured greater network-induced slowdowns" -- a
-  // job that has not run has endured none), so it ranks with the jobs that ran without slowdown, by
-  // queue entry. true (ArtISt-sim code, design note [A4]): 0, offered GPUs before every job that ran.
+  // reads ("a lower value indicates that the job has endured greater network-induced slowdowns" --
+  // a job that has not run has endured none), so it ranks with the jobs that ran without slowdown,
+  // by queue entry. true (ArtISt-sim code, design note [A4]): 0, offered GPUs before every job that
+  // ran.
   bool never_run_first = false;
   // Heterogeneous clusters: one shape per GPU pool (type). Empty: the single pool `cluster`.
   std::vector<ClusterShape> pools;
@@ -93,19 +104,27 @@ struct SimOptions {
 };
 
 // Dally's Nw_sens = (I_compl/I_total) / (T_run/T_ideal); 0 for a job that has never run.
-double NetworkSensitivity(double work_done, double work_total, double time_running_s, double ideal_runtime_s);
+double NetworkSensitivity(double work_done,
+                          double work_total,
+                          double time_running_s,
+                          double ideal_runtime_s);
 
 // Auto-tuner history of waits (in leases) per (tier, demand) with an age-based window.
 class WaitHistory {
  public:
   // now_s must not decrease from one call to the next (the window is a suffix of the samples).
   void Record(Tier tier, int gpus, double now_s, double wait_leases);
-  // mean + 2 sd of the entries recorded within window_s before now_s; 1 if none (then floors apply).
+  // mean + 2 sd of the entries recorded within window_s before now_s; 1 if none (then floors
+  // apply).
   double Value(Tier tier, int gpus, double now_s, double window_s, bool sample_sd) const;
   size_t Size(Tier tier, int gpus) const;
   // Every sample, keyed by (tier, gpus): (recorded at, wait in leases), in recording order.
-  const std::map<std::pair<int, int>, std::vector<std::pair<double, double>>>& samples() const { return hist_; }
-  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>>& mutable_samples() { return hist_; }
+  const std::map<std::pair<int, int>, std::vector<std::pair<double, double>>>& samples() const {
+    return hist_;
+  }
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>>& mutable_samples() {
+    return hist_;
+  }
 
  private:
   std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> hist_;
@@ -114,7 +133,8 @@ class WaitHistory {
 struct Timers {
   double machine_s = 0, rack_s = 0;
 };
-// Algorithm 2 with the code's clamps: T_Mc = min(ceil(0.8 H), max(6, ceil(v_m))), T_Rk = min(H, max(12, ceil(v_r))).
+// Algorithm 2 with the code's clamps: T_Mc = min(ceil(0.8 H), max(6, ceil(v_m))), T_Rk = min(H,
+// max(12, ceil(v_r))).
 Timers TunedTimers(const WaitHistory& h, int gpus, double now_s, const SimOptions& o);
 
 // A placement: GPUs taken per machine index (machine m is in rack m / machines_per_rack).
@@ -146,10 +166,20 @@ class FreePool {
   int total_ = 0;
 };
 
-enum class OfferResult { kAcceptMachine, kAcceptRack, kAcceptNetwork, kRejectMachineTimer, kRejectRackTimer,
-                         kNoFit };
+enum class OfferResult {
+  kAcceptMachine,
+  kAcceptRack,
+  kAcceptNetwork,
+  kRejectMachineTimer,
+  kRejectRackTimer,
+  kNoFit
+};
 // Algorithm 1 for one job against the pool. starv_s = now - wait_since.
-OfferResult DallyOffer(const FreePool& pool, int gpus, double starv_s, Timers t, const ClusterShape& c,
+OfferResult DallyOffer(const FreePool& pool,
+                       int gpus,
+                       double starv_s,
+                       Timers t,
+                       const ClusterShape& c,
                        Placement* out);
 
 struct JobResult {
@@ -166,10 +196,11 @@ struct Metrics {
   double makespan_s = 0;
   double jct_avg_s = 0, jct_median_s = 0, jct_p95_s = 0, jct_p99_s = 0;
   double queue_avg_s = 0, queue_p95_s = 0, queue_p99_s = 0;
-  double comm_avg_s = 0;     // average exposed communication per job: T_run - ideal runtime
-  double utilization = 0;    // leased GPU-seconds / (total GPUs x makespan)
+  double comm_avg_s = 0;   // average exposed communication per job: T_run - ideal runtime
+  double utilization = 0;  // leased GPU-seconds / (total GPUs x makespan)
   int64_t events = 0;
-  std::vector<std::pair<double, double>> utilization_over_time;  // (time, leased fraction) at each event
+  std::vector<std::pair<double, double>>
+      utilization_over_time;  // (time, leased fraction) at each event
 };
 
 struct SimResult {
@@ -182,17 +213,18 @@ SimResult Simulate(const std::vector<JobSpec>& jobs, const SimOptions& o);
 // A job's simulated state (Simulation::jobs()).
 struct SimJob {
   JobSpec spec;
-  double work = 0, done = 0;        // work units (GPU-seconds of compute for kArtistLinear, seconds otherwise)
-  double ideal_runtime_s = 0;       // time to finish on the best possible (zero-overhead) placement
+  double work = 0,
+         done = 0;  // work units (GPU-seconds of compute for kArtistLinear, seconds otherwise)
+  double ideal_runtime_s = 0;  // time to finish on the best possible (zero-overhead) placement
   bool arrived = false, running = false, finished = false;
   double wait_since = 0, lease_end = 0, start_time = -1;
-  double last_assignment = 0;       // arrival, then the time of each assignment
-  double rate = 0;                  // work units per second on the current placement
-  int pool = -1;                    // pool of the current placement (-1 when not running)
-  int target = 0;                   // pool the job is offered in while it waits (combined mode)
+  double last_assignment = 0;  // arrival, then the time of each assignment
+  double rate = 0;             // work units per second on the current placement
+  int pool = -1;               // pool of the current placement (-1 when not running)
+  int target = 0;              // pool the job is offered in while it waits (combined mode)
   Placement placement;
-  Timers timers;                    // cached at the last tuning [A7]
-  double attained_gpu_s = 0;        // Tiresias
+  Timers timers;              // cached at the last tuning [A7]
+  double attained_gpu_s = 0;  // Tiresias
   JobResult res;
 };
 
@@ -260,7 +292,8 @@ class Simulation {
   std::mt19937_64 rng_;
   std::vector<SimJob> jobs_;
   std::vector<WaitHistory> history_;
-  std::vector<std::vector<int>> machine_affinity_;  // Gandiva: per pool, demand a machine is affinitized to
+  std::vector<std::vector<int>>
+      machine_affinity_;  // Gandiva: per pool, demand a machine is affinitized to
   double t0_ = 0, now_ = 0, next_ = 0, busy_gpu_s_ = 0;
   size_t next_arrival_ = 0, remaining_ = 0;
   int64_t events_ = 0;
@@ -274,14 +307,19 @@ double Percentile(std::vector<double> v, double p);
 // (machine = 1/cross_slot - 1, rack = 1/cross_machine - 1, network = 1/cross_rack - 1).
 std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error);
 
-// CSV loader for the Tiresias simulator's job format (tiresias-sample jobs_60.csv: job_id, arrival_s,
-// num_gpu, model, iterations, duration_s). duration_s is the job's run time in isolation on its GPUs, so
-// the time per iteration is chosen to make the ideal runtime equal duration_s under `work_model`.
-// Overheads are left empty (the caller maps the model names).
-std::vector<JobSpec> LoadTiresiasCsv(const std::string& path, WorkModel work_model, std::string* error);
+// CSV loader for the Tiresias simulator's job format (tiresias-sample jobs_60.csv: job_id,
+// arrival_s, num_gpu, model, iterations, duration_s). duration_s is the job's run time in isolation
+// on its GPUs, so the time per iteration is chosen to make the ideal runtime equal duration_s under
+// `work_model`. Overheads are left empty (the caller maps the model names).
+std::vector<JobSpec> LoadTiresiasCsv(const std::string& path,
+                                     WorkModel work_model,
+                                     std::string* error);
 
-// Synthetic workload shaped like the paper's 500-job trace (model x demand histogram of the design note),
-// lognormal durations (median 56 ks); arrivals all 0 (batch) or Poisson at jobs_per_day.
-std::vector<JobSpec> GenerateWorkload(int num_jobs, bool poisson, double jobs_per_day, uint64_t seed);
+// Synthetic workload shaped like the paper's 500-job trace (model x demand histogram of the design
+// note), lognormal durations (median 56 ks); arrivals all 0 (batch) or Poisson at jobs_per_day.
+std::vector<JobSpec> GenerateWorkload(int num_jobs,
+                                      bool poisson,
+                                      double jobs_per_day,
+                                      uint64_t seed);
 
 }  // namespace dede::gpu

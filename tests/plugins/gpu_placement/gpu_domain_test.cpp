@@ -1,5 +1,7 @@
 // The gpu_placement domain driven directly (as the runner does): ticks, allocations, records,
 // checkpoints, settings and the combined ADMM + Dally mode.
+#include "gpu_domain.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +9,6 @@
 
 #include "config/deployment.h"
 #include "dede/solver.h"
-#include "gpu_domain.h"
 #include "runtime/solver_services.h"
 
 namespace dede::gpu {
@@ -58,7 +59,10 @@ struct Driver {
     return d.Describe(&p);
   }
   // One round as the runner does with solver.kind: plugin. false when the plugin says finished.
-  bool Round(const std::string& method, int round, RoundReport* report = nullptr, Allocation* out = nullptr) {
+  bool Round(const std::string& method,
+             int round,
+             RoundReport* report = nullptr,
+             Allocation* out = nullptr) {
     bool finished = false;
     EXPECT_TRUE(d.Refresh(round, &p, &finished).ok());
     if (finished) return false;
@@ -85,8 +89,8 @@ struct Driver {
   }
 };
 
-const std::vector<std::string> kMethods = {"dally",          "dally-manual", "dally-nowait",
-                                           "dally-consolidated", "tiresias", "gandiva"};
+const std::vector<std::string> kMethods = {
+    "dally", "dally-manual", "dally-nowait", "dally-consolidated", "tiresias", "gandiva"};
 
 TEST(GpuPlacementDomain, MethodsAreTheSixPolicies) {
   Driver r;
@@ -166,7 +170,8 @@ TEST(GpuPlacementDomain, FinishedOnlyWhenEveryJobCompleted) {
 
 // Kill after k rounds, restore from the checkpoint, continue: identical to a straight run.
 TEST(GpuPlacementDomain, CheckpointResumeIsExact) {
-  for (const std::string& method : {std::string("dally"), std::string("gandiva"), std::string("tiresias")}) {
+  for (const std::string& method :
+       {std::string("dally"), std::string("gandiva"), std::string("tiresias")}) {
     Driver straight;
     ASSERT_TRUE(straight.Init(kSmall).ok());
     const int total = straight.RunToEnd(method);
@@ -183,7 +188,8 @@ TEST(GpuPlacementDomain, CheckpointResumeIsExact) {
       ASSERT_TRUE(st.ok()) << st.message();
       EXPECT_EQ(second.RunToEnd(method, k), total) << method << " k " << k;
       EXPECT_EQ(second.Completions(), straight.Completions()) << method << " k " << k;
-      EXPECT_EQ(second.d.simulation().Save(), straight.d.simulation().Save()) << method << " k " << k;
+      EXPECT_EQ(second.d.simulation().Save(), straight.d.simulation().Save())
+          << method << " k " << k;
     }
   }
 }
@@ -249,7 +255,8 @@ TEST(GpuPlacementDomain, RecordsDescribeJobsPlacementsHistoriesAndTimers) {
   while (r.Round("dally", round, &rep)) {
     std::set<std::pair<std::string, std::string>> keys;
     for (const DomainRecord& rec : rep.records) {
-      EXPECT_TRUE(keys.insert({rec.kind, rec.key}).second) << "duplicate " << rec.kind << " " << rec.key;
+      EXPECT_TRUE(keys.insert({rec.kind, rec.key}).second)
+          << "duplicate " << rec.kind << " " << rec.key;
       kinds.insert(rec.kind);
       auto label = [&](const char* name) {
         for (const auto& [k, v] : rec.labels)
@@ -304,14 +311,17 @@ TEST(GpuPlacementSettings, DefaultsFollowThePaper) {
 TEST(GpuPlacementSettings, TimerUnitsModesAndOverrides) {
   DomainSettings s;
   PluginContext ctx;
-  ASSERT_TRUE(ParseSettings(Settings("lease_s: 600\n"
-                                     "timers: {units: leases, machine: 6, rack: 18, rack_mode: cumulative}\n"
-                                     "preemption: none\n"
-                                     "overheads: {ResNet50: {machine: 0.5, rack: 1, network: 2}, "
-                                     "default: {machine: 0, rack: 0.1, network: 0.2}}\n"
-                                     "tiresias: {priority: continuous, queue_limits_gpu_s: [100, 200, 300]}\n"),
-                            ctx, &s)
-                  .ok());
+  ASSERT_TRUE(
+      ParseSettings(
+          Settings("lease_s: 600\n"
+                   "timers: {units: leases, machine: 6, rack: 18, rack_mode: cumulative}\n"
+                   "preemption: none\n"
+                   "overheads: {ResNet50: {machine: 0.5, rack: 1, network: 2}, "
+                   "default: {machine: 0, rack: 0.1, network: 0.2}}\n"
+                   "tiresias: {priority: continuous, queue_limits_gpu_s: [100, 200, 300]}\n"),
+          ctx,
+          &s)
+          .ok());
   EXPECT_DOUBLE_EQ(s.sim.manual_machine_timer_s, 3600);
   EXPECT_DOUBLE_EQ(s.sim.manual_rack_timer_s, 18 * 600);
   EXPECT_FALSE(s.sim.lease_expiry);
@@ -352,8 +362,9 @@ TEST(GpuPlacementSettings, ErrorsNameFileKeyAndValue) {
   m = error("tiresias: {queue_limits_gpu_s: [10, 5]}\n");
   EXPECT_NE(m.find("queue_limits_gpu_s"), std::string::npos) << m;
   EXPECT_NE(m.find("'5'"), std::string::npos) << m;
-  m = error("cluster: {racks: 1, machines_per_rack: 1, gpus_per_machine: 4}\n"
-            "workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n");
+  m = error(
+      "cluster: {racks: 1, machines_per_rack: 1, gpus_per_machine: 4}\n"
+      "workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n");
   EXPECT_NE(m.find("needs 8 GPUs"), std::string::npos) << m;
   m = error("cluster: {racks: 1}\ngpu_types: [{name: a}]\n");
   EXPECT_NE(m.find("not both"), std::string::npos) << m;
@@ -363,7 +374,10 @@ TEST(GpuPlacementWorkload, TiresiasSampleLoads) {
   DomainSettings s;
   PluginContext ctx;
   ctx.config_dir = kData;
-  ASSERT_TRUE(ParseSettings(Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n"), ctx, &s).ok());
+  ASSERT_TRUE(
+      ParseSettings(
+          Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n"), ctx, &s)
+          .ok());
   Result<std::vector<JobSpec>> w = LoadWorkload(s);
   ASSERT_TRUE(w.ok()) << w.status().message();
   ASSERT_EQ(w->size(), 60u);
@@ -381,7 +395,8 @@ TEST(GpuPlacementWorkload, TiresiasSampleLoads) {
   // The whole sample runs through every policy on a 2 x 2 x 4 cluster.
   for (const std::string& method : kMethods) {
     Driver r;
-    ASSERT_TRUE(r.Init("tick_s: 60\nlease_s: 600\ncluster: {racks: 2, machines_per_rack: 2, gpus_per_machine: 4}\n"
+    ASSERT_TRUE(r.Init("tick_s: 60\nlease_s: 600\ncluster: {racks: 2, machines_per_rack: 2, "
+                       "gpus_per_machine: 4}\n"
                        "workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n")
                     .ok());
     r.RunToEnd(method);
@@ -471,13 +486,15 @@ TEST(GpuPlacementCombined, TwoGpuTypesPluginMethodResumesExactly) {
 
 TEST(GpuPlacementCombined, TwoGpuTypesShareByMaxMin) {
   Combined c;
-  ASSERT_TRUE(c.Init("tick_s: 1800\n"
-                     "gpu_types:\n"
-                     "  - {name: v100, racks: 1, machines_per_rack: 2, gpus_per_machine: 8, speed: 1.0}\n"
-                     "  - {name: k80, racks: 1, machines_per_rack: 2, gpus_per_machine: 8, speed: 0.4,\n"
-                     "     model_speed: {ResNet50: 0.8}}\n"
-                     "workload: {source: synthetic, jobs: 30, arrivals: poisson, jobs_per_day: 200, seed: 3}\n")
-                  .ok());
+  ASSERT_TRUE(
+      c.Init("tick_s: 1800\n"
+             "gpu_types:\n"
+             "  - {name: v100, racks: 1, machines_per_rack: 2, gpus_per_machine: 8, speed: 1.0}\n"
+             "  - {name: k80, racks: 1, machines_per_rack: 2, gpus_per_machine: 8, speed: 0.4,\n"
+             "     model_speed: {ResNet50: 0.8}}\n"
+             "workload: {source: synthetic, jobs: 30, arrivals: poisson, jobs_per_day: 200, seed: "
+             "3}\n")
+          .ok());
   std::set<int> pools_used;
   int round = 0;
   Allocation a;
@@ -492,7 +509,8 @@ TEST(GpuPlacementCombined, TwoGpuTypesShareByMaxMin) {
   EXPECT_EQ(pools_used, (std::set<int>{0, 1}));
   // A fast-pool-only job takes less time than on the slow pool: per-type speeds are applied.
   bool slow_seen = false;
-  for (const SimJob& j : c.r.d.simulation().jobs()) slow_seen |= j.spec.pool_speed.size() == 2 && j.spec.pool_speed[1] < 1;
+  for (const SimJob& j : c.r.d.simulation().jobs())
+    slow_seen |= j.spec.pool_speed.size() == 2 && j.spec.pool_speed[1] < 1;
   EXPECT_TRUE(slow_seen);
 }
 

@@ -7,7 +7,8 @@
 namespace dede::gpu {
 namespace {
 
-JobSpec MakeJob(int id, double arrival, int gpus, double compute_s, Overhead ov = {}, std::string model = "X") {
+JobSpec MakeJob(
+    int id, double arrival, int gpus, double compute_s, Overhead ov = {}, std::string model = "X") {
   JobSpec j;
   j.id = id;
   j.arrival_s = arrival;
@@ -97,7 +98,8 @@ TEST(GpuPlacementOffer, FewestMachinesStaysInOneRack) {
   FreePool p(c);
   p.Take({{0, 2}, {3, 1}});  // rack 0 free 2+4+4, rack 1 free 3+4+4
   Placement out;
-  ASSERT_TRUE(p.FindFewestMachines(8, &out));  // both racks have two machines with 8 free: tighter rack 0
+  ASSERT_TRUE(
+      p.FindFewestMachines(8, &out));  // both racks have two machines with 8 free: tighter rack 0
   EXPECT_EQ(out, (Placement{{1, 4}, {2, 4}}));
   p.Take({{1, 1}});  // rack 0's two best machines now hold 7
   ASSERT_TRUE(p.FindFewestMachines(8, &out));
@@ -155,9 +157,9 @@ TEST(GpuPlacementAutoTuner, WindowEdgesAndCaps) {
 }
 
 TEST(GpuPlacementPriority, NetworkSensitivity) {
-  EXPECT_DOUBLE_EQ(NetworkSensitivity(0, 100, 0, 10), 0.0);      // never run
-  EXPECT_DOUBLE_EQ(NetworkSensitivity(50, 100, 5, 10), 1.0);     // ideal speed
-  EXPECT_DOUBLE_EQ(NetworkSensitivity(50, 100, 10, 10), 0.5);    // half speed
+  EXPECT_DOUBLE_EQ(NetworkSensitivity(0, 100, 0, 10), 0.0);    // never run
+  EXPECT_DOUBLE_EQ(NetworkSensitivity(50, 100, 5, 10), 1.0);   // ideal speed
+  EXPECT_DOUBLE_EQ(NetworkSensitivity(50, 100, 10, 10), 0.5);  // half speed
 }
 
 TEST(GpuPlacementSim, LeaseExpiryRequeuesAndResumes) {
@@ -179,7 +181,7 @@ TEST(GpuPlacementSim, WithoutPreemptionLeasesNeverExpire) {
   o.lease_s = 100;
   o.lease_expiry = false;
   auto r = Simulate({MakeJob(0, 0, 1, 250), MakeJob(1, 10, 8, 80)}, o);
-  EXPECT_EQ(r.jobs[0].allocs[0], 1);           // one placement for its whole run
+  EXPECT_EQ(r.jobs[0].allocs[0], 1);                // one placement for its whole run
   EXPECT_NEAR(r.jobs[1].first_start_s, 250, 1e-6);  // never preempts job 0
 }
 
@@ -191,8 +193,8 @@ TEST(GpuPlacementSim, LargeJobRackWaitReadings) {
   o.manual_rack_timer_s = 300;  // cumulative
   o.lease_s = 1e6;
   // Three 3-GPU jobs leave 1, 1 | 1, 4 free: no rack fits 6 GPUs, the network does.
-  const std::vector<JobSpec> jobs = {MakeJob(0, 0, 3, 1e7), MakeJob(1, 0, 3, 1e7), MakeJob(2, 0, 3, 1e7),
-                                     MakeJob(3, 0, 6, 600)};
+  const std::vector<JobSpec> jobs = {
+      MakeJob(0, 0, 3, 1e7), MakeJob(1, 0, 3, 1e7), MakeJob(2, 0, 3, 1e7), MakeJob(3, 0, 6, 600)};
   auto a = Simulate(jobs, o);  // skips T_Mc, waits for a rack until the cumulative T_Rk
   EXPECT_NEAR(a.jobs[3].first_start_s, 300, 1e-6);
   EXPECT_EQ(a.jobs[3].allocs[2], 1);
@@ -222,8 +224,10 @@ TEST(GpuPlacementSim, NeverRunPriorityReadings) {
   o.lease_s = 100;
   // X runs at machine tier with 50 % overhead (Nw_sens 2/3, 225 s to finish); Y arrives at 50.
   const std::vector<JobSpec> jobs = {MakeJob(0, 0, 8, 1200, {0.5, 1, 2}), MakeJob(1, 50, 8, 800)};
-  EXPECT_NEAR(Simulate(jobs, o).jobs[1].first_start_s, 225, 1e-6);  // never run = 1 (default): X keeps winning
-  o.never_run_first = true;                                           // never run = 0: Y wins the lease end
+  EXPECT_NEAR(Simulate(jobs, o).jobs[1].first_start_s,
+              225,
+              1e-6);         // never run = 1 (default): X keeps winning
+  o.never_run_first = true;  // never run = 0: Y wins the lease end
   EXPECT_NEAR(Simulate(jobs, o).jobs[1].first_start_s, 100, 1e-6);
 }
 
@@ -233,7 +237,8 @@ TEST(GpuPlacementSim, HandWorkedSchedule) {
   o.policy = Policy::kDallyNoWait;
   o.lease_s = 1e6;
   const Overhead ov{0, 1, 3};
-  // A: 4 GPUs, 400 GPU-s -> machine tier, 100 s. B: 6 GPUs, 600 GPU-s: waits for A, then rack tier at half speed.
+  // A: 4 GPUs, 400 GPU-s -> machine tier, 100 s. B: 6 GPUs, 600 GPU-s: waits for A, then rack tier
+  // at half speed.
   auto r = Simulate({MakeJob(0, 0, 4, 400, ov), MakeJob(1, 0, 6, 600, ov)}, o);
   const auto& m = r.metrics;
   EXPECT_NEAR(r.jobs[0].end_s, 100, 1e-6);
@@ -256,17 +261,23 @@ TEST(GpuPlacementSim, ManualTimerDelaysRackPlacement) {
   const Overhead ov{0, 1, 3};
   // Jobs 0 and 1 (3 GPUs, 1000 s) leave 1 GPU per machine. Job 2 (2 GPUs) rejects until its machine
   // timer elapses at 500 s, then takes the rack placement at half speed: 200 GPU-s / (2/2) = 200 s.
-  auto r = Simulate({MakeJob(0, 0, 3, 3000, ov), MakeJob(1, 0, 3, 3000, ov), MakeJob(2, 0, 2, 200, ov)}, o);
+  auto r = Simulate(
+      {MakeJob(0, 0, 3, 3000, ov), MakeJob(1, 0, 3, 3000, ov), MakeJob(2, 0, 2, 200, ov)}, o);
   EXPECT_NEAR(r.jobs[2].first_start_s, 500, 1e-6);
   EXPECT_EQ(r.jobs[2].allocs[1], 1);
   EXPECT_NEAR(r.jobs[2].end_s, 700, 1e-6);
   // noWait takes the rack at once; fullyConsolidated waits for a machine at 1000 s.
   o.policy = Policy::kDallyNoWait;
-  EXPECT_NEAR(Simulate({MakeJob(0, 0, 3, 3000, ov), MakeJob(1, 0, 3, 3000, ov), MakeJob(2, 0, 2, 200, ov)}, o)
-                  .jobs[2].first_start_s,
-              0, 1e-6);
+  EXPECT_NEAR(
+      Simulate({MakeJob(0, 0, 3, 3000, ov), MakeJob(1, 0, 3, 3000, ov), MakeJob(2, 0, 2, 200, ov)},
+               o)
+          .jobs[2]
+          .first_start_s,
+      0,
+      1e-6);
   o.policy = Policy::kDallyFullyConsolidated;
-  auto f = Simulate({MakeJob(0, 0, 3, 3000, ov), MakeJob(1, 0, 3, 3000, ov), MakeJob(2, 0, 2, 200, ov)}, o);
+  auto f = Simulate(
+      {MakeJob(0, 0, 3, 3000, ov), MakeJob(1, 0, 3, 3000, ov), MakeJob(2, 0, 2, 200, ov)}, o);
   EXPECT_NEAR(f.jobs[2].first_start_s, 1000, 1e-6);
   EXPECT_EQ(f.jobs[2].allocs[0], 1);
 }
@@ -277,10 +288,11 @@ TEST(GpuPlacementSim, AutoTimerFloorWaitsThenLeaseEndFreesMachine) {
   o.policy = Policy::kDally;
   o.lease_s = 100;  // empty history: floors of 6 and 12 leases (600 s, 1200 s)
   const Overhead ov{0, 1, 3};
-  // Job 2 cannot fit a machine at t=0 and its machine timer (600 s) blocks the rack; at the first lease end
-  // (100 s) jobs 0 and 1 release; all three have Nw_sens 1 and job 2, queued since 0, goes first and takes a
-  // whole machine.
-  auto r = Simulate({MakeJob(0, 0, 3, 3000, ov), MakeJob(1, 0, 3, 3000, ov), MakeJob(2, 0, 2, 200, ov)}, o);
+  // Job 2 cannot fit a machine at t=0 and its machine timer (600 s) blocks the rack; at the first
+  // lease end (100 s) jobs 0 and 1 release; all three have Nw_sens 1 and job 2, queued since 0,
+  // goes first and takes a whole machine.
+  auto r = Simulate(
+      {MakeJob(0, 0, 3, 3000, ov), MakeJob(1, 0, 3, 3000, ov), MakeJob(2, 0, 2, 200, ov)}, o);
   EXPECT_NEAR(r.jobs[2].first_start_s, 100, 1e-6);
   EXPECT_EQ(r.jobs[2].allocs[0], 1);
   EXPECT_EQ(r.jobs[2].allocs[1], 0);
@@ -294,15 +306,19 @@ TEST(GpuPlacementSim, StarvationClockAfterLeaseExpiry) {
   o.manual_machine_timer_s = 80;
   o.manual_rack_timer_s = 1e9;
   o.lease_s = 100;
-  // X (2 GPUs) on machine 0, Y (3 GPUs) on machine 1 at t=0; Z (3 GPUs) arrives at 50 and waits. At the
-  // lease end (100) Z (queued since 50; all have Nw_sens 1) takes machine 0, X machine 1, and Y finds no machine fit.
-  const std::vector<JobSpec> jobs = {MakeJob(0, 0, 2, 300), MakeJob(1, 0, 3, 450), MakeJob(2, 50, 3, 300)};
-  o.starvation_since_assignment = true;  // literal Algorithm 1: 100 s since its assignment >= T_Mc: rack now
+  // X (2 GPUs) on machine 0, Y (3 GPUs) on machine 1 at t=0; Z (3 GPUs) arrives at 50 and waits. At
+  // the lease end (100) Z (queued since 50; all have Nw_sens 1) takes machine 0, X machine 1, and Y
+  // finds no machine fit.
+  const std::vector<JobSpec> jobs = {
+      MakeJob(0, 0, 2, 300), MakeJob(1, 0, 3, 450), MakeJob(2, 50, 3, 300)};
+  o.starvation_since_assignment =
+      true;  // literal Algorithm 1: 100 s since its assignment >= T_Mc: rack now
   auto a = Simulate(jobs, o);
   EXPECT_NEAR(a.jobs[1].queueing_s, 0, 1e-9);
   EXPECT_EQ(a.jobs[1].allocs[1], 1);
   EXPECT_NEAR(a.jobs[1].end_s, 150, 1e-6);
-  o.starvation_since_assignment = false;  // default: the clock restarts at 100; X ends at 150, Y takes machine 1
+  o.starvation_since_assignment =
+      false;  // default: the clock restarts at 100; X ends at 150, Y takes machine 1
   auto b = Simulate(jobs, o);
   EXPECT_NEAR(b.jobs[1].queueing_s, 50, 1e-6);
   EXPECT_EQ(b.jobs[1].allocs[1], 0);
@@ -315,13 +331,18 @@ TEST(GpuPlacementSim, TiresiasDiscretizedVersusContinuous) {
   o.policy = Policy::kTiresias;
   o.lease_s = 100;
   o.tiresias_queue_limits_gpu_s = {1000};
-  // A (4 GPUs, t=0) has 400 GPU-s attained at t=100: still queue 0, FIFO by arrival keeps it ahead of B (t=10).
+  // A (4 GPUs, t=0) has 400 GPU-s attained at t=100: still queue 0, FIFO by arrival keeps it ahead
+  // of B (t=10).
   auto jobs = std::vector<JobSpec>{MakeJob(0, 0, 4, 4000), MakeJob(1, 10, 4, 400)};
   auto d = Simulate(jobs, o);
-  EXPECT_NEAR(d.jobs[1].first_start_s, 300, 1e-6);  // A demoted at 1000 GPU-s = 250 s, B runs at the 300 s lease end
+  EXPECT_NEAR(d.jobs[1].first_start_s,
+              300,
+              1e-6);  // A demoted at 1000 GPU-s = 250 s, B runs at the 300 s lease end
   o.tiresias_continuous_las = true;
   auto c = Simulate(jobs, o);
-  EXPECT_NEAR(c.jobs[1].first_start_s, 100, 1e-6);  // continuous LAS: B (0 attained) wins the first lease end
+  EXPECT_NEAR(c.jobs[1].first_start_s,
+              100,
+              1e-6);  // continuous LAS: B (0 attained) wins the first lease end
 }
 
 TEST(GpuPlacementSim, TiresiasKeepsHighSkewOffNetwork) {
@@ -330,12 +351,17 @@ TEST(GpuPlacementSim, TiresiasKeepsHighSkewOffNetwork) {
   o.policy = Policy::kTiresias;
   o.lease_s = 1e6;
   auto table = TableIOverheads();
-  // Occupy 3 GPUs per rack (1-machine racks) first; then a 2-GPU high-skew job waits, a low-skew one spreads.
-  auto hi = Simulate({MakeJob(0, 0, 3, 300), MakeJob(1, 0, 3, 600), MakeJob(2, 1, 2, 400, table["AlexNet"], "AlexNet")},
+  // Occupy 3 GPUs per rack (1-machine racks) first; then a 2-GPU high-skew job waits, a low-skew
+  // one spreads.
+  auto hi = Simulate({MakeJob(0, 0, 3, 300),
+                      MakeJob(1, 0, 3, 600),
+                      MakeJob(2, 1, 2, 400, table["AlexNet"], "AlexNet")},
                      o);
   EXPECT_EQ(hi.jobs[2].allocs[2], 0);
   EXPECT_GE(hi.jobs[2].first_start_s, 100 - 1e-6);
-  auto lo = Simulate({MakeJob(0, 0, 3, 300), MakeJob(1, 0, 3, 600), MakeJob(2, 1, 2, 400, table["BERT"], "BERT")}, o);
+  auto lo = Simulate(
+      {MakeJob(0, 0, 3, 300), MakeJob(1, 0, 3, 600), MakeJob(2, 1, 2, 400, table["BERT"], "BERT")},
+      o);
   EXPECT_EQ(lo.jobs[2].allocs[2], 1);
   EXPECT_NEAR(lo.jobs[2].first_start_s, 1, 1e-6);
 }
@@ -348,7 +374,8 @@ TEST(GpuPlacementSim, TiresiasLowSkewAcceptsAnyOffer) {
   const auto bert = TableIOverheads()["BERT"];
   std::vector<JobSpec> jobs;
   for (int i = 0; i < 4; ++i) jobs.push_back(MakeJob(i, 0, 4, 4000, bert, "BERT"));
-  o.tiresias_any_offer = false;  // ArtISt-sim: best tier first, so four 4-GPU jobs fill four machines
+  o.tiresias_any_offer =
+      false;  // ArtISt-sim: best tier first, so four 4-GPU jobs fill four machines
   for (const auto& j : Simulate(jobs, o).jobs) EXPECT_EQ(j.allocs[0], 1);
   o.tiresias_any_offer = true;  // the paper's text: random free GPUs, whatever the tier
   int spread = 0;
@@ -362,7 +389,8 @@ TEST(GpuPlacementSim, GandivaMigratesToOneMachine) {
   o.policy = Policy::kGandiva;
   o.lease_s = 1e6;
   // Two 3-GPU jobs fill 3+3; a 2-GPU job lands across machines, then migrates when one finishes.
-  auto r = Simulate({MakeJob(0, 0, 3, 300), MakeJob(1, 0, 3, 3000), MakeJob(2, 0, 2, 2000, {0, 1, 1})}, o);
+  auto r = Simulate(
+      {MakeJob(0, 0, 3, 300), MakeJob(1, 0, 3, 3000), MakeJob(2, 0, 2, 2000, {0, 1, 1})}, o);
   EXPECT_EQ(r.jobs[2].migrations, 1);
   EXPECT_EQ(r.jobs[2].allocs[1], 1);
   EXPECT_EQ(r.jobs[2].allocs[0], 1);
@@ -386,10 +414,15 @@ TEST(GpuPlacementSim, DeterministicForSeed) {
 
 TEST(GpuPlacementSim, OnlineComparisonTraceAllPoliciesFinish) {
   std::string err;
-  auto jobs = LoadDallyCsv(std::string(DEDE_TEST_DATA_DIR) + "/dally/jobs_online_comparison.csv", &err);
+  auto jobs =
+      LoadDallyCsv(std::string(DEDE_TEST_DATA_DIR) + "/dally/jobs_online_comparison.csv", &err);
   ASSERT_EQ(jobs.size(), 113u) << err;
-  for (Policy p : {Policy::kDally, Policy::kDallyManual, Policy::kDallyNoWait, Policy::kDallyFullyConsolidated,
-                   Policy::kTiresias, Policy::kGandiva}) {
+  for (Policy p : {Policy::kDally,
+                   Policy::kDallyManual,
+                   Policy::kDallyNoWait,
+                   Policy::kDallyFullyConsolidated,
+                   Policy::kTiresias,
+                   Policy::kGandiva}) {
     SimOptions o;
     o.cluster = {2, 2, 4};  // small cluster: 16 GPUs
     o.policy = p;
