@@ -543,7 +543,7 @@ void Simulation::TiresiasRound(double now, int pool, std::vector<SimJob*>& w) {
                                        : fp.FindMachine(g, &p) || fp.FindRack(g, &p) ||
                                              (g > rack_gpus && fp.FindAny(g, &p));
     } else if (o_.tiresias_any_offer) {
-      ok = RandomPlacement(pool, g, &p);  // "accept any resource offer": topology-agnostic
+      ok = RandomPlacement(pool, g, &p);  // any offer: topology-agnostic
     } else {
       ok = fp.FindMachine(g, &p) || fp.FindRack(g, &p) || fp.FindAny(g, &p);
     }

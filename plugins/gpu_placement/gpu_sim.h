@@ -72,9 +72,9 @@ struct SimOptions {
   std::vector<double> tiresias_queue_limits_gpu_s = {3250, 7200};
   bool tiresias_continuous_las = false;
   // Tiresias placement. The paper's text: high-skew jobs are consolidated onto the fewest machines
-  // possible, "other jobs accept any resource offer" (random free GPUs, network-agnostic). false /
-  // false gives ArtISt-sim's code: every job takes a machine, else a rack, else (low skew only)
-  // any.
+  // possible, every other job takes whatever free GPUs it is offered (random, network-agnostic).
+  // false / false gives ArtISt-sim's code: every job takes a machine, else a rack, else (low skew
+  // only) any.
   bool tiresias_any_offer = true;
   bool tiresias_fewest_machines = true;
   double gandiva_migration_cost_s = 0;
@@ -86,14 +86,14 @@ struct SimOptions {
   // cumulative T_Rk; false: only for T_Rk - T_Mc (the rack stage's own share of the wait).
   bool large_job_cumulative_rack_wait = true;
   // Dally's starvation clock. false (default): time since the job last entered the wait queue
-  // (arrival or lease expiry), as the paper's prose ("elapsed while waiting (starving) for
-  // resources") and the code [A8]. true: Algorithm 1's literal get_last_resource_assignment_time(),
+  // (arrival or lease expiry), as the paper's prose (a timer elapses while the job waits for
+  // resources) and the code [A8]. true: Algorithm 1's literal get_last_resource_assignment_time(),
   // i.e. since its last assignment, so the lease it just ran counts as starvation (and nearly every
   // re-acceptance records a ~1-lease sample in the auto-tuner's history).
   bool starvation_since_assignment = false;
-  // Nw_sens of a job that has never run (0/0 in the paper). false (default): 1, as the paper's text
-  // reads ("a lower value indicates that the job has endured greater network-induced slowdowns" --
-  // a job that has not run has endured none), so it ranks with the jobs that ran without slowdown,
+  // Nw_sens of a job that has never run (0/0 in the paper). false (default): 1. The paper ranks
+  // jobs by the network slowdown they have suffered (lower Nw_sens = more slowdown = served first);
+  // a job that has not run has suffered none, so it ranks with the jobs that ran without slowdown,
   // by queue entry. true (ArtISt-sim code, design note [A4]): 0, offered GPUs before every job that
   // ran.
   bool never_run_first = false;

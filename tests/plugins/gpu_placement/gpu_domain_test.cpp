@@ -301,9 +301,9 @@ TEST(GpuPlacementSettings, DefaultsFollowThePaper) {
   EXPECT_EQ(s.types[0].shape.gpus_per_machine, 8);
   EXPECT_EQ(s.types[0].shape.machines_per_rack, 8);
   EXPECT_DOUBLE_EQ(s.overheads.at("MobileNetV3").network, 195.92);
-  EXPECT_FALSE(s.sim.starvation_since_assignment);  // "while waiting (starving)"
+  EXPECT_FALSE(s.sim.starvation_since_assignment);  // the timer runs while the job waits
   EXPECT_FALSE(s.sim.never_run_first);              // a new job has endured no slowdown: Nw_sens 1
-  EXPECT_TRUE(s.sim.tiresias_any_offer);            // "other jobs accept any resource offer"
+  EXPECT_TRUE(s.sim.tiresias_any_offer);            // low skew: any offer
   EXPECT_TRUE(s.sim.tiresias_fewest_machines);      // high skew "into as few machines as possible"
   EXPECT_FALSE(s.sim.tiresias_continuous_las);      // discretized 2D-LAS
 }
