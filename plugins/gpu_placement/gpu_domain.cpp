@@ -554,18 +554,15 @@ void GpuPlacementDomain::UpdateTargets(const Allocation& shares) {
   std::vector<int> target(jobs_.size(), 0);
   for (size_t j = 0; j < jobs_.size(); ++j) {
     const double g = jobs_[j].gpus;
-    int best = 0;
+    int best = -1;  // the pool that fits the job where it is owed the most (ties: lower index)
     for (int k = 0; k < K; ++k) {
       const double share = std::clamp(shares.values[Var(k, static_cast<int>(j))] / g, 0.0, 1.0);
       const double held = sj[j].running && sj[j].pool == k ? 1.0 : 0.0;
       if (active_[j]) credit_[j][k] += share - held;
-      if (credit_[j][k] > credit_[j][best] ||
-          (jobs_[j].gpus > settings_.types[best].shape.TotalGpus() &&
-           jobs_[j].gpus <= settings_.types[k].shape.TotalGpus()))
-        best = k;
+      if (jobs_[j].gpus > settings_.types[k].shape.TotalGpus()) continue;
+      if (best < 0 || credit_[j][k] > credit_[j][best]) best = k;
     }
-    if (jobs_[j].gpus > settings_.types[best].shape.TotalGpus()) best = sj[j].target;
-    target[j] = best;
+    target[j] = best;  // LoadWorkload guarantees that some pool fits
   }
   sim_->SetTargets(target);
 }

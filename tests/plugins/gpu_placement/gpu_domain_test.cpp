@@ -484,6 +484,34 @@ TEST(GpuPlacementCombined, TwoGpuTypesPluginMethodResumesExactly) {
   EXPECT_EQ(third.d.Refresh(3, &third.p, &finished).code(), StatusCode::kFailedPrecondition);
 }
 
+// A job larger than one pool is only ever offered in a pool that fits it.
+TEST(GpuPlacementCombined, JobsGoOnlyToPoolsThatFit) {
+  Combined c;
+  ASSERT_TRUE(
+      c.Init("tick_s: 3600\n"
+             "gpu_types:\n"
+             "  - {name: small, racks: 1, machines_per_rack: 1, gpus_per_machine: 8}\n"
+             "  - {name: big, racks: 1, machines_per_rack: 4, gpus_per_machine: 8, speed: 0.5}\n"
+             "workload: {source: synthetic, jobs: 40, arrivals: batch, seed: 11}\n")
+          .ok());
+  int large = 0;
+  for (const JobSpec& j : c.r.d.workload()) large += j.gpus > 8;
+  ASSERT_GT(large, 0);
+  int round = 0;
+  while (c.Round(round)) {
+    for (const SimJob& j : c.r.d.simulation().jobs()) {
+      if (j.spec.gpus > 8) {
+        EXPECT_EQ(j.target, 1) << "job " << j.spec.id;
+        if (j.running) {
+          EXPECT_EQ(j.pool, 1);
+        }
+      }
+    }
+    ASSERT_LT(++round, 20000);
+  }
+  EXPECT_EQ(c.r.d.simulation().remaining(), 0);
+}
+
 TEST(GpuPlacementCombined, TwoGpuTypesShareByMaxMin) {
   Combined c;
   ASSERT_TRUE(
