@@ -165,8 +165,9 @@ Status RunLoadBalancing(const EvalOptions& options, const RowSink& sink) {
       row.feasible = c.feasible;
       if (!std::isnan(exact_value)) {
         row.reference = exact_ref;
-        if (c.movements > 0) row.quality = exact_value / c.movements;
-        else row.quality = exact_value == 0 ? 1.0 : std::nan("");
+        if (exact_value > 0 && c.movements > 0) row.quality = exact_value / c.movements;
+        else if (exact_value == 0 && c.movements == 0) row.quality = 1.0;
+        else row.quality = std::nan("");  // exact 0, value > 0 (or an infeasible value of 0)
         if (exact_value == 0 && c.movements > 0) note += (note.empty() ? "" : "; ") + std::string("exact 0, quality undefined");
       } else {
         row.reference = "none";

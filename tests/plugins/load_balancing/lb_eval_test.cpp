@@ -32,6 +32,11 @@ TEST(LoadBalancingEval, SmallEmitsEveryMethodFeasible) {
     EXPECT_EQ(r.value, std::round(r.value));
     EXPECT_GE(r.seconds, 0);
     methods.insert(r.method);
+    if (r.reference != "none" && r.value > 0) {
+      // quality = exact / value, undefined when exact is 0.
+      if (std::isnan(r.quality)) EXPECT_NE(r.note.find("exact 0"), std::string::npos) << r.note;
+      else EXPECT_GT(r.quality, 0);
+    }
     if (r.round == 0) round0[{r.method, r.threads}] = r.value;
   }
   EXPECT_EQ(methods, (std::set<std::string>{"dede", "dede-nokeep", "exact", "greedy", "pop-4", "pop-16"}));
