@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -244,6 +245,44 @@ TEST(LoadBalancingCore, PaperScaleAcceptance) {
                 keep ? 1 : 0, movements / 80, seconds / 80, worst);
     EXPECT_LE(movements / 80, 20.0);
     EXPECT_LE(seconds / 80, 5.0);
+  }
+}
+
+// Manual (minutes to hours): POP-k with Cbc sub-problems at paper scale, rounds 0 ..
+// LB_POP_ROUNDS - 1 (default 25), Cbc limit LB_POP_EXACT_SECONDS per group (default 20). Run:
+//   load_balancing_test --gtest_also_run_disabled_tests --gtest_filter='*PaperScalePopExact*'
+TEST(LoadBalancingMethods, DISABLED_PaperScalePopExact) {
+  std::vector<double> u;
+  ASSERT_TRUE(LoadRandomNums(kData + "/random_nums.csv", &u).ok());
+  const auto loads = GenerateLoads(u, 2048);
+  const char* rounds_env = std::getenv("LB_POP_ROUNDS");
+  const char* limit_env = std::getenv("LB_POP_EXACT_SECONDS");
+  const int rounds = rounds_env ? std::atoi(rounds_env) : 25;
+  const SolverServices services = Services(limit_env ? std::atof(limit_env) : 20);
+  for (const char* method : {"pop-16", "pop-4"}) {
+    ServerSets current = InitialPlacement(256, 2048);
+    MethodOptions options;
+    double movements = 0, seconds = 0;
+    int measured = 0;
+    for (int r = 0; r < rounds; ++r) {
+      const Instance in = MakeInstance(loads[r], 256, 2048);
+      MethodResult result;
+      ASSERT_TRUE(RunMethod(method, in, current, {}, services, &options, &result).ok());
+      const Check c = Evaluate(in, current, result.placement);
+      EXPECT_TRUE(c.feasible) << method << " round " << r << ": " << c.why;
+      std::printf("%s 2048x256 round %d: %.0f movements, %.1f s (slowest group %.1f s) %s\n", method, r,
+                  c.movements, result.seconds, result.max_group_seconds, result.note.c_str());
+      std::fflush(stdout);
+      if (r >= 20) {
+        movements += c.movements;
+        seconds += result.seconds;
+        ++measured;
+      }
+      current = result.placement.Servers();
+    }
+    if (measured > 0)
+      std::printf("%s rounds 20-%d: mean movements %.2f, mean %.1f s\n", method, rounds - 1,
+                  movements / measured, seconds / measured);
   }
 }
 
