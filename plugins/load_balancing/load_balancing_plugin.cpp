@@ -66,14 +66,15 @@ class LoadBalancingPlugin : public dede::DomainPlugin {
     return model_.Build(options_, std::move(loads), problem);
   }
 
-  // The current placement of round r is the placement reported for round r - 1 (kept in
-  // memory, checkpointed with SaveState). Without it (a resume from a database written
-  // without state) the DeDe method is replayed from round 0, which is deterministic.
+  // The current placement of round r is the placement last reported (round r - 1, or an
+  // earlier round if a solve failed and nothing was placed since), kept in memory and
+  // checkpointed with SaveState. Without any (a resume from a database written without
+  // state) the DeDe method is replayed from round 0, which is deterministic.
   dede::Status Refresh(int round, dede::Problem* problem, bool* finished) override {
     *finished = round >= model_.num_rounds() || (rounds_ > 0 && round >= rounds_);
     if (*finished) return dede::Status::Ok();
     ServerSets current = dede::lb::InitialPlacement(options_.servers, options_.shards);
-    if (round > 0 && last_round_ == round - 1) {
+    if (round > 0 && last_round_ >= 0 && last_round_ < round) {
       current = last_;
     } else if (round > 0) {
       for (int r = 0; r < round; ++r) {
@@ -134,10 +135,12 @@ class LoadBalancingPlugin : public dede::DomainPlugin {
     return dede::Status::Ok();
   }
 
-  // State: the placement after `round`, shards separated by ';', servers by ','.
+  // State: the placement in force after `round` (its own, or the last one placed if the
+  // round's solve failed), shards separated by ';', servers by ','.
   dede::Status SaveState(int round, std::string* state) override {
+    (void)round;
     state->clear();
-    if (last_round_ != round) return dede::Status::Ok();
+    if (last_round_ < 0) return dede::Status::Ok();
     std::ostringstream out;
     for (std::size_t k = 0; k < last_.size(); ++k) {
       if (k) out << ';';
