@@ -607,13 +607,14 @@ Status SolveGreedy(const Instance& in, const ServerSets& current, const Allowed&
                    Placement* placement) {
   const int S = in.servers, K = in.shards();
   const double avg = in.Total() / S, delta = avg / 20;
-  std::vector<int> home(K);
+  std::vector<int> home(K), count(S, 0);
   std::vector<double> L(S, 0.0);
   std::vector<std::vector<int>> on(S);
   for (int k = 0; k < K; ++k) {
     home[k] = current[k].empty() ? k % S : current[k][0];
     L[home[k]] += in.load[k];
     on[home[k]].push_back(k);
+    ++count[home[k]];
   }
   // Always the current extremes (POP's priority queues are not re-keyed; we take the intended
   // semantics). A server is visited once as the overloaded one.
@@ -629,13 +630,17 @@ Status SolveGreedy(const Instance& in, const ServerSets& current, const Allowed&
     for (int k : cands) {
       if (L[o] <= avg + delta) break;
       if (in.load[k] <= 0) continue;
+      // The least-loaded server with memory room (POP's greedy has no memory limit; without
+      // this the repair could not place the result under a tight limit).
       int u = -1;
       for (int s = 0; s < S; ++s)
-        if (s != o && (u < 0 || L[s] < L[u])) u = s;
+        if (s != o && count[s] < in.memory_limit && (u < 0 || L[s] < L[u])) u = s;
       if (u < 0 || !IsAllowed(allowed, k, u)) continue;
       if (L[u] + in.load[k] <= avg + delta) {
         L[u] += in.load[k];
         L[o] -= in.load[k];
+        --count[o];
+        ++count[u];
         home[k] = u;
       }
     }
