@@ -375,7 +375,7 @@ Result<Instance> MakePhillyInstance(const std::vector<PhillyJob>& trace,
     }
     job.job_type = usable[j % usable.size()];  // the trace row (0-based) the job copies
     job.scale_factor = source.num_gpus;
-    job.weight = 1.0 + 9.0 * unit(rng);
+    job.weight = 1.0 + (options.max_weight - 1.0) * unit(rng);
     job.total_steps = source.total_steps;
     job.duration_s = source.total_steps / source.steps_per_s[0];
     std::vector<std::pair<int, double>> allowed;

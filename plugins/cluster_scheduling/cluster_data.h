@@ -100,7 +100,7 @@ Instance GenerateInstance(const GeneratorOptions& options);
 // factor in [0.8, 1.25] and 8 * U{1..8} instances; job i takes the i-th trace job that has all
 // three throughputs (wrapping around when the stream is longer than the trace): its GPUs as
 // scale factor, its steps, its throughput on the base GPU times the type's factor. Arrivals,
-// priorities (U(1, 10)) and type restrictions are drawn as in GenerateInstance (the trace's own
+// priorities (U(1, max_weight)) and type restrictions are drawn as in GenerateInstance (the trace's own
 // arrival times span months; the simulator uses Poisson arrivals with a chosen mean).
 // Fails if no trace job has all three throughputs.
 Result<Instance> MakePhillyInstance(const std::vector<PhillyJob>& trace,

@@ -40,7 +40,8 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings, const Plug
     Status status = settings.CheckKeys(
         {"fairness", "source", "cluster_spec", "throughputs", "trace", "philly_trace",
          "round_seconds", "rounds", "num_types", "num_jobs", "num_arrivals", "mean_interarrival_s",
-         "restricted_fraction", "pop_solver", "pop_threads", "report_jobs"});
+         "restricted_fraction", "scale_factors", "max_weight", "pop_solver", "pop_threads",
+         "report_jobs"});
     status.Update(settings.ReadChoice("fairness", {"max_min", "proportional"}, &fairness));
     status.Update(settings.ReadChoice("source", {"trace", "generator", "philly"}, &source_));
     status.Update(settings.Read("cluster_spec", &cluster_spec_));
@@ -54,6 +55,8 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings, const Plug
     status.Update(settings.Read("num_arrivals", &generator_.num_arrivals, 0, 1 << 20));
     status.Update(settings.Read("mean_interarrival_s", &generator_.mean_interarrival_s, 1e-3, 1e12));
     status.Update(settings.Read("restricted_fraction", &generator_.restricted_fraction, 0.0, 1.0));
+    status.Update(settings.ReadChoice("scale_factors", {"uniform", "philly"}, &generator_.scale_factors));
+    status.Update(settings.Read("max_weight", &generator_.max_weight, 1.0, 1e6));
     status.Update(settings.ReadChoice("pop_solver", {"exact", "admm"}, &pop_solver));
     status.Update(settings.Read("pop_threads", &pop_threads_, 1, 256));
     status.Update(settings.ReadChoice("report_jobs", {"active", "none"}, &report_jobs));

@@ -344,6 +344,32 @@ TEST(ClusterPlugin, RestartFromACheckpointResumesExactly) {
   EXPECT_GT(completions, 0);
 }
 
+TEST(ClusterPlugin, GeneratorSettingsReachTheGenerator) {
+  auto settings = [](const std::string& sf, const std::string& w) {
+    ConfigNode node = ConfigNode::Map("cs_test.yaml", 1, 1, "plugin.settings");
+    node.Insert("source", Scalar("source", "generator"));
+    node.Insert("num_types", Scalar("num_types", "10"));
+    node.Insert("num_jobs", Scalar("num_jobs", "400"));
+    node.Insert("scale_factors", Scalar("scale_factors", sf));
+    node.Insert("max_weight", Scalar("max_weight", w));
+    return node;
+  };
+  Plugin uniform, philly;
+  Start(&uniform, settings("uniform", "1"));
+  Start(&philly, settings("philly", "10"));
+  auto mean_sf = [](const Instance& in) {
+    double s = 0;
+    for (const Job& j : in.jobs) s += j.scale_factor;
+    return s / in.jobs.size();
+  };
+  EXPECT_NEAR(mean_sf(uniform.plugin.instance()), 10.5, 1.5);  // uniform over 1..32
+  EXPECT_NEAR(mean_sf(philly.plugin.instance()), 2.3, 0.5);    // 1/2/4/8 mix
+  for (const Job& j : uniform.plugin.instance().jobs) EXPECT_EQ(j.weight, 1.0);
+  ClusterSchedulingPlugin bad;
+  EXPECT_FALSE(bad.Configure(settings("zipf", "1"), Context()).ok());
+  EXPECT_FALSE(bad.Configure(settings("uniform", "0.5"), Context()).ok());
+}
+
 TEST(ClusterPlugin, PhillySourceBuildsThePaperShape) {
   ConfigNode node = ConfigNode::Map("cs_test.yaml", 1, 1, "plugin.settings");
   node.Insert("source", Scalar("source", "philly"));
