@@ -440,3 +440,53 @@ TEST(ClusterModel, DISABLED_PaperScaleProportional) {
 
 }  // namespace
 }  // namespace dede::cluster
+
+namespace dede::cluster {
+namespace {
+
+// Proportional fairness at the paper's scale as a deployment sees it: the current generator
+// (uniform scale factors), 2,000 jobs + 200 arrivals (seed 1), the round-0 active set; exact
+// (Clp, tangent cuts), then DeDe cold (60 s) and warm re-solves of 8.5 s on 2 threads. About
+// 10 minutes. Measured 2026-11-22 (load 7-9): exact 20245.190 in 415 s; DeDe cold 3.1% below,
+// warm 1: 1.40%, warm 2: 0.82%, warm 4: 0.28%, warm 7: 0.048% (each ~8.7 s).
+TEST(ClusterModel, DISABLED_PaperScaleProportionalWarmRounds) {
+  GeneratorOptions options;
+  options.num_arrivals = 200;
+  options.seed = 1;
+  const Instance instance = GenerateInstance(options);
+  Problem problem(0, 0);
+  ClusterModel model;
+  model.Describe(instance, Fairness::kProportional, &problem);
+  std::vector<char> active(instance.jobs.size(), 0);
+  for (std::size_t j = 0; j < active.size(); ++j) active[j] = instance.jobs[j].arrival_s <= 0;
+  model.SetActive(active, &problem);
+  Allocation exact;
+  SolveSummary exact_summary;
+  SolveExact(problem, ExactOptions{}, &exact, &exact_summary);
+  ASSERT_TRUE(exact_summary.IsSolutionUsable()) << exact_summary.BriefReport();
+  const double optimum = model.Value(exact, active);
+  std::printf("exact PF %.3f (bound %.3f) in %.1f s\n", optimum, exact_summary.bound,
+              exact_summary.total_seconds);
+  AdmmOptions admm;
+  admm.rho = 1.0;
+  admm.num_threads = 2;
+  AdmmSolver solver(problem, admm);
+  double gap = 1.0;
+  for (int k = 0; k <= 8; ++k) {
+    admm.time_limit_seconds = k == 0 ? 60.0 : 8.5;
+    solver.SetOptions(admm);
+    Allocation a;
+    SolveSummary s;
+    solver.Solve(&a, &s);
+    ASSERT_EQ(a.values.size(), static_cast<std::size_t>(problem.num_variables())) << s.message;
+    gap = (optimum - model.Value(a, active)) / std::abs(optimum);
+    std::printf("solve %d: gap %.4f%% in %.2f s (%s, %d it)\n", k, 100 * gap, s.total_seconds,
+                TerminationName(s.termination), s.iterations);
+    std::fflush(stdout);
+    EXPECT_LE(problem.MeasureViolation(a.values).Max(), 1e-6);
+  }
+  EXPECT_LE(gap, 0.01);
+}
+
+}  // namespace
+}  // namespace dede::cluster
