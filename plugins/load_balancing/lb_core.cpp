@@ -306,20 +306,22 @@ Status RepairPlacement(const Instance& in, const ServerSets& current, const Serv
       if (!side[net->Server(s)] && count[s] < in.memory_limit) starved.push_back(s);
     for (int k = 0; k < K; ++k)
       if (side[net->Shard(k)] && in.load[k] > 0) stuck.push_back(k);
-    // Sink-side servers first (a pair to them crosses the cut); then the others, least loaded
-    // first (a shard without any pair is stuck with every server on its side of the cut).
+    // A pair from a stuck shard to a sink-side server crosses the cut. A shard without any
+    // pair is stuck with every server on its side: it goes to the least-loaded server.
     std::sort(starved.begin(), starved.end(), [&](int a, int b) { return L[a] < L[b]; });
-    std::vector<int> others;
-    for (int s = 0; s < S; ++s)
-      if (side[net->Server(s)] && count[s] < in.memory_limit) others.push_back(s);
-    std::sort(others.begin(), others.end(), [&](int a, int b) { return L[a] < L[b]; });
-    starved.insert(starved.end(), others.begin(), others.end());
     std::sort(stuck.begin(), stuck.end(), [&](int a, int b) { return in.load[a] > in.load[b]; });
     int bk = -1, bs = -1;
     for (int s : starved) {
       for (int k : stuck)
         if (!Contains(pairs[k], s) && IsAllowed(allowed, k, s)) { bk = k; bs = s; break; }
       if (bk >= 0) break;
+    }
+    for (int k : stuck) {
+      if (bk >= 0) break;
+      if (!pairs[k].empty()) continue;
+      for (int s = 0; s < S; ++s)
+        if (count[s] < in.memory_limit && IsAllowed(allowed, k, s) && (bs < 0 || L[s] < L[bs])) bs = s;
+      if (bs >= 0) bk = k;
     }
     if (bk < 0) {
       // Memory is full where pairs could go: free the slots of pairs that are not current and
@@ -332,8 +334,30 @@ Status RepairPlacement(const Instance& in, const ServerSets& current, const Serv
         ++freed;
       }
       if (freed == 0) {
-        return Internal("load_balancing repair: no pair can be opened across the min cut (deficit " +
-                        std::to_string(net->Deficit()) + "); memory or candidate sets too tight");
+        // Still full: make room on the least-loaded full server across the cut by moving its
+        // smallest shard that has no other copy to the least-loaded server with room.
+        int from = -1, shard = -1, to = -1;
+        for (int s = 0; s < S; ++s)
+          if (!side[net->Server(s)] && count[s] >= in.memory_limit && (from < 0 || L[s] < L[from])) from = s;
+        if (from >= 0) {
+          for (int k = 0; k < K; ++k)
+            if (pairs[k].size() == 1 && pairs[k][0] == from && (shard < 0 || in.load[k] < in.load[shard]))
+              shard = k;
+        }
+        if (shard >= 0) {
+          for (int s = 0; s < S; ++s)
+            if (s != from && count[s] < in.memory_limit - 1 && IsAllowed(allowed, shard, s) &&
+                (to < 0 || L[s] < L[to]))
+              to = s;
+        }
+        if (to < 0) {
+          return Internal("load_balancing repair: no pair can be opened across the min cut (deficit " +
+                          std::to_string(net->Deficit()) + "); memory or candidate sets too tight");
+        }
+        pairs[shard] = {to};
+        --count[from];
+        ++count[to];
+        if (added) ++*added;
       }
       net = BuildNetwork(in, pairs, lo, hi);
       continue;
