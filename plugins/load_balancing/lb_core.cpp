@@ -298,6 +298,7 @@ Status RepairPlacement(const Instance& in, const ServerSets& current, const Serv
   }
   // 1. Open pairs across the minimum cut until the band admits a split.
   auto net = BuildNetwork(in, pairs, lo, hi);
+  std::vector<std::pair<int, int>> opened;  // (shard, server) opened by this loop: never dropped
   for (int guard = 0; !net->Feasible() && guard < 4 * K + S; ++guard) {
     const std::vector<char> side = net->SourceSide();
     const std::vector<double> L = net->ServerLoads();
@@ -334,36 +335,52 @@ Status RepairPlacement(const Instance& in, const ServerSets& current, const Serv
         ++freed;
       }
       if (freed == 0) {
-        // Still full: make room on the least-loaded full server across the cut by moving its
-        // smallest shard that has no other copy to the least-loaded server with room.
-        int from = -1, shard = -1, to = -1;
+        // Still full: make room on the least-loaded full server across the cut, by dropping
+        // its copy of a shard that has another copy (least flow first; free), else by moving
+        // its smallest single-copy shard to the least-loaded server with room (a movement).
+        int from = -1;
         for (int s = 0; s < S; ++s)
           if (!side[net->Server(s)] && count[s] >= in.memory_limit && (from < 0 || L[s] < L[from])) from = s;
-        if (from >= 0) {
-          for (int k = 0; k < K; ++k)
-            if (pairs[k].size() == 1 && pairs[k][0] == from && (shard < 0 || in.load[k] < in.load[shard]))
-              shard = k;
-        }
-        if (shard >= 0) {
-          for (int s = 0; s < S; ++s)
-            if (s != from && count[s] < in.memory_limit - 1 && IsAllowed(allowed, shard, s) &&
-                (to < 0 || L[s] < L[to]))
-              to = s;
-        }
-        if (to < 0) {
+        if (from < 0) {
           return Internal("load_balancing repair: no pair can be opened across the min cut (deficit " +
                           std::to_string(net->Deficit()) + "); memory or candidate sets too tight");
         }
-        pairs[shard] = {to};
-        --count[from];
-        ++count[to];
-        if (added) ++*added;
+        int drop = -1, single = -1;
+        double drop_flow = 0;
+        for (const auto& p : net->pairs()) {
+          if (p.s != from) continue;
+          if (pairs[p.k].size() > 1) {
+            if (std::find(opened.begin(), opened.end(), std::make_pair(p.k, p.s)) != opened.end()) continue;
+            if (drop < 0 || net->PairFlow(p) < drop_flow) { drop = p.k; drop_flow = net->PairFlow(p); }
+          } else if (single < 0 || in.load[p.k] < in.load[single]) {
+            single = p.k;
+          }
+        }
+        if (drop >= 0) {
+          pairs[drop].erase(std::find(pairs[drop].begin(), pairs[drop].end(), from));
+          --count[from];
+        } else {
+          int to = -1;
+          for (int s = 0; s < S; ++s)
+            if (s != from && count[s] < in.memory_limit && single >= 0 && IsAllowed(allowed, single, s) &&
+                (to < 0 || L[s] < L[to]))
+              to = s;
+          if (to < 0) {
+            return Internal("load_balancing repair: no room on any server (deficit " +
+                            std::to_string(net->Deficit()) + "); memory or candidate sets too tight");
+          }
+          pairs[single] = {to};
+          --count[from];
+          ++count[to];
+          if (added) ++*added;
+        }
       }
       net = BuildNetwork(in, pairs, lo, hi);
       continue;
     }
     pairs[bk].insert(std::lower_bound(pairs[bk].begin(), pairs[bk].end(), bs), bs);
     ++count[bs];
+    opened.push_back({bk, bs});
     net->AddPair(bk, bs);
     net->Solve();
     if (added) ++*added;

@@ -373,6 +373,27 @@ TEST(LoadBalancingMethods, EveryMethodFeasibleOnTheProblem) {
   EXPECT_NE(bad.message().find("pop-16"), std::string::npos) << bad.message();
 }
 
+// Memory 9 on 32 x 256 (8 shards per server on average): the repair has to make room on full
+// servers; dede, dede-nokeep and greedy stay feasible for 6 chained rounds.
+TEST(LoadBalancingMethods, TightMemory) {
+  const auto loads = ExampleLoads();
+  const SolverServices services = Services(10);
+  for (const char* method : {"dede", "dede-nokeep", "greedy"}) {
+    ServerSets current = InitialPlacement(32, 256);
+    MethodOptions options;
+    for (int r = 0; r < 6; ++r) {
+      const Instance in = MakeInstance(loads[r], 32, 256, 9);
+      MethodResult result;
+      const Status status = RunMethod(method, in, current, {}, services, &options, &result);
+      ASSERT_TRUE(status.ok()) << method << " round " << r << ": " << status.message();
+      const Check c = Evaluate(in, current, result.placement);
+      EXPECT_TRUE(c.feasible) << method << " round " << r << ": " << c.why;
+      EXPECT_LE(c.max_shards, 9);
+      current = result.placement.Servers();
+    }
+  }
+}
+
 // POP-k's split gives each group total / k of the load, so each group's band is the global one.
 TEST(LoadBalancingMethods, PopGroupsGetEqualLoad) {
   const auto loads = ExampleLoads();
