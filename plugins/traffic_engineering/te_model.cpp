@@ -19,39 +19,44 @@ Status BuildPathModel(const Topology& topology,
                       Objective objective,
                       double flow_cost,
                       const std::string& where,
-                      PathModel* model) {
+                      PathModel* model,
+                      bool per_pair) {
   const int num_nodes = topology.num_nodes();
   const int num_links = static_cast<int>(topology.links.size());
   auto name = [&](int v) { return std::to_string(topology.node_ids[v]); };
-  model->problem = Problem(num_links, num_nodes);
+  const int num_blocks = per_pair ? static_cast<int>(commodities.size()) : num_nodes;
+  model->problem = Problem(num_links, num_blocks);
   Problem& problem = model->problem;
   const int x = problem.AddAllocation("x", Domain::NonNegative());
-  std::vector<std::map<int, std::vector<VarId>>> through(num_nodes);
+  std::vector<std::map<int, std::vector<VarId>>> through(num_blocks);
   model->flow.assign(commodities.size(), {});
+  model->block.assign(commodities.size(), 0);
   model->demand_row.assign(commodities.size(), -1);
   for (std::size_t k = 0; k < commodities.size(); ++k) {
     const Commodity& c = commodities[k];
+    const int b = per_pair ? static_cast<int>(k) : c.src;
+    model->block[k] = b;
     LinearExpr total;
     for (std::size_t i = 0; i < c.paths->size(); ++i) {
       const VarId f = problem.AddLocal(
-          BlockId::Demand(c.src),
+          BlockId::Demand(b),
           Domain::NonNegative(),
           "f[" + name(c.src) + "," + name(c.dst) + "," + std::to_string(i) + "]");
       model->flow[k].push_back(f);
       total.Add(f, 1.0);
-      for (int e : (*c.paths)[i].links) through[c.src][e].push_back(f);
+      for (int e : (*c.paths)[i].links) through[b][e].push_back(f);
       if (objective == Objective::kMaxTotalFlow) problem.AddLinearCost(f, flow_cost);
     }
     model->demand_row[k] = problem.AddConstraint(
-        BlockId::Demand(c.src),
+        BlockId::Demand(b),
         total,
         objective == Objective::kMaxTotalFlow ? Sense::kLessEqual : Sense::kEqual,
         c.demand,
         "demand[" + name(c.src) + "," + name(c.dst) + "]");
   }
-  model->entries.assign(num_nodes, {});
+  model->entries.assign(num_blocks, {});
   std::vector<LinearExpr> link_rows(num_links);
-  for (int s = 0; s < num_nodes; ++s) {
+  for (int s = 0; s < num_blocks; ++s) {
     for (const auto& [e, flows] : through[s]) {
       const VarId entry = problem.AddEntry(x, e, s);
       model->entries[s].emplace_back(e, entry);
@@ -62,7 +67,7 @@ Status BuildPathModel(const Topology& topology,
                             coupling,
                             Sense::kEqual,
                             0.0,
-                            "load[" + std::to_string(e) + "," + name(s) + "]");
+                            "load[" + std::to_string(e) + "," + std::to_string(s) + "]");
       link_rows[e].Add(entry, 1.0);
     }
   }

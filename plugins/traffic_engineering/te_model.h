@@ -27,12 +27,14 @@ struct PathModel {
   std::vector<std::vector<VarId>> flow;  // [commodity][path]: f_p
   std::vector<ConstraintId> demand_row;  // per commodity: sum_p f_p <= d (or = d)
   std::vector<ConstraintId> capacity_row;  // per link (max total flow; -1 if unused)
-  // entries[s]: (link, x[e, s]) for the links on the paths of source s, increasing links.
+  std::vector<int> block;  // per commodity: its demand block (source node, or commodity index)
+  // entries[b]: (link, x[e, b]) for the links on the paths of demand block b, increasing links.
   std::vector<std::vector<std::pair<int, VarId>>> entries;
 };
 
-// Resources = links, demands = source nodes (per-source grouping); x[e, s] couples the path
-// flows of source s through link e. `capacity` is per link in allocation units; `flow_cost` is
+// Resources = links, demands = source nodes (per-source grouping, the paper's) or, with
+// `per_pair`, one demand block per commodity (smaller blocks, more entries); x[e, b] couples the
+// path flows of block b through link e. `capacity` is per link in allocation units; `flow_cost` is
 // the cost per unit of path flow for max total flow (so the objective is in data units).
 // Min max utilisation needs capacity > 0 on every link that carries a path; the error names
 // `where` (the topology file) and the link.
@@ -42,7 +44,8 @@ Status BuildPathModel(const Topology& topology,
                       Objective objective,
                       double flow_cost,
                       const std::string& where,
-                      PathModel* model);
+                      PathModel* model,
+                      bool per_pair = false);
 
 // Per-link loads sum_{p through e} f_p of per-commodity path flows.
 std::vector<double> PathLoads(const Topology& topology,

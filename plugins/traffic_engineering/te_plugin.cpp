@@ -83,7 +83,8 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
                                       "pop_split_fraction",
                                       "pinning_top_fraction",
                                       "record_paths",
-                                      "path_cache"});
+                                      "path_cache",
+                                      "demand_blocks"});
   status.Update(settings.Require("topology"));
   if (!status.ok()) return status;
   if (settings.Has("traffic_matrices") == settings.Has("traffic")) {
@@ -108,6 +109,9 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
       objective == "max_total_flow" ? Objective::kMaxTotalFlow : Objective::kMinMaxUtilization;
   topology_file_ = Resolve(context.config_dir, topology_file_);
   if (!paths_file_.empty()) paths_file_ = Resolve(context.config_dir, paths_file_);
+  std::string demand_blocks = "source";
+  status.Update(settings.ReadChoice("demand_blocks", {"source", "pair"}, &demand_blocks));
+  per_pair_blocks_ = demand_blocks == "pair";
   path_cache_dir_.clear();
   status.Update(settings.Read("path_cache", &path_cache_dir_));
   if (!status.ok()) return status;
@@ -364,8 +368,10 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
   for (const PairModel& pair : pairs_) commodities.push_back({pair.src, pair.dst, &pair.paths, 0.0});
   PathModel model;
   Status status = BuildPathModel(
-      topology_, capacity, commodities, objective_, flow_unit_, topology_file_, &model);
+      topology_, capacity, commodities, objective_, flow_unit_, topology_file_, &model,
+      per_pair_blocks_);
   if (!status.ok()) return status;
+  block_of_pair_ = model.block;
   path_var_.clear();
   path_of_var_.clear();
   pair_of_var_.clear();
@@ -500,8 +506,8 @@ std::vector<double> TrafficEngineeringPlugin::LinkLoads(const Allocation& alloca
 
 void TrafficEngineeringPlugin::SetEntriesFromPaths(Allocation* allocation) const {
   std::vector<double>& v = allocation->values;
-  std::vector<std::map<int, VarId>> entry_of(topology_.num_nodes());
-  for (int s = 0; s < topology_.num_nodes(); ++s) {
+  std::vector<std::map<int, VarId>> entry_of(entries_.size());
+  for (std::size_t s = 0; s < entries_.size(); ++s) {
     for (const auto& [e, entry] : entries_[s]) {
       v[entry] = 0.0;
       entry_of[s][e] = entry;
@@ -509,7 +515,8 @@ void TrafficEngineeringPlugin::SetEntriesFromPaths(Allocation* allocation) const
   }
   for (std::size_t i = 0; i < path_var_.size(); ++i) {
     const Path& path = *path_of_var_[i];
-    for (int e : path.links) v[entry_of[path.src].at(e)] += v[path_var_[i]];
+    const int block = block_of_pair_[pair_of_var_[i]];
+    for (int e : path.links) v[entry_of[block].at(e)] += v[path_var_[i]];
   }
 }
 
@@ -644,11 +651,21 @@ Status TrafficEngineeringPlugin::Report(int round,
           {"failed", failed_[e] ? 1.0 : 0.0}},
          {}});
   }
-  std::vector<double> by_source(topology_.num_nodes(), 0.0);
-  for (const PairModel& pair : pairs_) by_source[pair.src] += pair.demand;
-  for (int s = 0; s < topology_.num_nodes(); ++s) {
-    report->entities.push_back(
-        {Side::kDemand, s, "node" + NodeName(topology_, s), {{"demand", by_source[s]}}});
+  if (per_pair_blocks_) {
+    for (std::size_t k = 0; k < pairs_.size(); ++k) {
+      report->entities.push_back({Side::kDemand,
+                                  static_cast<int>(k),
+                                  NodeName(topology_, pairs_[k].src) + "->" +
+                                      NodeName(topology_, pairs_[k].dst),
+                                  {{"demand", pairs_[k].demand}}});
+    }
+  } else {
+    std::vector<double> by_source(topology_.num_nodes(), 0.0);
+    for (const PairModel& pair : pairs_) by_source[pair.src] += pair.demand;
+    for (int s = 0; s < topology_.num_nodes(); ++s) {
+      report->entities.push_back(
+          {Side::kDemand, s, "node" + NodeName(topology_, s), {{"demand", by_source[s]}}});
+    }
   }
   if (record_paths_ && round == 0) {
     // The path set itself, once (kind "path"): links by index, for joins with "link" records.

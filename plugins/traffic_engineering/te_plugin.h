@@ -141,6 +141,8 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   std::vector<PairModel> pairs_;
   std::map<std::pair<int, int>, int> pair_index_;
   std::vector<std::pair<int, int>> generated_pairs_;  // pairs_ as (src, dst)
+  bool per_pair_blocks_ = false;     // demand_blocks: pair (else source)
+  std::vector<int> block_of_pair_;   // demand block of each pair
   int num_variables_ = 0;
   std::vector<VarId> path_var_;           // all f_p
   std::vector<const Path*> path_of_var_;  // parallel to path_var_

@@ -17,7 +17,8 @@
 // TE_EVAL_ADMM_SECONDS (DeDe's time budget per round), TE_EVAL_ADMM_EPS (eps_abs = eps_rel),
 // TE_EVAL_ADMM_FRACTION (DeDe's budget per round = this fraction of the round's exact solve
 // time: the acceptance test "within 1/10 of Clp's time" is TE_EVAL_ADMM_FRACTION=0.1),
-// TE_EVAL_OBJECTIVES ("max_flow", "min_mlu" or both, comma separated).
+// TE_EVAL_OBJECTIVES ("max_flow", "min_mlu" or both, comma separated), TE_EVAL_DEMAND_BLOCKS
+// ("source", the paper's grouping and the default, or "pair").
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -129,6 +130,9 @@ Result<SizeSpec> Spec(const EvalOptions& options) {
 ConfigNode Settings(const SizeSpec& spec, const std::string& objective, int rounds) {
   ConfigNode node = ConfigNode::Map("dede_eval", 0, 0, "plugin.settings");
   for (const auto& [k, v] : spec.settings) node.Insert(k, Scalar(k, v));
+  if (const char* blocks = std::getenv("TE_EVAL_DEMAND_BLOCKS"); blocks && *blocks) {
+    node.Insert("demand_blocks", Scalar("demand_blocks", blocks));
+  }
   node.Insert("objective", Scalar("objective", objective));
   if (!spec.matrices.empty()) {
     ConfigNode list = ConfigNode::List("dede_eval", 0, 0, "plugin.settings.traffic_matrices");
