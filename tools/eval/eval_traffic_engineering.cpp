@@ -178,6 +178,11 @@ Status RunObjective(const EvalOptions& options,
                Since(describe_start));
 
   AdmmOptions admm;
+  // The plugin's repair makes any allocation feasible (scaling paths down, or to the demand), so
+  // the framework's alternating-projection repair is off: on Kdl each of its rounds costs a full
+  // ADMM half step, and it ran for minutes after the budget. TE_EVAL_ADMM_FRAMEWORK_REPAIR=1
+  // turns it back on.
+  admm.repair = EnvDouble("TE_EVAL_ADMM_FRAMEWORK_REPAIR", 0.0) > 0;
   admm.rho = EnvDouble("TE_EVAL_ADMM_RHO", admm.rho);
   admm.time_limit_seconds = EnvDouble("TE_EVAL_ADMM_SECONDS", spec.dede_budget_seconds);
   const double eps = EnvDouble("TE_EVAL_ADMM_EPS", 0.0);
