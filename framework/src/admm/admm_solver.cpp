@@ -114,6 +114,8 @@ class AdmmEngine {
 
   const Problem& problem_;
   AdmmOptions options_;
+  // Steady-clock deadline of the running solve in ns (0: none), read by branch and bound.
+  std::atomic<std::int64_t> deadline_ns_{0};
   std::string setup_error_;
   double setup_seconds_ = 0;
 
@@ -321,6 +323,7 @@ void AdmmEngine::RefreshParameters() {
 bool AdmmEngine::CreateSolvers(std::string* error) {
   BlockSolverOptions solver_options;
   solver_options.node_limit = options_.block_node_limit;
+  solver_options.deadline_ns = &deadline_ns_;
   for (int s = 0; s < 2; ++s) {
     for (Block& block : blocks_[s]) {
       if (block.vars.empty()) continue;
@@ -570,6 +573,7 @@ void AdmmEngine::GatherValues(std::vector<double>* values, int entry_side) const
 bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* message) {
   BlockSolverOptions solver_options;
   solver_options.node_limit = options_.block_node_limit;
+  solver_options.deadline_ns = &deadline_ns_;
   const double tol = options_.feasibility_tolerance;
   // Aim a little below the tolerance so rounding in the final measurement cannot tip it over.
   const double target = 0.5 * tol;
@@ -657,6 +661,16 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
 
 void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummary* summary) {
   const auto start = Clock::now();
+  {
+    std::int64_t deadline = 0;
+    if (std::isfinite(options_.time_limit_seconds)) {
+      deadline = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                     (start + std::chrono::duration<double>(options_.time_limit_seconds))
+                         .time_since_epoch())
+                     .count();
+    }
+    deadline_ns_.store(deadline, std::memory_order_relaxed);
+  }
   *summary = SolveSummary();
   summary->method = "admm";
   summary->setup_seconds = setup_seconds_;
@@ -685,6 +699,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   if (has_integers) {
     BlockSolverOptions solver_options;
     solver_options.node_limit = options_.block_node_limit;
+    solver_options.deadline_ns = &deadline_ns_;
     for (int s = 0; s < 2; ++s) {
       for (Block& block : blocks_[s]) {
         if (!block.has_integers || block.integer_solver) continue;

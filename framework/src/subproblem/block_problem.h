@@ -10,6 +10,7 @@
 // variables, rows, row sparsity, log terms) is fixed when the solver is created.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -56,6 +57,10 @@ struct BlockSolverOptions {
   double tolerance = 1e-10;   // root finding / KKT tolerance of the fast solvers
   int node_limit = 20000;     // branch and bound
   bool force_clp = false;     // tests and benchmarks: bypass the fast paths
+  // Branch and bound stops exploring when steady_clock's time_since_epoch() in nanoseconds
+  // passes *deadline_ns (0: no deadline), returning kNodeLimit with the best integral point
+  // found (or *v unchanged if none). Owned by the caller, who may move it between solves.
+  const std::atomic<std::int64_t>* deadline_ns = nullptr;
 };
 
 class BlockSolver {

@@ -1,12 +1,14 @@
 #include "subproblem/branch_and_bound.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
 #include "subproblem/separable_solver.h"
 
 namespace dede::internal {
+
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -104,9 +106,14 @@ BlockStatus BranchAndBoundSolver::Solve(const BlockProblem& problem, std::vector
   std::vector<Node> stack;
   stack.push_back(root);
   bool limit_hit = false, at_root = true;
+  bool out_of_time = false;
   while (!stack.empty()) {
     if (nodes_ >= options_.node_limit) {
       limit_hit = true;
+      break;
+    }
+    if (PastDeadline()) {
+      limit_hit = out_of_time = true;
       break;
     }
     Node node = std::move(stack.back());
@@ -158,6 +165,17 @@ BlockStatus BranchAndBoundSolver::Solve(const BlockProblem& problem, std::vector
     at_root = false;
   }
 
+  if (out_of_time) {
+    // The caller's time budget is spent: hand back what there is (the caller reports the
+    // time limit), rather than failing the whole solve.
+    error_ = "deadline reached after " + std::to_string(nodes_) + " nodes" +
+             (best.empty() ? "; no integral point found, *v unchanged" : "");
+    if (!best.empty()) {
+      objective_ = incumbent;
+      v->swap(best);
+    }
+    return BlockStatus::kNodeLimit;
+  }
   if (best.empty()) {
     if (limit_hit) {
       error_ = "node limit " + std::to_string(options_.node_limit) +

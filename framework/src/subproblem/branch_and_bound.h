@@ -2,6 +2,8 @@
 // solver of the same structure (which ignores the integrality flags).
 #pragma once
 
+#include <chrono>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -46,6 +48,14 @@ class BranchAndBoundSolver final : public BlockSolver {
                         std::vector<double>* x);
 
   BlockSolverOptions options_;
+  bool PastDeadline() const {
+    if (options_.deadline_ns == nullptr) return false;
+    const std::int64_t deadline = options_.deadline_ns->load(std::memory_order_relaxed);
+    if (deadline == 0) return false;
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+               .count() > deadline;
+  }
   std::unique_ptr<BlockSolver> relaxation_;
   std::vector<int> integral_vars_;
   BlockProblem work_;               // the caller's problem with node bounds

@@ -1,6 +1,9 @@
 #include "dede/solver.h"
 
 #include <cmath>
+#include <memory>
+#include <random>
+#include <vector>
 #include <cstdio>
 #include <stop_token>
 
@@ -266,6 +269,57 @@ TEST(AdmmSolver, WarmStartFromStoredAllocationConvergesQuickly) {
   ASSERT_TRUE(warm.IsSolutionUsable()) << warm.FullReport();
   EXPECT_NEAR(warm.objective, cold.objective, 1e-3 * std::abs(cold.objective));
   EXPECT_LT(warm.iterations, cold.iterations) << warm.BriefReport() << "\n" << cold.BriefReport();
+}
+
+}  // namespace
+}  // namespace dede
+
+namespace dede {
+namespace {
+
+// Generalized assignment: 8 machines x 400 jobs, binary x, each job on exactly one machine,
+// knapsack capacity per machine. Each machine block is a 150-binary knapsack, whose branch and
+// bound alone can take far longer than the budget (without the deadline inside branch and
+// bound this solve ran past 120 s); the time limit must still hold.
+std::unique_ptr<Problem> GeneralizedAssignment(int machines, int jobs, unsigned seed) {
+  auto problem = std::make_unique<Problem>(machines, jobs);
+  const int x = problem->AddAllocation("x", Domain::Binary());
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> cost(1.0, 10.0), size(1.0, 5.0);
+  std::vector<LinearExpr> rows(machines);
+  double total = 0;
+  for (int j = 0; j < jobs; ++j) {
+    LinearExpr column;
+    const double s = size(rng);
+    total += s;
+    for (int m = 0; m < machines; ++m) {
+      const VarId v = problem->AddEntry(x, m, j);
+      problem->AddLinearCost(v, cost(rng));
+      column.Add(v, 1.0);
+      rows[m].Add(v, s * (0.8 + 0.4 * (m % 3)));
+    }
+    problem->AddDemandConstraint(j, column, Sense::kEqual, 1.0);
+  }
+  for (int m = 0; m < machines; ++m) {
+    problem->AddResourceConstraint(m, rows[m], Sense::kLessEqual, 1.02 * total / machines);
+  }
+  return problem;
+}
+
+TEST(AdmmSolver, TimeLimitHoldsThroughIntegerBranchAndBound) {
+  const auto problem = GeneralizedAssignment(8, 400, 5);
+  AdmmOptions options;
+  options.num_threads = 1;
+  options.time_limit_seconds = 0.5;
+  options.integer_iterations = 1000;
+  AdmmSolver solver(*problem, options);
+  Allocation allocation;
+  SolveSummary summary;
+  solver.Solve(&allocation, &summary);
+  std::printf("termination %s after %.3f s (solve %.3f, repair %.3f), %d iterations\n",
+              TerminationName(summary.termination), summary.total_seconds,
+              summary.solve_seconds, summary.repair_seconds, summary.iterations);
+  EXPECT_LT(summary.solve_seconds, 0.5 + 1.5);
 }
 
 }  // namespace

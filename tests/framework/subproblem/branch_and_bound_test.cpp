@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -192,6 +193,32 @@ TEST(BranchAndBound, NodeLimitReturnsTheIncumbent) {
   ASSERT_EQ(full.status, BlockStatus::kOptimal) << full.error;
   std::vector<double> ref_v;
   EXPECT_LE(RelDiff(full.objective, EnumerationReference(p, &ref_v)), kObjectiveTolerance);
+}
+
+TEST(BranchAndBound, DeadlineStopsTheSearchWithoutFailing) {
+  BlockProblem p = Knapsack();
+  std::atomic<std::int64_t> deadline{0};
+  BlockSolverOptions options;
+  options.deadline_ns = &deadline;
+  std::string error;
+  auto solver = CreateBlockSolver(p, options, &error);
+  ASSERT_NE(solver, nullptr) << error;
+  // No deadline (0): the search completes.
+  std::vector<double> v(p.num_vars(), 0.0);
+  ASSERT_EQ(solver->Solve(p, &v), BlockStatus::kOptimal) << solver->last_error();
+  // A deadline in the past: no node is explored; the caller's point comes back untouched and
+  // the status is kNodeLimit (the caller reports its own time limit), not an error.
+  deadline.store(1);
+  std::vector<double> cold(p.num_vars(), 0.5);
+  ASSERT_EQ(solver->Solve(p, &cold), BlockStatus::kNodeLimit);
+  EXPECT_EQ(cold, std::vector<double>(p.num_vars(), 0.5));
+  EXPECT_NE(solver->last_error().find("deadline reached after 0 nodes"), std::string::npos)
+      << solver->last_error();
+  // Moved back to "none", the same solver completes again.
+  deadline.store(0);
+  std::vector<double> again(p.num_vars(), 0.0);
+  EXPECT_EQ(solver->Solve(p, &again), BlockStatus::kOptimal);
+  EXPECT_EQ(again, v);
 }
 
 // Larger trees: 8 integer variables in [0, 3] with prox terms, two knapsack-like rows.
