@@ -429,7 +429,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--seed", options.seed, "seed for generated instances and POP partitions")
       ->capture_default_str();
-  run->add_option("--methods", options.methods, "only these methods (default: all)");
+  run->add_option("--methods", options.methods, "only these methods, comma-separated (default: all)")
+      ->delimiter(',');
   run->add_option("--shared-data", options.shared_dir,
                   "the shared data directory (topologies, traces) for medium and paper sizes")
       ->capture_default_str();
