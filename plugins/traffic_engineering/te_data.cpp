@@ -302,7 +302,8 @@ Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology
 Status WritePaths(const std::string& file,
                   const Topology& topology,
                   const std::vector<PairPaths>& pairs) {
-  const std::string temporary = file + ".tmp" + std::to_string(reinterpret_cast<std::uintptr_t>(&pairs));
+  const std::string temporary =
+      file + ".tmp" + std::to_string(reinterpret_cast<std::uintptr_t>(&pairs));
   {
     std::ofstream out(temporary);
     if (!out) return Status(StatusCode::kUnavailable, temporary + ": cannot create the file");

@@ -38,10 +38,10 @@ Status BuildPathModel(const Topology& topology,
     model->block[k] = b;
     LinearExpr total;
     for (std::size_t i = 0; i < c.paths->size(); ++i) {
-      const VarId f = problem.AddLocal(
-          BlockId::Demand(b),
-          Domain::NonNegative(),
-          "f[" + name(c.src) + "," + name(c.dst) + "," + std::to_string(i) + "]");
+      const VarId f =
+          problem.AddLocal(BlockId::Demand(b),
+                           Domain::NonNegative(),
+                           "f[" + name(c.src) + "," + name(c.dst) + "," + std::to_string(i) + "]");
       model->flow[k].push_back(f);
       total.Add(f, 1.0);
       for (int e : (*c.paths)[i].links) through[b][e].push_back(f);
@@ -104,6 +104,72 @@ Status BuildPathModel(const Topology& topology,
           GlobalKind::kMinMax, Side::kResource, std::move(used_links), std::move(utilization));
     }
   }
+  return Status::Ok();
+}
+
+Status BuildCompactModel(const Topology& topology,
+                         const std::vector<double>& capacity,
+                         const std::vector<char>& failed,
+                         const std::vector<Commodity>& commodities,
+                         Objective objective,
+                         double flow_cost,
+                         const std::string& where,
+                         CompactModel* model) {
+  const int num_links = static_cast<int>(topology.links.size());
+  auto name = [&](int v) { return std::to_string(topology.node_ids[v]); };
+  auto is_failed = [&](int e) { return !failed.empty() && failed[e] != 0; };
+  model->problem = Problem(1, 1);
+  Problem& problem = model->problem;
+  const BlockId block = BlockId::Demand(0);
+  const bool max_flow = objective == Objective::kMaxTotalFlow;
+  model->flow.assign(commodities.size(), {});
+  model->demand_row.assign(commodities.size(), -1);
+  std::vector<LinearExpr> link_rows(num_links);
+  for (std::size_t k = 0; k < commodities.size(); ++k) {
+    const Commodity& c = commodities[k];
+    LinearExpr total;
+    for (std::size_t i = 0; i < c.paths->size(); ++i) {
+      const Path& path = (*c.paths)[i];
+      bool alive = true;
+      for (int e : path.links) alive = alive && !is_failed(e);
+      const VarId f = problem.AddLocal(block, alive ? Domain::NonNegative() : Domain::Box(0, 0));
+      model->flow[k].push_back(f);
+      total.Add(f, 1.0);
+      for (int e : path.links) link_rows[e].Add(f, 1.0);
+      if (max_flow) problem.AddLinearCost(f, flow_cost);
+    }
+    model->demand_row[k] = problem.AddConstraint(block,
+                                                 total,
+                                                 max_flow ? Sense::kLessEqual : Sense::kEqual,
+                                                 c.demand,
+                                                 "demand[" + name(c.src) + "," + name(c.dst) + "]");
+  }
+  model->utilization = -1;
+  if (!max_flow) {
+    model->utilization = problem.AddLocal(block, Domain::NonNegative(), "U");
+    problem.AddLinearCost(model->utilization, 1.0);
+  }
+  model->link_row.assign(num_links, -1);
+  for (int e = 0; e < num_links; ++e) {
+    LinearExpr& row = link_rows[e];
+    if (row.terms.empty()) continue;
+    if (max_flow) {
+      model->link_row[e] = problem.AddConstraint(
+          block, row, Sense::kLessEqual, capacity[e], "capacity[" + std::to_string(e) + "]");
+      continue;
+    }
+    if (capacity[e] <= 0) {
+      const Link& link = topology.links[e];
+      return InvalidArgument(where + ": link " + name(link.src) + " -> " + name(link.dst) +
+                             " has capacity 0 but carries paths; min_max_utilization needs "
+                             "capacity > 0 (a failed link is modelled by its flows' bounds)");
+    }
+    for (Term& t : row.terms) t.coef = 1.0 / capacity[e];
+    row.Add(model->utilization, -1.0);
+    model->link_row[e] = problem.AddConstraint(
+        block, row, Sense::kLessEqual, 0.0, "utilization[" + std::to_string(e) + "]");
+  }
+  problem.SetObjectiveSense(max_flow ? ObjectiveSense::kMaximize : ObjectiveSense::kMinimize);
   return Status::Ok();
 }
 

@@ -7,8 +7,8 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -138,8 +138,7 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
       std::error_code ec;
       if (!std::filesystem::is_directory(dir, ec)) {
         return Invalid(matrices.Where() + ": " + matrices.path() + " = '" + matrices.scalar() +
-                       "': not a directory (" + dir +
-                       "); give a directory of CSV files or a list");
+                       "': not a directory (" + dir + "); give a directory of CSV files or a list");
       }
       for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
         if (entry.is_regular_file() && entry.path().extension() == ".csv") {
@@ -168,8 +167,7 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
     }
     for (std::size_t i = 0; i < events->items().size(); ++i) {
       const ConfigNode& e = events->items()[i];
-      const std::string where =
-          e.Where() + ": " + events->path() + "[" + std::to_string(i) + "]";
+      const std::string where = e.Where() + ": " + events->path() + "[" + std::to_string(i) + "]";
       if (!e.IsMap()) return Invalid(where + " must be a map with round, link and action");
       status = e.CheckKeys({"round", "link", "action"});
       status.Update(e.Require("round"));
@@ -291,9 +289,10 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
         ++paths_from_cache_;
       }
     }
-    const int workers = static_cast<int>(std::max(
-        1u, std::min(std::thread::hardware_concurrency(),
-                     static_cast<unsigned>(wanted_list.size() / 64 + 1))));
+    const int workers =
+        static_cast<int>(std::max(1u,
+                                  std::min(std::thread::hardware_concurrency(),
+                                           static_cast<unsigned>(wanted_list.size() / 64 + 1))));
     std::atomic<std::size_t> next{0};
     constexpr std::size_t kChunk = 256;
     auto work = [&] {
@@ -365,11 +364,17 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
   for (int e = 0; e < num_links; ++e) capacity[e] = topology_.links[e].capacity / flow_unit_;
   std::vector<Commodity> commodities;
   commodities.reserve(pairs_.size());
-  for (const PairModel& pair : pairs_) commodities.push_back({pair.src, pair.dst, &pair.paths, 0.0});
+  for (const PairModel& pair : pairs_)
+    commodities.push_back({pair.src, pair.dst, &pair.paths, 0.0});
   PathModel model;
-  Status status = BuildPathModel(
-      topology_, capacity, commodities, objective_, flow_unit_, topology_file_, &model,
-      per_pair_blocks_);
+  Status status = BuildPathModel(topology_,
+                                 capacity,
+                                 commodities,
+                                 objective_,
+                                 flow_unit_,
+                                 topology_file_,
+                                 &model,
+                                 per_pair_blocks_);
   if (!status.ok()) return status;
   block_of_pair_ = model.block;
   path_var_.clear();
@@ -466,7 +471,8 @@ Status TrafficEngineeringPlugin::Refresh(int round, Problem* problem, bool* fini
     if (capacity_row_[e] >= 0) problem->SetRhs(capacity_row_[e], capacity_[e] / flow_unit_);
     // A failed link's entries are fixed at 0 (for min max utilisation this is the only way the
     // link is switched off: its utilisation expression keeps the nominal capacity).
-    for (VarId entry : link_entries_[e]) problem->SetBounds(entry, 0.0, failed_[e] ? 0.0 : kInfinity);
+    for (VarId entry : link_entries_[e])
+      problem->SetBounds(entry, 0.0, failed_[e] ? 0.0 : kInfinity);
   }
   if (objective_ == Objective::kMinMaxUtilization) {
     for (const PairModel& pair : pairs_) {
@@ -611,7 +617,8 @@ double TrafficEngineeringPlugin::TotalDemand() const {
 std::vector<DemandEntry> TrafficEngineeringPlugin::Demands() const {
   std::vector<DemandEntry> out;
   out.reserve(pairs_.size());
-  for (const PairModel& pair : pairs_) out.push_back({pair.src, pair.dst, pair.demand * flow_unit_});
+  for (const PairModel& pair : pairs_)
+    out.push_back({pair.src, pair.dst, pair.demand * flow_unit_});
   return out;
 }
 
@@ -637,7 +644,8 @@ Status TrafficEngineeringPlugin::Report(int round,
   for (int e = 0; e < static_cast<int>(topology_.links.size()); ++e) {
     const Link& link = topology_.links[e];
     const std::string name = NodeName(topology_, link.src) + "->" + NodeName(topology_, link.dst);
-    report->entities.push_back({Side::kResource, e, name, {{"capacity", capacity_[e] / flow_unit_}}});
+    report->entities.push_back(
+        {Side::kResource, e, name, {{"capacity", capacity_[e] / flow_unit_}}});
     // Per-link load (data units), utilisation against this round's capacity, and state.
     const double cap = capacity_[e];
     const double used = load[e] * flow_unit_;
@@ -653,11 +661,11 @@ Status TrafficEngineeringPlugin::Report(int round,
   }
   if (per_pair_blocks_) {
     for (std::size_t k = 0; k < pairs_.size(); ++k) {
-      report->entities.push_back({Side::kDemand,
-                                  static_cast<int>(k),
-                                  NodeName(topology_, pairs_[k].src) + "->" +
-                                      NodeName(topology_, pairs_[k].dst),
-                                  {{"demand", pairs_[k].demand}}});
+      report->entities.push_back(
+          {Side::kDemand,
+           static_cast<int>(k),
+           NodeName(topology_, pairs_[k].src) + "->" + NodeName(topology_, pairs_[k].dst),
+           {{"demand", pairs_[k].demand}}});
     }
   } else {
     std::vector<double> by_source(topology_.num_nodes(), 0.0);
@@ -680,8 +688,9 @@ Status TrafficEngineeringPlugin::Report(int round,
                std::to_string(&path - pair.paths.data()),
            {{"hops", static_cast<double>(path.hops())}},
            {{"links", links},
-            {"source", paths_file_.empty() ? (path_cache_file_.empty() ? "computed" : path_cache_file_)
-                                           : paths_file_}}});
+            {"source",
+             paths_file_.empty() ? (path_cache_file_.empty() ? "computed" : path_cache_file_)
+                                 : paths_file_}}});
     }
   }
   if (record_paths_) {
@@ -691,14 +700,13 @@ Status TrafficEngineeringPlugin::Report(int round,
       const int index = static_cast<int>(&path - pair.paths.data());
       std::string nodes;
       for (int v : path.nodes) nodes += (nodes.empty() ? "" : " ") + NodeName(topology_, v);
-      report->records.push_back(
-          {"path_flow",
-           NodeName(topology_, pair.src) + "->" + NodeName(topology_, pair.dst) + "#" +
-               std::to_string(index),
-           {{"flow", std::max(0.0, allocation[path_var_[i]]) * flow_unit_},
-            {"demand", pair.demand * flow_unit_},
-            {"hops", static_cast<double>(path.hops())}},
-           {{"nodes", nodes}}});
+      report->records.push_back({"path_flow",
+                                 NodeName(topology_, pair.src) + "->" +
+                                     NodeName(topology_, pair.dst) + "#" + std::to_string(index),
+                                 {{"flow", std::max(0.0, allocation[path_var_[i]]) * flow_unit_},
+                                  {"demand", pair.demand * flow_unit_},
+                                  {"hops", static_cast<double>(path.hops())}},
+                                 {{"nodes", nodes}}});
     }
   }
   return Status::Ok();
@@ -707,7 +715,10 @@ Status TrafficEngineeringPlugin::Report(int round,
 // ---- baselines ------------------------------------------------------------------------------
 
 std::vector<MethodInfo> TrafficEngineeringPlugin::Methods() const {
-  return {{"pop-4", "POP with 4 random demand groups, each on every link at capacity/4 (Clp)"},
+  return {{"exact",
+           "the compact path LP (path flows only, link and demand rows) solved by the host's exact "
+           "solver (Clp)"},
+          {"pop-4", "POP with 4 random demand groups, each on every link at capacity/4 (Clp)"},
           {"pop-16", "POP with 16 random demand groups, each on every link at capacity/16 (Clp)"},
           {"pop-64", "POP with 64 random demand groups, each on every link at capacity/64 (Clp)"},
           {"demand_pinning",
@@ -725,6 +736,7 @@ Status TrafficEngineeringPlugin::SolveWith(const std::string& method,
                     std::to_string(problem.num_variables()) + " variables, described " +
                     std::to_string(num_variables_));
   }
+  if (method == "exact") return SolveExactLp(problem, services, allocation, summary);
   if (method == "demand_pinning") return SolvePinning(problem, services, allocation, summary);
   if (method.rfind("pop-", 0) == 0) {
     const std::string digits = method.substr(4);
@@ -754,20 +766,23 @@ Status TrafficEngineeringPlugin::SolveLp(const std::vector<Commodity>& commoditi
     summary->total_seconds = 0.0;
     return Status::Ok();
   }
-  // Failed links: nominal capacity in the utilisation term (it must be > 0), entries at 0.
+  // Failed links: nominal capacity in the utilisation term (it must be > 0); their paths get
+  // bounds 0 (and, for max total flow, the capacity row 0).
   std::vector<double> model_capacity = capacity;
   for (std::size_t e = 0; e < capacity.size(); ++e) {
-    if (failed_[e] && model_capacity[e] <= 0) model_capacity[e] = topology_.links[e].capacity / flow_unit_;
+    if (failed_[e] && model_capacity[e] <= 0)
+      model_capacity[e] = topology_.links[e].capacity / flow_unit_;
   }
-  PathModel model;
-  Status status = BuildPathModel(
-      topology_, model_capacity, commodities, objective_, flow_unit_, topology_file_, &model);
+  CompactModel model;
+  Status status = BuildCompactModel(topology_,
+                                    model_capacity,
+                                    failed_,
+                                    commodities,
+                                    objective_,
+                                    flow_unit_,
+                                    topology_file_,
+                                    &model);
   if (!status.ok()) return status;
-  for (const auto& row : model.entries) {
-    for (const auto& [e, entry] : row) {
-      if (failed_[e]) model.problem.SetBounds(entry, 0.0, 0.0);
-    }
-  }
   Allocation solution;
   status = services.exact(model.problem, services.exact_options, &solution, summary);
   if (!status.ok()) return status;
@@ -780,6 +795,43 @@ Status TrafficEngineeringPlugin::SolveLp(const std::vector<Commodity>& commoditi
       (*flows)[k][i] = std::max(0.0, solution[model.flow[k][i]]);
     }
   }
+  return Status::Ok();
+}
+
+Status TrafficEngineeringPlugin::SolveExactLp(const Problem& problem,
+                                              const SolverServices& services,
+                                              Allocation* allocation,
+                                              SolveSummary* summary) {
+  const auto start = std::chrono::steady_clock::now();
+  // The compact path LP over every pair with a demand, at this round's capacities.
+  std::vector<Commodity> commodities;
+  std::vector<int> pair_of;
+  std::size_t columns = 0;
+  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    if (pairs_[p].demand <= 0) continue;
+    commodities.push_back({pairs_[p].src, pairs_[p].dst, &pairs_[p].paths, pairs_[p].demand});
+    pair_of.push_back(static_cast<int>(p));
+    columns += pairs_[p].paths.size();
+  }
+  std::vector<double> capacity(capacity_.size());
+  for (std::size_t e = 0; e < capacity.size(); ++e) capacity[e] = capacity_[e] / flow_unit_;
+  std::vector<std::vector<double>> lp_flows;
+  Status status = SolveLp(commodities, capacity, services, &lp_flows, summary);
+  if (!status.ok()) return status;
+  const Termination termination =
+      commodities.empty() ? Termination::kConverged : summary->termination;
+  const std::string message = summary->message;
+  const double solve_seconds = summary->total_seconds;
+  std::vector<std::vector<double>> flows(pairs_.size());
+  for (std::size_t p = 0; p < pairs_.size(); ++p) flows[p].assign(pairs_[p].paths.size(), 0.0);
+  for (std::size_t c = 0; c < commodities.size(); ++c) flows[pair_of[c]] = std::move(lp_flows[c]);
+  SetPathFlows(flows, allocation);
+  FinishSummary("exact", problem, *allocation, summary);
+  summary->termination = termination;
+  summary->solve_seconds = solve_seconds;
+  summary->total_seconds = Seconds(start);
+  summary->message = "compact path LP (" + std::to_string(commodities.size()) + " demands, " +
+                     std::to_string(columns) + " path flows): " + message;
   return Status::Ok();
 }
 
@@ -957,7 +1009,8 @@ Status TrafficEngineeringPlugin::SolvePinning(const Problem& problem,
   for (std::size_t c = 0; c < top.size(); ++c) flows[top_pair[c]] = top_flows[c];
   std::vector<double> residual = capacity;
   const std::vector<double> load = PathLoads(topology_, top, top_flows);
-  for (std::size_t e = 0; e < residual.size(); ++e) residual[e] = std::max(0.0, residual[e] - load[e]);
+  for (std::size_t e = 0; e < residual.size(); ++e)
+    residual[e] = std::max(0.0, residual[e] - load[e]);
   int pinned = 0;
   for (std::size_t p = 0; p < pairs_.size(); ++p) {
     const PairModel& pair = pairs_[p];
@@ -975,8 +1028,9 @@ Status TrafficEngineeringPlugin::SolvePinning(const Problem& problem,
   }
   SetPathFlows(flows, allocation);
   FinishSummary("demand_pinning", problem, *allocation, summary);
-  summary->termination =
-      lp_termination == Termination::kConverged || top.empty() ? Termination::kConverged : lp_termination;
+  summary->termination = lp_termination == Termination::kConverged || top.empty()
+                             ? Termination::kConverged
+                             : lp_termination;
   summary->solve_seconds = lp_seconds;
   summary->total_seconds = Seconds(start);
   summary->message = "demand pinning: LP over " + std::to_string(top.size()) + " top demands (" +

@@ -26,7 +26,7 @@ struct LinkEvent {
 // A link event as configured, resolved against the topology in Describe.
 struct RawLinkEvent {
   int round = 0;
-  std::string link;   // "a->b" (node ids) or a link index
+  std::string link;  // "a->b" (node ids) or a link index
   bool fail = true;
   std::string where;  // "file:line:col: plugin.settings.link_events[i].link = '...'"
 };
@@ -41,7 +41,8 @@ class TrafficEngineeringPlugin : public DomainPlugin {
                 const Problem& problem,
                 const Allocation& allocation,
                 RoundReport* report) override;
-  // Baselines: "pop-4", "pop-16", "pop-64" (any "pop-<k>" is accepted) and "demand_pinning".
+  // Baselines: "exact" (the compact path LP), "pop-4", "pop-16", "pop-64" (any "pop-<k>" is
+  // accepted) and "demand_pinning".
   std::vector<MethodInfo> Methods() const override;
   Status SolveWith(const std::string& method,
                    int round,
@@ -101,11 +102,16 @@ class TrafficEngineeringPlugin : public DomainPlugin {
                   const SolverServices& services,
                   Allocation* allocation,
                   SolveSummary* summary);
+  // The compact path LP of the whole round (BuildCompactModel), solved by services.exact.
+  Status SolveExactLp(const Problem& problem,
+                      const SolverServices& services,
+                      Allocation* allocation,
+                      SolveSummary* summary);
   Status SolvePinning(const Problem& problem,
                       const SolverServices& services,
                       Allocation* allocation,
                       SolveSummary* summary);
-  // Solves the path LP of `commodities` with `capacity` (allocation units) exactly.
+  // Solves the compact path LP of `commodities` with `capacity` (allocation units) exactly.
   Status SolveLp(const std::vector<Commodity>& commodities,
                  const std::vector<double>& capacity,
                  const SolverServices& services,
@@ -141,18 +147,18 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   std::vector<PairModel> pairs_;
   std::map<std::pair<int, int>, int> pair_index_;
   std::vector<std::pair<int, int>> generated_pairs_;  // pairs_ as (src, dst)
-  bool per_pair_blocks_ = false;     // demand_blocks: pair (else source)
-  std::vector<int> block_of_pair_;   // demand block of each pair
+  bool per_pair_blocks_ = false;                      // demand_blocks: pair (else source)
+  std::vector<int> block_of_pair_;                    // demand block of each pair
   int num_variables_ = 0;
   std::vector<VarId> path_var_;           // all f_p
   std::vector<const Path*> path_of_var_;  // parallel to path_var_
   std::vector<int> pair_of_var_;          // parallel to path_var_
   // entries_[s]: (link, x[e, s]) for the links used by source s.
   std::vector<std::vector<std::pair<int, VarId>>> entries_;
-  std::vector<ConstraintId> capacity_row_;  // per link (max total flow), -1 if unused
+  std::vector<ConstraintId> capacity_row_;        // per link (max total flow), -1 if unused
   std::vector<std::vector<VarId>> link_entries_;  // per link: its entries x[e, s]
-  std::vector<double> capacity_;            // this round, data units (0: failed)
-  std::vector<char> failed_;                // this round
+  std::vector<double> capacity_;                  // this round, data units (0: failed)
+  std::vector<char> failed_;                      // this round
   // Per-pair standard deviation of consecutive changes (temporal fluctuation), data units.
   std::vector<double> change_sigma_;
 };

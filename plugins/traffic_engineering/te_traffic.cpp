@@ -19,8 +19,7 @@ std::uint64_t Mix(std::uint64_t x) {
 }
 
 std::uint64_t MixSeed(std::uint64_t seed, int round, std::uint64_t purpose) {
-  return Mix(Mix(seed) ^ Mix(static_cast<std::uint64_t>(round) + 1) ^
-             Mix(purpose * 0x51ed2701ULL));
+  return Mix(Mix(seed) ^ Mix(static_cast<std::uint64_t>(round) + 1) ^ Mix(purpose * 0x51ed2701ULL));
 }
 
 std::mt19937_64 Stream(std::uint64_t seed, int round, std::uint64_t purpose) {
@@ -107,8 +106,7 @@ Status ParseRobustnessSpec(const ConfigNode& node,
   return status;
 }
 
-std::vector<std::pair<int, int>> GeneratedPairs(const Topology& topology,
-                                                const TrafficSpec& spec) {
+std::vector<std::pair<int, int>> GeneratedPairs(const Topology& topology, const TrafficSpec& spec) {
   std::mt19937_64 rng = Stream(spec.seed, -1, 1);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<std::pair<int, int>> pairs;

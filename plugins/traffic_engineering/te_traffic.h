@@ -24,15 +24,15 @@ struct TrafficSpec {
   bool enabled = false;
   TrafficModel model = TrafficModel::kGravity;
   std::uint64_t seed = 1;
-  int rounds = 1;             // rounds of generated traffic (the deployment's length)
+  int rounds = 1;  // rounds of generated traffic (the deployment's length)
   // Expected total demand of a round (data units) before `scale`; 0: a tenth of the sum of all
   // link capacities.
   double total_demand = 0.0;
   // Heavy-tailed mode: the top 10% of demands are rescaled to carry this share of the volume
   // (total unchanged); 0 = off. DeDe's production WAN: 0.884.
   double heavy_tail = 0.0;
-  double decay = 0.9;         // Poisson: mean proportional to decay^(hop distance)
-  double pair_fraction = 1.0; // share of ordered pairs that get a demand (drawn once, seeded)
+  double decay = 0.9;          // Poisson: mean proportional to decay^(hop distance)
+  double pair_fraction = 1.0;  // share of ordered pairs that get a demand (drawn once, seeded)
 };
 
 // plugin.settings.robustness: applied to every round's demands, matrices or generated.

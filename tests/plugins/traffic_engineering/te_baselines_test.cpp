@@ -48,7 +48,9 @@ struct Outcome {
   SolveSummary summary;
 };
 
-Outcome RunMethod(TrafficEngineeringPlugin* plugin, const Problem& problem, const std::string& method) {
+Outcome RunMethod(TrafficEngineeringPlugin* plugin,
+                  const Problem& problem,
+                  const std::string& method) {
   Outcome out;
   Allocation allocation;
   const Status status =
@@ -76,7 +78,8 @@ TEST(TrafficEngineeringBaselines, ListsPopAndDemandPinningAndRejectsUnknownMetho
   TrafficEngineeringPlugin plugin;
   std::vector<std::string> names;
   for (const MethodInfo& m : plugin.Methods()) names.push_back(m.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"pop-4", "pop-16", "pop-64", "demand_pinning"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"exact", "pop-4", "pop-16", "pop-64", "demand_pinning"}));
   Problem problem(0, 0);
   Build(B4Settings("max_total_flow", "1"), ContextIn(kDataDir), &plugin, &problem);
   for (const std::string bad : {"pop-0", "pop-", "pop-x", "greedy"}) {
@@ -160,7 +163,9 @@ TEST(TrafficEngineeringDemandBlocks, PerPairBlocksGiveTheSameOptimumAndAdmmWithi
     // The baselines work on either model.
     const Outcome pop = RunMethod(&pair_plugin, pair_problem, "pop-4");
     EXPECT_LE(pop.violation, kFeasibilityTolerance);
-    std::printf("per-pair %s: exact %.6f, admm %s\n", objective.c_str(), exact,
+    std::printf("per-pair %s: exact %.6f, admm %s\n",
+                objective.c_str(),
+                exact,
                 summary.BriefReport().c_str());
   }
 }
@@ -196,10 +201,9 @@ void BuildDiamond(const ScratchDir& dir,
   dir.Write("diamond.json", kDiamond);
   dir.Write("diamond-paths.csv", kDiamondPaths);
   dir.Write("tm.csv", "src,dst,demand\n0,2,20\n1,2,5\n");
-  ConfigNode node = Map("plugin.settings",
-                        {{"topology", "diamond.json"},
-                         {"paths", "diamond-paths.csv"},
-                         {"objective", objective}});
+  ConfigNode node =
+      Map("plugin.settings",
+          {{"topology", "diamond.json"}, {"paths", "diamond-paths.csv"}, {"objective", objective}});
   node.Insert("traffic_matrices", List("plugin.settings.traffic_matrices", {"tm.csv"}));
   Build(node, ContextIn(dir.path()), plugin, problem);
 }
@@ -247,6 +251,99 @@ TEST(TrafficEngineeringBaselines, PopTwoRoutesHalfTheLinkWithoutAndAllWithClient
     Build(node, ContextIn(dir.path()), &plugin, &problem);
     const Outcome out = RunMethod(&plugin, problem, "pop-2");
     EXPECT_NEAR(out.value, fraction == "0" ? 5.0 : 8.0, 1e-6) << "split fraction " << fraction;
+    EXPECT_LE(out.violation, kFeasibilityTolerance);
+  }
+}
+
+// The "exact" method (the compact path LP: path flows only) reaches the optimum of the framework's
+// exact solve of the entry model (x[e, b] coupled to the path flows) on B4, for both objectives,
+// per-source and per-pair blocks, congested (scale 4) and not (scale 1), with and without a
+// failed link; its allocation is feasible for the entry model.
+TEST(TrafficEngineeringExact, CompactPathLpMatchesTheEntryModelOptimumOnB4) {
+  for (const std::string objective : {"max_total_flow", "min_max_utilization"}) {
+    for (const std::string blocks : {"source", "pair"}) {
+      for (const std::string scale : {"1", "4"}) {
+        for (const bool failure : {false, true}) {
+          ConfigNode node = B4Settings(objective, scale);
+          node.Insert("demand_blocks", Scalar("plugin.settings.demand_blocks", blocks));
+          if (failure) {
+            ConfigNode events =
+                ConfigNode::List("te_test.yaml", 2, 3, "plugin.settings.link_events");
+            events.Append(Map("plugin.settings.link_events[0]",
+                              {{"round", "0"}, {"link", "0"}, {"action", "fail"}}));
+            node.Insert("link_events", events);
+          }
+          TrafficEngineeringPlugin plugin;
+          Problem problem(0, 0);
+          Build(node, ContextIn(kDataDir), &plugin, &problem);
+          const std::string what = objective + " blocks " + blocks + " scale " + scale +
+                                   (failure ? " link 0 failed" : "");
+          const double entry = Exact(&plugin, problem);
+          const Outcome compact = RunMethod(&plugin, problem, "exact");
+          std::printf("%s: entry model %.6f, compact %.6f (%s)\n",
+                      what.c_str(),
+                      entry,
+                      compact.value,
+                      compact.summary.message.c_str());
+          EXPECT_EQ(compact.summary.method, "exact") << what;
+          EXPECT_EQ(compact.summary.termination, Termination::kConverged) << what;
+          EXPECT_TRUE(compact.summary.feasible) << what;
+          EXPECT_LE(compact.violation, kFeasibilityTolerance) << what;
+          EXPECT_NEAR(compact.value, entry, 1e-6 * entry) << what;
+          EXPECT_NEAR(compact.summary.objective, compact.value, 1e-6 * entry) << what;
+          if (failure) {
+            // Nothing crosses the failed link.
+            Allocation allocation;
+            SolveSummary summary;
+            ASSERT_TRUE(
+                plugin.SolveWith("exact", 0, problem, Services(), &allocation, &summary).ok());
+            EXPECT_EQ(plugin.LinkLoads(allocation)[0], 0.0) << what;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The compact model of two pairs on the diamond: 4 path flows (+ U), 2 demand rows and one row
+// per used link (5); the framework's validator accepts it; exact optima by hand (25 and 1.0).
+TEST(TrafficEngineeringExact, CompactModelOfTheDiamondHasPathColumnsOnlyAndHandOptima) {
+  ScratchDir dir("compact_diamond");
+  for (const std::string objective : {"max_total_flow", "min_max_utilization"}) {
+    TrafficEngineeringPlugin plugin;
+    Problem problem(0, 0);
+    BuildDiamond(dir, objective, &plugin, &problem);
+    const bool max_flow = objective == "max_total_flow";
+    std::vector<Commodity> commodities;
+    const std::vector<DemandEntry> demands = plugin.Demands();
+    ASSERT_EQ(demands.size(), 2u);
+    // Node and link indices as in kDiamond (ids = indices).
+    std::vector<std::vector<Path>> paths = {
+        {Path{0, 2, {0, 2}, {0}}, Path{0, 2, {0, 1, 2}, {1, 2}}},
+        {Path{1, 2, {1, 2}, {2}}, Path{1, 2, {1, 3, 2}, {3, 4}}}};
+    commodities.push_back({0, 2, &paths[0], 20.0});
+    commodities.push_back({1, 2, &paths[1], 5.0});
+    CompactModel model;
+    ASSERT_TRUE(BuildCompactModel(plugin.topology(),
+                                  std::vector<double>(5, 10.0),
+                                  {},
+                                  commodities,
+                                  plugin.objective(),
+                                  1.0,
+                                  "diamond.json",
+                                  &model)
+                    .ok());
+    std::string error;
+    EXPECT_TRUE(model.problem.Validate(&error)) << error;
+    EXPECT_EQ(model.problem.num_variables(), max_flow ? 4 : 5);
+    EXPECT_EQ(model.problem.num_constraints(), 2 + 5);
+    Allocation allocation;
+    SolveSummary summary;
+    SolveExact(model.problem, ExactOptions{}, &allocation, &summary);
+    ASSERT_TRUE(summary.IsSolutionUsable()) << summary.message;
+    EXPECT_NEAR(summary.objective, max_flow ? 25.0 : 1.0, 1e-9);
+    const Outcome out = RunMethod(&plugin, problem, "exact");
+    EXPECT_NEAR(out.value, max_flow ? 25.0 : 1.0, 1e-6);
     EXPECT_LE(out.violation, kFeasibilityTolerance);
   }
 }

@@ -241,8 +241,8 @@ TEST(EdgeDisjointMinHopPaths, ReproducesTheShippedB4PathFile) {
 // is disabled by default: run with --gtest_also_run_disabled_tests and DEDE_SHARED_DATA set.
 TEST(EdgeDisjointMinHopPaths, DISABLED_ReproducesTheShippedUsCarrierPathFile) {
   const char* shared = std::getenv("DEDE_SHARED_DATA");
-  const std::string dir = std::string(shared ? shared : "../shared/data") +
-                          "/dede-examples/traffic_engineering";
+  const std::string dir =
+      std::string(shared ? shared : "../shared/data") + "/dede-examples/traffic_engineering";
   if (!std::filesystem::exists(dir + "/topologies/UsCarrier.json")) {
     GTEST_SKIP() << dir << "/topologies/UsCarrier.json is missing (set DEDE_SHARED_DATA)";
   }

@@ -24,7 +24,8 @@ TEST(TrafficEngineeringEval, SmallGivesAFeasibleRowPerMethodRoundAndObjective) {
   options.threads = {1, 2};
   options.repo_dir = DEDE_SOURCE_DIR;
   std::vector<EvalRow> rows;
-  const Status status = RunTrafficEngineering(options, [&](const EvalRow& r) { rows.push_back(r); });
+  const Status status =
+      RunTrafficEngineering(options, [&](const EvalRow& r) { rows.push_back(r); });
   ASSERT_TRUE(status.ok()) << status.message();
   // 2 objectives x 3 rounds x (exact + dede x 2 thread counts + 3 POP + pinning).
   ASSERT_EQ(rows.size(), 2u * 3u * 7u);
@@ -65,8 +66,9 @@ TEST(TrafficEngineeringEval, NamesTheMissingTopologyForTheLargerSizes) {
   options.shared_dir = "/nonexistent";
   const Status status = RunTrafficEngineering(options, [](const EvalRow&) {});
   ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("/nonexistent/dede-examples/traffic_engineering/topologies/Kdl.json"),
-            std::string::npos)
+  EXPECT_NE(
+      status.message().find("/nonexistent/dede-examples/traffic_engineering/topologies/Kdl.json"),
+      std::string::npos)
       << status.message();
 }
 
@@ -75,9 +77,9 @@ TEST(TrafficEngineeringEval, DISABLED_Measure) {
   EvalOptions options;
   options.size = std::getenv("TE_EVAL_SIZE") ? std::getenv("TE_EVAL_SIZE") : "medium";
   options.repo_dir = DEDE_SOURCE_DIR;
-  options.shared_dir = std::getenv("DEDE_SHARED_DATA") ? std::getenv("DEDE_SHARED_DATA")
-                                                       : std::string(DEDE_SOURCE_DIR) +
-                                                             "/../shared/data";
+  options.shared_dir = std::getenv("DEDE_SHARED_DATA")
+                           ? std::getenv("DEDE_SHARED_DATA")
+                           : std::string(DEDE_SOURCE_DIR) + "/../shared/data";
   if (const char* t = std::getenv("TE_EVAL_EXACT_SECONDS")) options.exact_time_limit = std::atof(t);
   if (const char* t = std::getenv("TE_EVAL_THREADS")) options.threads = {std::atoi(t)};
   if (const char* m = std::getenv("TE_EVAL_METHODS")) {
@@ -90,7 +92,8 @@ TEST(TrafficEngineeringEval, DISABLED_Measure) {
       start = comma + 1;
     }
   }
-  std::printf("objective,method,instance,round,threads,value,quality,reference,seconds,feasible,note\n");
+  std::printf(
+      "objective,method,instance,round,threads,value,quality,reference,seconds,feasible,note\n");
   const Status status = RunTrafficEngineering(options, [](const EvalRow& r) {
     std::printf("%s,%s,%s,%d,%d,%.8g,%.6f,%s,%.3f,%d,\"%s\"\n",
                 r.objective.c_str(),

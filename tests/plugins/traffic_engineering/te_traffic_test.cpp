@@ -96,9 +96,10 @@ TrafficSpec Spec(TrafficModel model, std::uint64_t seed = 3) {
 
 TEST(TrafficGenerators, AreSeededPerRoundAndHitTheExpectedTotal) {
   const Topology t = B4();
-  for (TrafficModel model :
-       {TrafficModel::kGravity, TrafficModel::kUniform, TrafficModel::kBimodal,
-        TrafficModel::kPoisson}) {
+  for (TrafficModel model : {TrafficModel::kGravity,
+                             TrafficModel::kUniform,
+                             TrafficModel::kBimodal,
+                             TrafficModel::kPoisson}) {
     const TrafficSpec spec = Spec(model);
     const auto pairs = GeneratedPairs(t, spec);
     ASSERT_EQ(pairs.size(), 132u);
@@ -167,8 +168,9 @@ TEST(TrafficGenerators, HeavyTailPutsTheShareOnTheTopTenPercent) {
 
 ConfigNode GeneratedB4(const std::string& objective,
                        const std::vector<std::pair<std::string, std::string>>& traffic) {
-  ConfigNode node = Map("plugin.settings",
-                        {{"topology", "B4.json"}, {"paths", "B4-paths.csv"}, {"objective", objective}});
+  ConfigNode node =
+      Map("plugin.settings",
+          {{"topology", "B4.json"}, {"paths", "B4-paths.csv"}, {"objective", objective}});
   node.Insert("traffic", Map("plugin.settings.traffic", traffic));
   return node;
 }
@@ -176,8 +178,8 @@ ConfigNode GeneratedB4(const std::string& objective,
 ConfigNode LinkEvents(const std::vector<std::vector<std::string>>& events) {
   ConfigNode list = ConfigNode::List("te_test.yaml", 9, 3, "plugin.settings.link_events");
   for (const auto& e : events) {
-    list.Append(Map("plugin.settings.link_events",
-                    {{"round", e[0]}, {"link", e[1]}, {"action", e[2]}}));
+    list.Append(
+        Map("plugin.settings.link_events", {{"round", e[0]}, {"link", e[1]}, {"action", e[2]}}));
   }
   return list;
 }
@@ -259,11 +261,14 @@ TEST(TrafficSettings, GeneratedTrafficRunsForItsRoundsWithScaleAndRobustness) {
 // (exact and ADMM, after repair), capacities everywhere within 1e-6, flows back in round 2.
 void CheckFailure(const std::string& objective) {
   ConfigNode node = Map("plugin.settings",
-                        {{"topology", "B4.json"}, {"paths", "B4-paths.csv"}, {"objective", objective},
+                        {{"topology", "B4.json"},
+                         {"paths", "B4-paths.csv"},
+                         {"objective", objective},
                          {"scale", "2"}});
   node.Insert("traffic_matrices",
               List("plugin.settings.traffic_matrices",
-                   {"matrices/B4_real_0_1.0.csv", "matrices/B4_real_1_1.0.csv",
+                   {"matrices/B4_real_0_1.0.csv",
+                    "matrices/B4_real_1_1.0.csv",
                     "matrices/B4_real_2_1.0.csv"}));
   node.Insert("link_events", LinkEvents({{"1", "0->1", "fail"}, {"2", "0", "recover"}}));
   TrafficEngineeringPlugin plugin;
@@ -291,10 +296,10 @@ void CheckFailure(const std::string& objective) {
       }
       EXPECT_LE(problem.MeasureViolation(a->values).Max(), 1e-6) << objective << " " << round;
     }
-    const double e = objective == "max_total_flow" ? plugin.TotalFlow(exact)
-                                                   : plugin.MaxLinkUtilization(exact);
-    const double d = objective == "max_total_flow" ? plugin.TotalFlow(admm)
-                                                   : plugin.MaxLinkUtilization(admm);
+    const double e =
+        objective == "max_total_flow" ? plugin.TotalFlow(exact) : plugin.MaxLinkUtilization(exact);
+    const double d =
+        objective == "max_total_flow" ? plugin.TotalFlow(admm) : plugin.MaxLinkUtilization(admm);
     if (objective == "max_total_flow") {
       EXPECT_GE(d, 0.995 * e) << round;
     } else {
@@ -316,10 +321,12 @@ TEST(TrafficLinkEvents, FailedLinkCarriesNoFlowAndRecoversForMinMaxUtilization) 
 TEST(TrafficEngineeringPathCache, ARestartReadsThePathsBackAndTheyMatchTheShippedFile) {
   testing::ScratchDir dir("path_cache");
   auto settings = [&] {
-    ConfigNode node = Map("plugin.settings",
-                          {{"topology", kDataDir + "/B4.json"}, {"path_cache", dir.path() + "/cache"}});
-    node.Insert("traffic_matrices",
-                List("plugin.settings.traffic_matrices", {kDataDir + "/matrices/B4_real_0_1.0.csv"}));
+    ConfigNode node =
+        Map("plugin.settings",
+            {{"topology", kDataDir + "/B4.json"}, {"path_cache", dir.path() + "/cache"}});
+    node.Insert(
+        "traffic_matrices",
+        List("plugin.settings.traffic_matrices", {kDataDir + "/matrices/B4_real_0_1.0.csv"}));
     return node;
   };
   Problem first_problem(0, 0), second_problem(0, 0);
