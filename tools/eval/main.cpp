@@ -5,6 +5,12 @@
 //       eval-out/results.csv (one row per method, instance, round, threads), summary.md (the
 //       tables for BENCHMARKS.md) and one quality-vs-time plot per domain and objective
 //       (gnuplot, PNG + SVG).
+//   dede_eval robustness --size small --out eval-out
+//       traffic engineering, max total flow: DeDe, exact, POP-4/16/64 and demand pinning on
+//       perturbed instances (problem granularity, temporal fluctuation, spatial
+//       redistribution, link failures; the paper's section 7.2), each normalised by the exact
+//       optimum of the same instance: eval-out/robustness.csv (same columns as `run`; the study
+//       and level lead the instance name), robustness.md and one plot per study.
 //   dede_eval convergence --out eval-out
 //       the residual and objective trace of one ADMM solve of a synthetic transport LP, with
 //       the exact optimum for reference, as CSV and a plot.
@@ -32,6 +38,9 @@
 #include "dede/solver.h"
 #include "eval.h"
 #include "synthetic.h"
+#ifdef DEDE_EVAL_HAS_TE
+#include "robustness.h"
+#endif
 
 namespace fs = std::filesystem;
 using dede::eval::EvalOptions;
@@ -334,6 +343,73 @@ int RunCommand(EvalOptions options, const std::vector<std::string>& domains_want
   return exit_code;
 }
 
+#ifdef DEDE_EVAL_HAS_TE
+int RobustnessCommand(const EvalOptions& options, dede::eval::RobustnessOptions robustness,
+                      const fs::path& out_dir, bool plots, bool check) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    std::cerr << "dede_eval: cannot create " << out_dir << ": " << ec.message() << "\n";
+    return 2;
+  }
+  robustness.work_dir = (out_dir / "robustness-data").string();
+  CsvWriter csv(out_dir / "robustness.csv");
+  if (!csv.ok()) {
+    std::cerr << "dede_eval: cannot write " << (out_dir / "robustness.csv") << "\n";
+    return 2;
+  }
+  dede::eval::RobustnessReport report;
+  int rows = 0;
+  int bad = 0;
+  const auto start = std::chrono::steady_clock::now();
+  std::cout << "== traffic_engineering robustness (size " << options.size << ")\n" << std::flush;
+  const dede::Status status = dede::eval::RunTrafficEngineeringRobustness(
+      options, robustness, [&](const dede::eval::RobustnessRow& r) {
+        csv.Write(r.row);
+        report.Add(r);
+        ++rows;
+        if (check && (r.row.method == "dede" || r.row.method == "exact") && !r.row.feasible) ++bad;
+        std::cout << "  " << r.row.method << " x" << r.row.threads << "  " << r.row.instance
+                  << "  value " << Number(r.row.value, "%.6g") << "  quality "
+                  << Number(r.row.quality, "%.6f") << "  " << Number(r.row.seconds, "%.3f")
+                  << " s" << (r.row.feasible ? "" : "  INFEASIBLE") << "\n"
+                  << std::flush;
+      });
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  int exit_code = 0;
+  if (!status.ok()) {
+    std::cerr << "dede_eval: robustness: " << status.message() << "\n";
+    exit_code = 1;
+  }
+  if (rows == 0) {
+    std::cerr << "dede_eval: robustness produced no rows\n";
+    exit_code = 1;
+  }
+  if (bad > 0) {
+    std::cerr << "dede_eval: robustness: " << bad << " DeDe/exact rows are infeasible\n";
+    exit_code = 1;
+  }
+  std::cout << "   " << rows << " rows in " << Number(seconds, "%.1f") << " s\n";
+  const std::string summary = report.Markdown();
+  {
+    std::ofstream out(out_dir / "robustness.md");
+    out << "<!-- dede_eval robustness --size " << options.size << " -->\n" << summary;
+  }
+  std::cout << summary;
+  if (plots) {
+    const bool gnuplot = HaveGnuplot();
+    if (!gnuplot) std::cerr << "dede_eval: gnuplot not found: writing .gp/.dat files only\n";
+    for (const std::string& f : report.WritePlots(out_dir.string(), gnuplot)) {
+      std::cout << "wrote " << f << "\n";
+    }
+  }
+  std::cout << "wrote " << (out_dir / "robustness.csv").string() << ", "
+            << (out_dir / "robustness.md").string() << "\n";
+  return exit_code;
+}
+#endif
+
 int ConvergenceCommand(const dede::tools::SyntheticSpec& spec, int threads, double rho,
                        const fs::path& out_dir, bool plots) {
   std::error_code ec;
@@ -438,6 +514,61 @@ int main(int argc, char** argv) {
   run->add_flag("--no-plots", no_plots, "skip gnuplot");
   run->add_flag("--check", check, "also fail if a DeDe or exact row is infeasible (for tests)");
 
+  // robustness: the same instance options as `run`, plus the study's own.
+  EvalOptions rob_options = options;
+  rob_options.threads = {0};
+  std::string rob_threads_text = "all";
+  std::string rob_out = "eval-out";
+  bool rob_no_plots = false;
+  bool rob_check = false;
+#ifdef DEDE_EVAL_HAS_TE
+  dede::eval::RobustnessOptions robustness;
+#endif
+  auto* rob = app.add_subcommand(
+      "robustness", "traffic engineering max total flow under perturbations (paper 7.2)");
+  rob->add_option("--size", rob_options.size, "small (seconds), medium (Kdl), paper (ASN2k)")
+      ->check(CLI::IsMember({"small", "medium", "paper"}))
+      ->capture_default_str();
+#ifdef DEDE_EVAL_HAS_TE
+  rob->add_option("--studies", robustness.studies,
+                  "granularity, temporal, spatial, failures, comma-separated (default: all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(dede::eval::RobustnessStudies()));
+  rob->add_option("--pair-fraction", robustness.pair_fraction,
+                  "medium/paper: share of the ordered pairs with a demand (0: 0.005 Kdl, 0.002 "
+                  "ASN2k)")
+      ->check(CLI::Range(0.0, 1.0));
+  rob->add_option("--dede-seconds", robustness.dede_seconds,
+                  "DeDe's time budget per round (0: unlimited small, 10 s medium, 30 s paper)")
+      ->check(CLI::NonNegativeNumber);
+  rob->add_option("--dede-rho", robustness.dede_rho,
+                  "DeDe's initial rho (0: the framework default small, 1e5 medium/paper)")
+      ->check(CLI::NonNegativeNumber);
+  rob->add_option("--exact-solver", robustness.exact_solver,
+                  "reference: framework (Clp on the whole model) or plugin (its exact method)")
+      ->check(CLI::IsMember({"framework", "plugin"}))
+      ->capture_default_str();
+#endif
+  rob->add_option("--threads", rob_threads_text, "DeDe thread counts, comma-separated; all = "
+                                                 "every hardware thread")
+      ->capture_default_str();
+  rob->add_option("--rounds", rob_options.rounds, "rounds per instance (0: 2)")
+      ->check(CLI::NonNegativeNumber);
+  rob->add_option("--exact-time-limit", rob_options.exact_time_limit, "seconds per exact solve")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  rob->add_option("--seed", rob_options.seed, "seed for traffic, perturbations and POP")
+      ->capture_default_str();
+  rob->add_option("--methods", rob_options.methods,
+                  "only these methods, comma-separated (default: all)")
+      ->delimiter(',');
+  rob->add_option("--shared-data", rob_options.shared_dir,
+                  "the shared data directory (Kdl, ASN2k) for medium and paper sizes")
+      ->capture_default_str();
+  rob->add_option("--out", rob_out, "output directory")->capture_default_str();
+  rob->add_flag("--no-plots", rob_no_plots, "skip gnuplot");
+  rob->add_flag("--check", rob_check, "also fail if a DeDe or exact row is infeasible");
+
   dede::tools::SyntheticSpec spec;
   spec.resources = 100;
   spec.demands = 1000;
@@ -459,13 +590,25 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     if (run->parsed()) options.threads = ParseThreads(threads_text);
+    if (rob->parsed()) rob_options.threads = ParseThreads(rob_threads_text);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception&) {
-    std::cerr << "dede_eval: --threads " << threads_text
+    std::cerr << "dede_eval: --threads " << (rob->parsed() ? rob_threads_text : threads_text)
               << ": expected comma-separated counts >= 0 or 'all'\n";
     return 2;
   }
   if (run->parsed()) return RunCommand(options, domains, out_dir, !no_plots, check);
+  if (rob->parsed()) {
+#ifdef DEDE_EVAL_HAS_TE
+    return RobustnessCommand(rob_options, robustness, rob_out, !rob_no_plots, rob_check);
+#else
+    (void)rob_check;
+    (void)rob_no_plots;
+    std::cerr << "dede_eval: robustness needs the traffic_engineering domain, which is not "
+                 "built into this binary\n";
+    return 1;
+#endif
+  }
   return ConvergenceCommand(spec, conv_threads, rho, conv_out, !conv_no_plots);
 }
