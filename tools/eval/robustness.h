@@ -65,6 +65,7 @@ struct RobustnessRow {
   int level_index = 0;  // order of the level within the study (0 = unperturbed)
   // The level as a number for the plots: mean edge betweenness, c, q, failed links.
   double x = std::numeric_limits<double>::quiet_NaN();
+  double total_demand = std::numeric_limits<double>::quiet_NaN();  // this round, data units
 };
 
 using RobustnessSink = std::function<void(const RobustnessRow&)>;
@@ -90,6 +91,8 @@ class RobustnessReport {
     int with_quality = 0;
     double quality_sum = 0;
     double quality_min = std::numeric_limits<double>::infinity();
+    int with_satisfied = 0;
+    double satisfied_sum = 0;  // value / total demand
     double seconds_sum = 0;
   };
   struct Level {

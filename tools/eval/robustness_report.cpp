@@ -60,6 +60,10 @@ void RobustnessReport::Add(const RobustnessRow& r) {
     cell.quality_sum += r.row.quality;
     cell.quality_min = std::min(cell.quality_min, r.row.quality);
   }
+  if (!std::isnan(r.row.value) && r.total_demand > 0) {
+    ++cell.with_satisfied;
+    cell.satisfied_sum += r.row.value / r.total_demand;
+  }
   if (!std::isnan(r.row.seconds)) cell.seconds_sum += r.row.seconds;
 }
 
@@ -92,6 +96,22 @@ std::string RobustnessReport::Markdown() const {
         rows += c.rows;
       }
       out << ' ' << Fmt(rows > 0 ? seconds / rows : NAN, "%.3f") << " |\n";
+    }
+    // The same rows as satisfied demand (total flow / total demand): what the paper's drops
+    // under perturbation are measured in.
+    out << "\nSatisfied demand (total flow / total demand, mean over the rounds):\n\n| method |";
+    for (const Level& l : s.levels) out << ' ' << l.label << " |";
+    out << "\n|---|";
+    for (std::size_t i = 0; i < s.levels.size(); ++i) out << "---|";
+    out << "\n";
+    for (std::size_t m = 0; m < s.methods.size(); ++m) {
+      out << "| " << s.methods[m] << " |";
+      for (const Cell& c : s.cells[m]) {
+        out << ' '
+            << (c.with_satisfied > 0 ? Fmt(c.satisfied_sum / c.with_satisfied, "%.4f") : "-")
+            << " |";
+      }
+      out << "\n";
     }
   }
   return out.str();

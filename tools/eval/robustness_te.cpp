@@ -439,6 +439,7 @@ Status RunInstance(const EvalOptions& options,
         out.level = tag.level;
         out.level_index = tag.level_index;
         out.x = std::isnan(tag.x) ? betweenness : tag.x;
+        out.total_demand = total_demand;
         sink(out);
       }
     };
