@@ -82,6 +82,9 @@ class BlockSolver {
 //  * one row, every variable strictly convex (q_i + p_i/2 > 0 or a one-variable log) ->
 //    one-dimensional search on the row's multiplier;
 //  * one multi-variable log term and at most one row -> nested root finding;
+//  * otherwise, if some variables are affine images of a single other variable (their only
+//    row is a two-variable equality) and folding them leaves a block of the shapes above ->
+//    that solver on the reduced block (aggregate);
 //  * otherwise Clp (QP), kept alive across solves.
 // Returns nullptr and sets *error when no solver supports the structure.
 std::unique_ptr<BlockSolver> CreateBlockSolver(const BlockProblem& structure,

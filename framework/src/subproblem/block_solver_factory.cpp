@@ -3,6 +3,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "subproblem/aggregate_solver.h"
 #include "subproblem/block_problem.h"
 #include "subproblem/branch_and_bound.h"
 #include "subproblem/clp_block_solver.h"
@@ -15,7 +16,8 @@ namespace {
 constexpr const char* kSupported =
     "supported: no rows and one-variable logs only (clip); one row and one-variable logs only "
     "(one_row); one multi-variable log and at most one row, every variable of both strictly "
-    "convex (log); any rows without log terms (clp)";
+    "convex (log); any rows without log terms (clp); the same after folding "
+    "variables defined by a two-variable equality row into the other variable (aggregate)";
 
 bool CheckIndices(const std::vector<int>& index, const std::vector<double>& coef, int n,
                   const std::string& what, std::string* error) {
@@ -109,10 +111,22 @@ std::unique_ptr<BlockSolver> CreateContinuous(const BlockProblem& s,
       (num_rows == 0 || row_strict)) {
     return LogSolver::Create(s, options, error);
   }
-  if (multi_logs == 0 && var_logs == 0) return ClpBlockSolver::Create(s, options, error);
   // Clp cannot take log terms. A single row with one-variable logs is still exact with the
   // multiplier search, whose breakpoints include the steps of zero-curvature variables.
-  if (multi_logs == 0 && num_rows == 1) return SeparableSolver::Create(s, options, error);
+  if (multi_logs == 0 && var_logs > 0 && num_rows == 1) {
+    return SeparableSolver::Create(s, options, error);
+  }
+  // No fast solver fits as is. Variables that are affine images of one other variable fold
+  // into it (aggregate); worth it when the reduced block gets a fast solver.
+  std::unique_ptr<AggregateSolver> aggregate =
+      AggregateSolver::TryCreate(s, [&options](const BlockProblem& reduced) {
+        std::string ignored;
+        std::unique_ptr<BlockSolver> inner = CreateContinuous(reduced, options, &ignored);
+        if (inner != nullptr && inner->name().rfind("clp", 0) == 0) inner.reset();
+        return inner;
+      });
+  if (aggregate != nullptr) return aggregate;
+  if (multi_logs == 0 && var_logs == 0) return ClpBlockSolver::Create(s, options, error);
   *error = "block has " + std::to_string(s.logs.size()) + " log terms (" +
            std::to_string(multi_logs) + " over several variables) and " +
            std::to_string(num_rows) + " rows";

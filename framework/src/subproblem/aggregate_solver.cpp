@@ -1,0 +1,184 @@
+#include "subproblem/aggregate_solver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace dede::internal {
+
+std::unique_ptr<AggregateSolver> AggregateSolver::TryCreate(const BlockProblem& structure,
+                                                            const InnerFactory& make_inner) {
+  const int n = structure.num_vars();
+  const int num_rows = static_cast<int>(structure.rows.size());
+  std::vector<int> occurrences(n, 0);
+  std::vector<std::uint8_t> in_log(n, 0);
+  for (const BlockRow& row : structure.rows) {
+    for (int i : row.index) ++occurrences[i];
+  }
+  for (const BlockLog& log : structure.logs) {
+    for (int i : log.index) in_log[i] = 1;
+  }
+
+  std::unique_ptr<AggregateSolver> solver(new AggregateSolver());
+  std::vector<std::uint8_t> defining(num_rows, 0);
+  std::vector<std::uint8_t> eliminated(n, 0);
+  for (int r = 0; r < num_rows; ++r) {
+    const BlockRow& row = structure.rows[r];
+    if (row.sense != Sense::kEqual || row.index.size() != 2) continue;
+    if (row.coef[0] == 0.0 || row.coef[1] == 0.0) continue;
+    const auto eliminable = [&](int pos) {
+      const int i = row.index[pos];
+      return occurrences[i] == 1 && !in_log[i];
+    };
+    // Prefer eliminating the variable with a proximal term (an allocation entry), so the
+    // reduced block keeps the variables the domain model is written in.
+    int pos = -1;
+    if (eliminable(0) && eliminable(1)) {
+      pos = structure.prox_weight[row.index[1]] > structure.prox_weight[row.index[0]] ? 1 : 0;
+    } else if (eliminable(0)) {
+      pos = 0;
+    } else if (eliminable(1)) {
+      pos = 1;
+    }
+    if (pos < 0) continue;
+    Link link;
+    link.var = row.index[pos];
+    link.base = row.index[1 - pos];
+    link.row = r;
+    link.var_pos = pos;
+    link.base_pos = 1 - pos;
+    solver->links_.push_back(link);
+    eliminated[link.var] = 1;
+    defining[r] = 1;
+  }
+  if (solver->links_.empty()) return nullptr;
+
+  solver->num_vars_ = n;
+  solver->num_rows_ = num_rows;
+  solver->reduced_of_.assign(n, -1);
+  for (int i = 0; i < n; ++i) {
+    if (eliminated[i]) continue;
+    solver->reduced_of_[i] = static_cast<int>(solver->kept_vars_.size());
+    solver->kept_vars_.push_back(i);
+  }
+  BlockProblem& reduced = solver->reduced_;
+  const int m = static_cast<int>(solver->kept_vars_.size());
+  reduced.lower.assign(m, 0.0);
+  reduced.upper.assign(m, 0.0);
+  reduced.linear.assign(m, 0.0);
+  reduced.quadratic.assign(m, 0.0);
+  reduced.prox_weight.assign(m, 0.0);
+  reduced.prox_target.assign(m, 0.0);
+  if (!structure.integral.empty()) {
+    reduced.integral.assign(m, 0);
+    for (int k = 0; k < m; ++k) reduced.integral[k] = structure.integral[solver->kept_vars_[k]];
+  }
+  for (int r = 0; r < num_rows; ++r) {
+    if (defining[r]) continue;
+    solver->kept_rows_.push_back(r);
+    BlockRow row = structure.rows[r];
+    for (int& i : row.index) i = solver->reduced_of_[i];
+    reduced.rows.push_back(std::move(row));
+  }
+  for (const BlockLog& log : structure.logs) {
+    BlockLog copy = log;
+    for (int& i : copy.index) i = solver->reduced_of_[i];
+    reduced.logs.push_back(std::move(copy));
+  }
+  solver->LoadParameters(structure);
+  solver->LoadLinear(structure);
+  solver->inner_ = make_inner(reduced);
+  if (solver->inner_ == nullptr) return nullptr;
+  solver->w_.assign(m, 0.0);
+  return solver;
+}
+
+void AggregateSolver::LoadParameters(const BlockProblem& problem) {
+  BlockProblem& reduced = reduced_;
+  for (std::size_t k = 0; k < kept_vars_.size(); ++k) {
+    const int j = kept_vars_[k];
+    reduced.lower[k] = problem.lower[j];
+    reduced.upper[k] = problem.upper[j];
+    reduced.quadratic[k] = problem.quadratic[j];
+    reduced.prox_weight[k] = problem.prox_weight[j];
+  }
+  infeasible_bounds_ = false;
+  for (Link& link : links_) {
+    const BlockRow& row = problem.rows[link.row];
+    const double a_var = row.coef[link.var_pos];
+    const double a_base = row.coef[link.base_pos];
+    if (a_var == 0.0 || a_base == 0.0) {
+      // A parameter change zeroed a coefficient the structure relied on.
+      error_ = "aggregate: row " + std::to_string(link.row) +
+               " lost a coefficient (now 0); the block structure changed";
+      infeasible_bounds_ = true;
+      continue;
+    }
+    link.alpha = row.rhs / a_var;
+    link.beta = -a_base / a_var;
+    link.curvature = 2.0 * problem.quadratic[link.var] + problem.prox_weight[link.var];
+    const int k = reduced_of_[link.base];
+    reduced.quadratic[k] += 0.5 * link.curvature * link.beta * link.beta;
+    // lo <= alpha + beta w <= hi as an interval on w.
+    const double lo = problem.lower[link.var], hi = problem.upper[link.var];
+    double from = (lo - link.alpha) / link.beta, to = (hi - link.alpha) / link.beta;
+    if (link.beta < 0.0) std::swap(from, to);
+    reduced.lower[k] = std::max(reduced.lower[k], from);
+    reduced.upper[k] = std::min(reduced.upper[k], to);
+  }
+  for (std::size_t r = 0; r < kept_rows_.size(); ++r) {
+    const BlockRow& row = problem.rows[kept_rows_[r]];
+    reduced.rows[r].coef = row.coef;
+    reduced.rows[r].rhs = row.rhs;
+    reduced.rows[r].sense = row.sense;
+  }
+  for (std::size_t l = 0; l < problem.logs.size(); ++l) {
+    reduced.logs[l].coef = problem.logs[l].coef;
+    reduced.logs[l].constant = problem.logs[l].constant;
+    reduced.logs[l].weight = problem.logs[l].weight;
+  }
+  ++reduced.revision;
+}
+
+void AggregateSolver::LoadLinear(const BlockProblem& problem) {
+  BlockProblem& reduced = reduced_;
+  for (std::size_t k = 0; k < kept_vars_.size(); ++k) {
+    const int j = kept_vars_[k];
+    reduced.linear[k] = problem.linear[j];
+    reduced.prox_target[k] = problem.prox_target[j];
+  }
+  for (const Link& link : links_) {
+    const int i = link.var;
+    const double g = problem.linear[i] - problem.prox_weight[i] * problem.prox_target[i];
+    reduced.linear[reduced_of_[link.base]] += link.beta * (link.curvature * link.alpha + g);
+  }
+}
+
+BlockStatus AggregateSolver::Solve(const BlockProblem& problem, std::vector<double>* v) {
+  if (problem.num_vars() != num_vars_ || static_cast<int>(problem.rows.size()) != num_rows_) {
+    error_ = "block structure changed since the solver was created";
+    return BlockStatus::kError;
+  }
+  if (!loaded_ || problem.revision != revision_) {
+    error_.clear();
+    LoadParameters(problem);
+    revision_ = problem.revision;
+    loaded_ = true;
+  }
+  if (infeasible_bounds_) return BlockStatus::kError;
+  LoadLinear(problem);
+  for (std::size_t k = 0; k < kept_vars_.size(); ++k) w_[k] = (*v)[kept_vars_[k]];
+  const BlockStatus status = inner_->Solve(reduced_, &w_);
+  if (status != BlockStatus::kOptimal) {
+    error_ = inner_->last_error();
+    return status;
+  }
+  for (std::size_t k = 0; k < kept_vars_.size(); ++k) (*v)[kept_vars_[k]] = w_[k];
+  for (const Link& link : links_) {
+    const double value = link.alpha + link.beta * w_[reduced_of_[link.base]];
+    (*v)[link.var] = std::min(std::max(value, problem.lower[link.var]), problem.upper[link.var]);
+  }
+  return BlockStatus::kOptimal;
+}
+
+}  // namespace dede::internal
