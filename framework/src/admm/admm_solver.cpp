@@ -40,6 +40,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+bool Interrupted(Termination t) {
+  return t == Termination::kTimeLimit || t == Termination::kCancelled;
+}
+
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
@@ -116,6 +120,7 @@ class AdmmEngine {
   AdmmOptions options_;
   // Steady-clock deadline of the running solve in ns (0: none), read by branch and bound.
   std::atomic<std::int64_t> deadline_ns_{0};
+  std::stop_token stop_;  // of the running solve, polled between block solves
   std::string setup_error_;
   double setup_seconds_ = 0;
 
@@ -420,11 +425,24 @@ void AdmmEngine::ForEachBlock(int side, F&& f) {
 bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::string* message,
                           Termination* termination) {
   std::atomic<bool> failed{false};
+  std::atomic<bool> interrupted{false};
   std::vector<BlockStatus> status(blocks_[side].size(), BlockStatus::kOptimal);
   const double a = relaxation_;
+  // A half step can outlast the whole budget (a cold first iteration of thousands of QP
+  // blocks): blocks not yet started when the deadline passes or a stop is requested keep
+  // their previous values, and the solve ends after this half step.
+  const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
   ForEachBlock(side, [&](int b) {
     Block& block = blocks_[side][b];
     if (block.vars.empty()) return;
+    if (interrupted.load(std::memory_order_relaxed)) return;
+    if ((deadline > 0 && std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             Clock::now().time_since_epoch())
+                                 .count() > deadline) ||
+        stop_.stop_requested()) {
+      interrupted = true;
+      return;
+    }
     BlockProblem& bp = block.problem;
     const std::size_t n = block.vars.size();
     for (std::size_t i = 0; i < n; ++i) {
@@ -470,7 +488,15 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
     }
     if (measure) norms_[b] = acc;
   });
-  if (!failed) return true;
+  if (!failed) {
+    if (!interrupted) return true;
+    // Reported as a time limit or a cancellation, not as a failure: the values are usable.
+    *termination = stop_.stop_requested() ? Termination::kCancelled : Termination::kTimeLimit;
+    *message = std::string(stop_.stop_requested() ? "Stop requested" : "Time limit reached") +
+               " during the " + (side == 0 ? "resource" : "demand") +
+               " half step (blocks not yet solved kept their previous values).";
+    return false;
+  }
   for (std::size_t b = 0; b < status.size(); ++b) {
     if (status[b] == BlockStatus::kOptimal || status[b] == BlockStatus::kNodeLimit) continue;
     const Block& block = blocks_[side][b];
@@ -671,6 +697,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
     }
     deadline_ns_.store(deadline, std::memory_order_relaxed);
   }
+  stop_ = stop;
   *summary = SolveSummary();
   summary->method = "admm";
   summary->setup_seconds = setup_seconds_;
@@ -750,14 +777,15 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
       relaxation_ = integer_phase ? 1.0 : options_.relaxation;
       auto t0 = Clock::now();
       if (!HalfStep(0, integer_phase, measure, &message, &termination)) {
-        failed = true;
+        failed = !Interrupted(termination);
         break;
       }
       UpdateGlobalAlpha(0, measure);
       resource_seconds += Seconds(t0);
       t0 = Clock::now();
       if (!HalfStep(1, integer_phase, measure, &message, &termination)) {
-        failed = true;
+        failed = !Interrupted(termination);
+        if (!failed) iterations = k;
         break;
       }
       UpdateGlobalAlpha(1, measure);

@@ -6,6 +6,8 @@
 #include <vector>
 #include <cstdio>
 #include <stop_token>
+#include <chrono>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -321,6 +323,88 @@ TEST(AdmmSolver, TimeLimitHoldsThroughIntegerBranchAndBound) {
               summary.solve_seconds, summary.repair_seconds, summary.iterations);
   EXPECT_LT(summary.solve_seconds, 0.5 + 1.5);
 }
+
+// Many small demand blocks with two rows each: every block is a QP for Clp, so one half step
+// takes a long time compared with the budget below.
+std::unique_ptr<Problem> TwoRowDemandBlocks(int resources, int demands) {
+  auto problem = std::make_unique<Problem>(resources, demands);
+  const int x = problem->AddAllocation("x", Domain::NonNegative());
+  std::vector<LinearExpr> rows(resources);
+  for (int d = 0; d < demands; ++d) {
+    LinearExpr total, mix;
+    for (int r = 0; r < resources; ++r) {
+      const VarId v = problem->AddEntry(x, r, d);
+      problem->AddLinearCost(v, -1.0 - 0.1 * ((r + d) % 5));
+      total.Add(v, 1.0);
+      mix.Add(v, r % 2 == 0 ? 1.0 : -0.5);
+      rows[r].Add(v, 1.0);
+    }
+    problem->AddDemandConstraint(d, total, Sense::kLessEqual, 1.0);
+    problem->AddDemandConstraint(d, mix, Sense::kGreaterEqual, 0.1);
+  }
+  for (int r = 0; r < resources; ++r) {
+    problem->AddResourceConstraint(r, rows[r], Sense::kLessEqual, 0.3 * demands);
+  }
+  problem->SetObjectiveSense(ObjectiveSense::kMinimize);
+  return problem;
+}
+
+TEST(AdmmSolver, TimeLimitHoldsInsideAHalfStep) {
+  const auto problem = TwoRowDemandBlocks(6, 3000);
+  AdmmOptions options;
+  options.num_threads = 1;
+  options.max_iterations = 1;
+  options.repair = false;
+  Allocation allocation;
+  SolveSummary one;
+  {
+    AdmmSolver solver(*problem, options);
+    solver.Solve(&allocation, &one);
+  }
+  ASSERT_EQ(one.iterations, 1) << one.message;
+  const double iteration = one.resource_seconds + one.demand_seconds;
+
+  options.max_iterations = 1000;
+  options.time_limit_seconds = iteration / 20;
+  AdmmSolver solver(*problem, options);
+  SolveSummary summary;
+  solver.Solve(&allocation, &summary);
+  std::printf("one iteration %.3f s; with a %.4f s budget: %s after %.4f s, %d iterations: %s\n",
+              iteration, options.time_limit_seconds, TerminationName(summary.termination),
+              summary.solve_seconds, summary.iterations, summary.message.c_str());
+  EXPECT_EQ(summary.termination, Termination::kTimeLimit);
+  EXPECT_LE(summary.iterations, 1);  // a partial iteration counts
+  EXPECT_LT(summary.solve_seconds, iteration / 2);
+  EXPECT_EQ(allocation.values.size(), static_cast<std::size_t>(problem->num_variables()));
+}
+
+TEST(AdmmSolver, StopRequestedInsideAHalfStepEndsTheSolve) {
+  const auto problem = TwoRowDemandBlocks(6, 3000);
+  AdmmOptions options;
+  options.num_threads = 1;
+  options.repair = false;
+  options.max_iterations = 1;
+  Allocation allocation;
+  SolveSummary one;
+  {
+    AdmmSolver solver(*problem, options);
+    solver.Solve(&allocation, &one);
+  }
+  const double iteration = one.resource_seconds + one.demand_seconds;
+  options.max_iterations = 1000;
+  AdmmSolver solver(*problem, options);
+  std::stop_source source;
+  SolveSummary summary;
+  std::jthread stopper([&source, iteration] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(iteration / 20));
+    source.request_stop();
+  });
+  solver.Solve(source.get_token(), &allocation, &summary);
+  EXPECT_EQ(summary.termination, Termination::kCancelled) << summary.message;
+  EXPECT_LE(summary.iterations, 1);  // a partial iteration counts
+  EXPECT_LT(summary.solve_seconds, iteration / 2);
+}
+
 
 }  // namespace
 }  // namespace dede
