@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace dede::cluster {
 namespace {
@@ -92,7 +93,11 @@ Status SolvePop(const Instance& instance, const ClusterModel& model, const std::
     std::vector<double> t_equal;
     for (int j : jobs) {
       part.jobs.push_back(instance.jobs[j]);
-      part.throughput.push_back(instance.throughput[j]);
+      // The model's entries (all allowed types, or the kept ones with max_types_per_job), so
+      // that part entry e is the model's entry e.
+      std::vector<std::pair<int, double>> types;
+      for (const ClusterModel::Entry& e : model.entries(j)) types.emplace_back(e.type, e.throughput);
+      part.throughput.push_back(std::move(types));
       t_equal.push_back(model.t_equal(j));
     }
     Problem problem(0, 0);

@@ -12,11 +12,12 @@
 //    (dividing by the per-job constant T_equal_j only shifts the objective; it keeps the
 //    arguments O(1) whatever the throughput unit).
 // Inactive jobs: entries bounded to [0, 0]; in max-min their global expression gets the
-// constant kInactiveConstant (above every active job's largest possible value, so the slot can
-// never be the minimum and does not move the optimum); in proportional fairness their log
-// weight is 0.
+// constant inactive_constant() = the smallest ceiling max_r coef of the active jobs (no job can
+// exceed its ceiling, so the optimum is at most that constant and an inactive slot never lowers
+// the minimum); in proportional fairness their log weight is 0.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "cluster_data.h"
@@ -36,13 +37,22 @@ class ClusterModel {
     double coef;        // coefficient in the job's objective expression
   };
 
+  // Entries per job: 0 (default) declares one per allowed type; k > 0 keeps only k of them for
+  // jobs with more (the k / 4 fastest, then the best by comparative advantage: T[r, j] /
+  // T_equal_j over the mean of that ratio on type r). T_equal_j still uses every type, so the
+  // per-job values are those of the full problem and any allocation of the sparse problem is
+  // one of the full problem. Call before Describe.
+  void set_max_types_per_job(int k) { max_types_per_job_ = k; }
+  int max_types_per_job() const { return max_types_per_job_; }
+
   // Declares the problem for every job of `instance` (all active). `t_equal`, if given, is the
   // equal-share throughput per job to normalize with instead of the instance's own (POP
   // sub-problems pass the full cluster's, so every part maximizes the same per-job values).
   void Describe(const Instance& instance, Fairness fairness, Problem* problem,
                 const std::vector<double>* t_equal = nullptr);
   // Writes the active set (one flag per job) into the problem's parameters.
-  void SetActive(const std::vector<char>& active, Problem* problem) const;
+  // Max-min: inactive slots get the active jobs' smallest ceiling as their constant.
+  void SetActive(const std::vector<char>& active, Problem* problem);
 
   // min over active jobs of the normalized throughput (max-min), or sum over active jobs of
   // w_j log(normalized throughput + 1e-6) (proportional fairness).
@@ -53,12 +63,16 @@ class ClusterModel {
   double inactive_constant() const { return inactive_constant_; }
   int num_jobs() const { return static_cast<int>(entries_.size()); }
   Fairness fairness() const { return fairness_; }
-  // The job's entries, one per allowed type, in the order of Instance::throughput[job].
+  // The job's entries, one per allowed (and kept) type, in the order of
+  // Instance::throughput[job].
   const std::vector<Entry>& entries(int job) const { return entries_[job]; }
   // T_equal_j: the job's throughput on an equal share of the cluster (steps per second).
   double t_equal(int job) const { return t_equal_[job]; }
 
  private:
+  std::vector<std::vector<std::pair<int, double>>> KeptTypes(const Instance& instance) const;
+
+  int max_types_per_job_ = 0;
   Fairness fairness_ = Fairness::kMaxMin;
   std::vector<std::vector<Entry>> entries_;  // per job
   std::vector<double> weight_;

@@ -41,7 +41,7 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings, const Plug
         {"fairness", "source", "cluster_spec", "throughputs", "trace", "philly_trace",
          "round_seconds", "rounds", "num_types", "num_jobs", "num_arrivals", "mean_interarrival_s",
          "restricted_fraction", "scale_factors", "max_weight", "pop_solver", "pop_threads",
-         "report_jobs"});
+         "report_jobs", "max_types_per_job"});
     status.Update(settings.ReadChoice("fairness", {"max_min", "proportional"}, &fairness));
     status.Update(settings.ReadChoice("source", {"trace", "generator", "philly"}, &source_));
     status.Update(settings.Read("cluster_spec", &cluster_spec_));
@@ -60,6 +60,7 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings, const Plug
     status.Update(settings.ReadChoice("pop_solver", {"exact", "admm"}, &pop_solver));
     status.Update(settings.Read("pop_threads", &pop_threads_, 1, 256));
     status.Update(settings.ReadChoice("report_jobs", {"active", "none"}, &report_jobs));
+    status.Update(settings.Read("max_types_per_job", &max_types_per_job_, 0, 1 << 16));
     if (!status.ok()) return status;
   }
   fairness_ = fairness == "max_min" ? Fairness::kMaxMin : Fairness::kProportional;
@@ -104,6 +105,7 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings, const Plug
 }
 
 Status ClusterSchedulingPlugin::Describe(Problem* problem) {
+  model_.set_max_types_per_job(max_types_per_job_);
   model_.Describe(instance_, fairness_, problem);
   num_variables_ = problem->num_variables();
   ResetSimulation();

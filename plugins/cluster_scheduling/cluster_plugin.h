@@ -61,6 +61,7 @@ class ClusterSchedulingPlugin : public DomainPlugin {
   bool report_jobs_ = true;  // demand entities for the active jobs every round
   bool pop_admm_ = false;
   int pop_threads_ = 1;
+  int max_types_per_job_ = 0;  // 0: an entry for every allowed type
   std::uint64_t seed_ = 0;
   GeneratorOptions generator_;
   Instance instance_;
