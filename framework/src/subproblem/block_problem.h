@@ -82,6 +82,8 @@ class BlockSolver {
 //  * one row, every variable strictly convex (q_i + p_i/2 > 0 or a one-variable log) ->
 //    one-dimensional search on the row's multiplier;
 //  * one multi-variable log term and at most one row -> nested root finding;
+//  * two rows, every variable of both strictly convex -> Newton on the second row's
+//    multiplier over the one-row search (two_row);
 //  * otherwise, if some variables are affine images of a single other variable (their only
 //    row is a two-variable equality) and folding them leaves a block of the shapes above ->
 //    that solver on the reduced block (aggregate);

@@ -9,6 +9,7 @@
 #include "subproblem/clp_block_solver.h"
 #include "subproblem/log_solver.h"
 #include "subproblem/separable_solver.h"
+#include "subproblem/two_row_solver.h"
 
 namespace dede::internal {
 namespace {
@@ -16,7 +17,8 @@ namespace {
 constexpr const char* kSupported =
     "supported: no rows and one-variable logs only (clip); one row and one-variable logs only "
     "(one_row); one multi-variable log and at most one row, every variable of both strictly "
-    "convex (log); any rows without log terms (clp); the same after folding "
+    "convex (log); two rows and one-variable logs only, every row variable strictly convex "
+    "(two_row); any rows without log terms (clp); the same after folding "
     "variables defined by a two-variable equality row into the other variable (aggregate)";
 
 bool CheckIndices(const std::vector<int>& index, const std::vector<double>& coef, int n,
@@ -115,6 +117,10 @@ std::unique_ptr<BlockSolver> CreateContinuous(const BlockProblem& s,
   // multiplier search, whose breakpoints include the steps of zero-curvature variables.
   if (multi_logs == 0 && var_logs > 0 && num_rows == 1) {
     return SeparableSolver::Create(s, options, error);
+  }
+  if (multi_logs == 0 && num_rows == 2 && all_strict(s.rows[0].index) &&
+      all_strict(s.rows[1].index)) {
+    return TwoRowSolver::Create(s, options, error);
   }
   // No fast solver fits as is. Variables that are affine images of one other variable fold
   // into it (aggregate); worth it when the reduced block gets a fast solver.

@@ -22,7 +22,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // with the exact solvers to ~1e-10 at no measurable cost.
 constexpr double kMinClpTolerance = 1e-10;
 constexpr double kMaxClpTolerance = 1e-7;
-// A "proven optimal" point further than this from feasible triggers a cold re-solve.
+// A "proven optimal" point further than this from feasible (bounds absolute, rows relative to
+// their magnitude: ScaledBlockViolation) triggers a cold re-solve.
 constexpr double kAcceptViolation = 1e-7;
 
 double ToClp(double x) {
@@ -817,7 +818,7 @@ double ClpBlockSolver::ClpViolation(const BlockProblem& problem) {
   for (int i = 0; i < num_vars_; ++i) {
     scratch_[i] = std::clamp(scratch_[i], problem.lower[i], problem.upper[i]);
   }
-  return MaxBlockViolation(problem, scratch_);
+  return ScaledBlockViolation(problem, scratch_);
 }
 
 // Clp 1.17 is not trusted on its own verdicts: its dual simplex reports some feasible blocks
@@ -901,13 +902,13 @@ BlockStatus ClpBlockSolver::SolveQp(bool parameters_changed, const BlockProblem&
       for (int i = 0; i < num_vars_; ++i) {
         scratch_[i] = std::clamp(scratch_[i], problem.lower[i], problem.upper[i]);
       }
-      const double worst = MaxBlockViolation(problem, scratch_);
+      const double worst = ScaledBlockViolation(problem, scratch_);
       if (worst <= kAcceptViolation) {
         v->swap(scratch_);
         return BlockStatus::kOptimal;
       }
       char buf[160];
-      std::snprintf(buf, sizeof(buf), "active-set QP: final point violates the block by %.3g",
+      std::snprintf(buf, sizeof(buf), "active-set QP: final point violates the block by %.3g (relative)",
                     worst);
       qp_error = buf;
       qp_->Invalidate();

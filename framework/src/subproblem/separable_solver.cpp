@@ -98,6 +98,28 @@ double MaxBlockViolation(const BlockProblem& problem, const std::vector<double>&
   return worst;
 }
 
+double ScaledBlockViolation(const BlockProblem& problem, const std::vector<double>& v) {
+  double worst = 0.0;
+  const int n = problem.num_vars();
+  for (int i = 0; i < n; ++i) {
+    if (std::isnan(v[i])) return kInf;
+    worst = std::max({worst, problem.lower[i] - v[i], v[i] - problem.upper[i]});
+  }
+  for (const BlockRow& row : problem.rows) {
+    double activity = 0.0, magnitude = std::fabs(row.rhs);
+    for (size_t k = 0; k < row.index.size(); ++k) {
+      const double term = row.coef[k] * v[row.index[k]];
+      activity += term;
+      magnitude += std::fabs(term);
+    }
+    if (std::isnan(activity)) return kInf;
+    const double scale = std::max(1.0, magnitude);
+    if (row.sense != Sense::kGreaterEqual) worst = std::max(worst, (activity - row.rhs) / scale);
+    if (row.sense != Sense::kLessEqual) worst = std::max(worst, (row.rhs - activity) / scale);
+  }
+  return worst;
+}
+
 std::vector<std::uint8_t> StrictlyConvexVariables(const BlockProblem& problem) {
   const int n = problem.num_vars();
   std::vector<std::uint8_t> strict(n, 0);

@@ -26,6 +26,10 @@ double EvaluateBlockObjective(const BlockProblem& problem, const std::vector<dou
 // not measured. NaN entries count as infinite violation.
 double MaxBlockViolation(const BlockProblem& problem, const std::vector<double>& v);
 
+// As MaxBlockViolation, but each row's violation is divided by max(1, |rhs| + sum_k |a_k v_k|),
+// so rows with large coefficients are held to the same relative accuracy as unit rows.
+double ScaledBlockViolation(const BlockProblem& problem, const std::vector<double>& v);
+
 // True if variable i is strictly convex through its own terms: q_i + p_i / 2 > 0 or a
 // one-variable log term with positive weight and non-zero coefficient.
 std::vector<std::uint8_t> StrictlyConvexVariables(const BlockProblem& problem);

@@ -324,9 +324,9 @@ TEST(AdmmSolver, TimeLimitHoldsThroughIntegerBranchAndBound) {
   EXPECT_LT(summary.solve_seconds, 0.5 + 1.5);
 }
 
-// Many small demand blocks with two rows each: every block is a QP for Clp, so one half step
+// Many small demand blocks with three rows each: every block is a QP for Clp, so one half step
 // takes a long time compared with the budget below.
-std::unique_ptr<Problem> TwoRowDemandBlocks(int resources, int demands) {
+std::unique_ptr<Problem> ThreeRowDemandBlocks(int resources, int demands) {
   auto problem = std::make_unique<Problem>(resources, demands);
   const int x = problem->AddAllocation("x", Domain::NonNegative());
   std::vector<LinearExpr> rows(resources);
@@ -341,6 +341,10 @@ std::unique_ptr<Problem> TwoRowDemandBlocks(int resources, int demands) {
     }
     problem->AddDemandConstraint(d, total, Sense::kLessEqual, 1.0);
     problem->AddDemandConstraint(d, mix, Sense::kGreaterEqual, 0.1);
+    LinearExpr pair;
+    pair.Add(problem->Entry(x, 0, d), 1.0);
+    pair.Add(problem->Entry(x, 1, d), 1.0);
+    problem->AddDemandConstraint(d, pair, Sense::kLessEqual, 0.8);
   }
   for (int r = 0; r < resources; ++r) {
     problem->AddResourceConstraint(r, rows[r], Sense::kLessEqual, 0.3 * demands);
@@ -350,7 +354,7 @@ std::unique_ptr<Problem> TwoRowDemandBlocks(int resources, int demands) {
 }
 
 TEST(AdmmSolver, TimeLimitHoldsInsideAHalfStep) {
-  const auto problem = TwoRowDemandBlocks(6, 3000);
+  const auto problem = ThreeRowDemandBlocks(6, 3000);
   AdmmOptions options;
   options.num_threads = 1;
   options.max_iterations = 1;
@@ -379,7 +383,7 @@ TEST(AdmmSolver, TimeLimitHoldsInsideAHalfStep) {
 }
 
 TEST(AdmmSolver, StopRequestedInsideAHalfStepEndsTheSolve) {
-  const auto problem = TwoRowDemandBlocks(6, 3000);
+  const auto problem = ThreeRowDemandBlocks(6, 3000);
   AdmmOptions options;
   options.num_threads = 1;
   options.repair = false;

@@ -39,6 +39,8 @@ TEST(CreateBlockSolver, SelectsTheFastestExactSolverByStructure) {
 
   BlockProblem two_rows = ProxBlock(true);
   two_rows.rows.push_back({{0, 1}, {1.0, -1.0}, Sense::kEqual, 0.0});
+  EXPECT_EQ(Chosen(two_rows), "two_row");
+  two_rows.rows.push_back({{1, 2}, {1.0, 1.0}, Sense::kLessEqual, 1.0});
   EXPECT_EQ(Chosen(two_rows), "clp+qp");
 
   BlockProblem quad_only = ProxBlock(true);  // q alone also makes a variable strictly convex
@@ -93,8 +95,11 @@ TEST(CreateBlockSolver, NamesUnsupportedStructures) {
   BlockProblem log_and_rows = ProxBlock(true);
   log_and_rows.logs.push_back({{0}, {1.0}, 0.0, 1.0});
   log_and_rows.rows.push_back({{0, 2}, {1.0, 1.0}, Sense::kLessEqual, 1.0});
-  EXPECT_NE(Chosen(log_and_rows).find("1 log terms (0 over several variables) and 2 rows"),
-            std::string::npos);
+  EXPECT_EQ(Chosen(log_and_rows), "two_row");  // every row variable strictly convex
+  log_and_rows.rows.push_back({{1, 2}, {1.0, 1.0}, Sense::kLessEqual, 1.0});
+  EXPECT_NE(Chosen(log_and_rows).find("1 log terms (0 over several variables) and 3 rows"),
+            std::string::npos)
+      << Chosen(log_and_rows);
 
   BlockProblem flat_log = ProxBlock(true);  // a log variable without curvature
   flat_log.prox_weight[1] = 0.0;
