@@ -301,6 +301,118 @@ TEST(ClusterModel, ProportionalFairnessAtSmallRhoSolves) {
   EXPECT_LE(c.violation, 1e-6);
 }
 
+// max_types_per_job: a sparse problem whose entries are a subset of the full one's (the fastest
+// types first), normalized exactly like the full problem, so its allocations are full-problem
+// allocations. On an instance where sharing decides (equal weights, more jobs than instances),
+// its exact optimum stays close to the full one and ADMM on it within 1% of that.
+TEST(ClusterModel, SparseModelKeepsTheFastestTypesAndStaysNearTheFullOptimum) {
+  GeneratorOptions options;
+  options.num_types = 12;
+  options.num_jobs = 500;
+  options.max_weight = 1.0;
+  options.seed = 5;
+  const Instance instance = GenerateInstance(options);
+  const std::vector<char> active(instance.jobs.size(), 1);
+  constexpr int kTypes = 4;
+  Problem full_problem(0, 0), sparse_problem(0, 0);
+  ClusterModel full, sparse;
+  full.Describe(instance, Fairness::kMaxMin, &full_problem);
+  full.SetActive(active, &full_problem);
+  sparse.set_max_types_per_job(kTypes);
+  sparse.Describe(instance, Fairness::kMaxMin, &sparse_problem);
+  sparse.SetActive(active, &sparse_problem);
+  int restricted = 0;
+  for (int j = 0; j < full.num_jobs(); ++j) {
+    const auto& all = instance.throughput[j];
+    const auto& kept = sparse.entries(j);
+    ASSERT_EQ(kept.size(), std::min<std::size_t>(kTypes, all.size())) << "job " << j;
+    restricted += all.size() <= static_cast<std::size_t>(kTypes);
+    EXPECT_DOUBLE_EQ(sparse.t_equal(j), full.t_equal(j));
+    double fastest = 0.0, kept_fastest = 0.0;
+    for (const auto& [r, t] : all) fastest = std::max(fastest, t);
+    for (std::size_t e = 0; e < kept.size(); ++e) {
+      kept_fastest = std::max(kept_fastest, kept[e].throughput);
+      if (e > 0) {
+        EXPECT_LT(kept[e - 1].type, kept[e].type) << "job " << j << ": instance order";
+      }
+    }
+    EXPECT_EQ(kept_fastest, fastest) << "job " << j;
+  }
+  EXPECT_GT(restricted, 0);
+  EXPECT_LT(restricted, full.num_jobs());
+
+  ExactOptions exact_options;
+  Allocation full_exact, sparse_exact;
+  SolveSummary s;
+  SolveExact(full_problem, exact_options, &full_exact, &s);
+  ASSERT_TRUE(s.IsSolutionUsable()) << s.BriefReport();
+  SolveExact(sparse_problem, exact_options, &sparse_exact, &s);
+  ASSERT_TRUE(s.IsSolutionUsable()) << s.BriefReport();
+  const double full_value = full.Value(full_exact, active);
+  const double sparse_value = sparse.Value(sparse_exact, active);
+  double ceiling = kInfinity;
+  for (int j = 0; j < full.num_jobs(); ++j) {
+    double best = 0.0;
+    for (const auto& e : full.entries(j)) best = std::max(best, e.coef);
+    ceiling = std::min(ceiling, best);
+  }
+  EXPECT_LT(full_value, 0.9 * ceiling) << "the optimum should not be a job's ceiling";
+  EXPECT_LE(sparse_value, full_value * (1 + 1e-9));
+  EXPECT_GE(sparse_value, 0.97 * full_value);
+
+  AdmmOptions admm;
+  admm.eps_abs = 1e-7;
+  admm.eps_rel = 1e-6;
+  admm.max_iterations = 40000;
+  AdmmSolver solver(sparse_problem, admm);
+  Allocation a;
+  solver.Solve(&a, &s);
+  ASSERT_TRUE(s.IsSolutionUsable()) << s.BriefReport() << ": " << s.message;
+  // The same allocation as a point of the full problem: same value, feasible there.
+  Allocation as_full;
+  as_full.values.assign(full_problem.num_variables(), 0.0);
+  for (int j = 0; j < full.num_jobs(); ++j) {
+    for (const auto& e : sparse.entries(j)) {
+      for (const auto& f : full.entries(j))
+        if (f.type == e.type) as_full.values[f.var] = a[e.var];
+    }
+  }
+  EXPECT_LE(full_problem.MeasureViolation(as_full.values).Max(), 1e-6);
+  const double admm_value = full.Value(as_full, active);
+  EXPECT_NEAR(admm_value, sparse.Value(a, active), 1e-12);
+  EXPECT_GE(admm_value, 0.99 * sparse_value);
+  std::printf("sparse (%d types per job): exact %.6f of full %.6f (%.4f), ADMM %.6f (%.4f of full) "
+              "in %d iterations (%s)\n",
+              kTypes, sparse_value, full_value, sparse_value / full_value, admm_value,
+              admm_value / full_value, s.iterations, s.BriefReport().c_str());
+}
+
+// Max-min: inactive slots carry the active jobs' smallest ceiling (computed here by hand), an
+// upper bound of the optimum, so they never lower the minimum.
+TEST(ClusterModel, InactiveConstantIsTheSmallestActiveCeiling) {
+  const Instance instance = TraceInstance();
+  const std::vector<char> active = FirstRound(instance);
+  Problem problem(0, 0);
+  ClusterModel model;
+  model.Describe(instance, Fairness::kMaxMin, &problem);
+  model.SetActive(active, &problem);
+  double ceiling = kInfinity;
+  for (std::size_t j = 0; j < instance.jobs.size(); ++j) {
+    if (!active[j]) continue;
+    double best = 0.0;
+    for (const auto& [r, t] : instance.throughput[j]) {
+      best = std::max(best, t * instance.jobs[j].scale_factor /
+                                (instance.jobs[j].weight * model.t_equal(static_cast<int>(j))));
+    }
+    ceiling = std::min(ceiling, best);
+  }
+  EXPECT_NEAR(model.inactive_constant(), ceiling, 1e-12 * ceiling);
+  for (int j = 0; j < model.num_jobs(); ++j) {
+    const double constant = problem.global_term().exprs[j].constant;
+    EXPECT_EQ(constant, active[j] ? 0.0 : model.inactive_constant()) << "job " << j;
+  }
+}
+
 TEST(ClusterModel, InactiveSlotsDoNotChangeTheOptimum) {
   // The same active jobs with and without extra inactive slots give the same exact optimum.
   const Instance full = TraceInstance();
