@@ -684,8 +684,32 @@ RoundResult ExactSolver::SolveCbcRound(const std::vector<double>* start) {
   }
   // Solving the root LP here (as Cbc's own examples do) lets its iterations be counted:
   // CbcModel's counter only covers the tree search.
+  // CbcModel's own limit is only checked between its phases; the root LP of a large model
+  // can take longer than the whole budget, so Clp under Cbc gets the same limit.
+  if (IsFinite(remaining)) {
+    if (auto* osi = dynamic_cast<OsiClpSolverInterface*>(cbc.solver())) {
+      osi->getModelPtr()->setMaximumSeconds(std::max(remaining, 0.0));
+      osi->getModelPtr()->setMaximumWallSeconds(std::max(remaining, 0.0));
+    }
+  }
   cbc.initialSolve();
   const int root_iterations = cbc.solver()->getIterationCount();
+  if (const auto* osi = dynamic_cast<const OsiClpSolverInterface*>(cbc.solver());
+      osi != nullptr && IsFinite(remaining) && osi->getModelPtr()->status() == 3) {
+    // The root LP stopped on the limit (Clp status 3); Cbc would read the unfinished LP as
+    // infeasible. The warm start, if any, is the best point known.
+    result.status = RoundResult::Status::kTimeLimit;
+    result.iterations = root_iterations;
+    result.detail = "Cbc's root LP stopped on the time limit after " +
+                    std::to_string(root_iterations) + " simplex iterations" +
+                    (start != nullptr ? "" : ", without an integer-feasible solution");
+    if (start != nullptr) {
+      result.x = *start;
+      result.x_is_solution = true;
+      result.internal_objective = InternalObjective(*start);
+    }
+    return result;
+  }
   cbc.branchAndBound();
 
   result.iterations = root_iterations + cbc.getIterationCount();

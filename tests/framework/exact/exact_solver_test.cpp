@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -591,6 +592,37 @@ TEST(SolveExact, TimeLimitStopsTheCutRounds) {
   EXPECT_EQ(r.summary.termination, Termination::kTimeLimit) << r.summary.message;
   EXPECT_LE(r.summary.total_seconds, 1.5);
   EXPECT_EQ(r.summary.method, "clp-oa");
+}
+
+TEST(SolveExact, TimeLimitHoldsInTheRootLpOfAMip) {
+  // A dense covering MIP, 400 rows x 4,000 integer columns with random coefficients: its root
+  // LP takes about a second here, 20x the budget. The limit must reach Clp under Cbc, which
+  // stops the root LP (without it Cbc only checked its clock after the root and reported a
+  // tree-search time limit). Clp's scaling and crash before the first iteration are not
+  // interruptible, hence the loose bound on the total time.
+  constexpr int kRows = 400, kCols = 4000;
+  Problem p(1, 1);
+  std::vector<VarId> x(kCols);
+  Lcg rng(7);
+  for (int j = 0; j < kCols; ++j) {
+    x[j] = p.AddLocal(BlockId::Resource(0), Domain::Integer(0, 10));
+    p.AddLinearCost(x[j], rng.Next(1, 1000));
+  }
+  for (int i = 0; i < kRows; ++i) {
+    LinearExpr row;
+    for (int j = 0; j < kCols; ++j) row.Add(x[j], rng.Next(1, 100));
+    p.AddResourceConstraint(0, row, Sense::kGreaterEqual, 5000 + rng.Next(0, 5000));
+  }
+  ExactOptions options;
+  options.time_limit_seconds = 0.05;
+  const Result r = Solve(p, options);
+  std::printf("root LP under a %.2f s limit: %s after %.3f s (setup %.3f s): %s\n",
+              options.time_limit_seconds, TerminationName(r.summary.termination),
+              r.summary.total_seconds, r.summary.setup_seconds, r.summary.message.c_str());
+  EXPECT_EQ(r.summary.termination, Termination::kTimeLimit) << r.summary.message;
+  EXPECT_NE(r.summary.message.find("root LP stopped on the time limit"), std::string::npos)
+      << r.summary.message;
+  EXPECT_LE(r.summary.total_seconds, 5.0);
 }
 
 // ---- the two 10x10 reference problems --------------------------------------------------------
