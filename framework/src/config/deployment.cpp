@@ -538,6 +538,11 @@ std::vector<Spec> BuildSpecs() {
   s.push_back(String("storage.database", [](auto& c) -> auto& { return c.database; }, true, true,
       "SQLite database file, relative to the deployment file; \":memory:\" keeps it in "
       "memory.", false));
+  s.push_back(Int("storage.keep_allocations",
+      [](auto& c) -> auto& { return c.keep_allocations; }, AtLeast(0),
+      "Allocation rows kept in the database: 0 keeps every round's; N keeps the latest round's "
+      "and those of rounds divisible by N (the others are deleted when the next round is "
+      "written). Round summaries, metrics and records are always kept.", true));
   // stop
   s.push_back(Int("stop.max_rounds", [](auto& c) -> auto& { return c.max_rounds; }, AtLeast(0),
       "Stop after this many rounds; 0: no limit.", true));

@@ -37,6 +37,7 @@ struct DeploymentConfig {
   OverrunPolicy overrun = OverrunPolicy::kSkip;  // schedule.overrun: skip | back_to_back
   bool simulated_time = false;   // schedule.simulated_time: rounds run back to back, time is virtual
   std::string database;          // storage.database (resolved; ":memory:" allowed)
+  int keep_allocations = 0;      // storage.keep_allocations (0: every round's)
   int max_rounds = 0;            // stop.max_rounds (0: unlimited)
   double max_wall_seconds = 0;   // stop.max_wall_seconds (0: unlimited)
 };

@@ -111,6 +111,7 @@ Status Runner::Setup() {
     record.plugin_version = plugin_version_;
     record.config_file = config_.file;
     record.config_yaml = config_.text;
+    store_->SetAllocationHistory(config_.keep_allocations);
     Result<std::int64_t> id = store_->UpsertDeployment(record);
     if (!id.ok()) return id.status();
     deployment_id_ = id.value();

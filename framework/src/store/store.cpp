@@ -181,6 +181,7 @@ struct Store::Impl {
   int schema_version = 0;
   // Size of each deployment's variable catalogue; it never changes once written.
   std::unordered_map<std::int64_t, int> catalogue_sizes;
+  int keep_allocations_every = 0;  // SetAllocationHistory
 
   Status ApplyMigrations();
   // "deployment 'name'"; NotFound if the id does not exist.
@@ -868,8 +869,42 @@ Status Store::WriteRound(std::int64_t deployment_id, const RoundRecord& record) 
     insert->Bind(1, deployment_id).Bind(2, record.round).BindBlob(3, record.state);
     status = insert->Run();
     if (!status.ok()) return status;
+    // Resume needs only the latest checkpoint; older ones are dead weight (a simulator's state
+    // can be megabytes per round).
+    auto prune = impl.db->Prepare(
+        "DELETE FROM plugin_states WHERE deployment_id = ?1 AND round < ?2");
+    if (!prune.ok()) return prune.status();
+    prune->Bind(1, deployment_id).Bind(2, record.round);
+    status = prune->Run();
+    if (!status.ok()) return status;
+  }
+  if (impl.keep_allocations_every > 0) {
+    // The previous round's allocation is no longer the latest: drop it unless its round is
+    // one of the kept ones. Doing this round by round keeps each delete to one round's rows.
+    auto previous = impl.db->Prepare(
+        "SELECT max(round) FROM rounds WHERE deployment_id = ?1 AND round < ?2");
+    if (!previous.ok()) return previous.status();
+    previous->Bind(1, deployment_id).Bind(2, record.round);
+    bool has_row = false;
+    status = previous->Step(&has_row);
+    if (!status.ok()) return status;
+    if (has_row && !previous->IsNull(0)) {
+      const std::int64_t prev = previous->ColumnInt64(0);
+      if (prev % impl.keep_allocations_every != 0) {
+        auto drop = impl.db->Prepare(
+            "DELETE FROM allocations WHERE deployment_id = ?1 AND round = ?2");
+        if (!drop.ok()) return drop.status();
+        drop->Bind(1, deployment_id).Bind(2, prev);
+        status = drop->Run();
+        if (!status.ok()) return status;
+      }
+    }
   }
   return tx.Commit();
+}
+
+void Store::SetAllocationHistory(int keep_every) {
+  impl_->keep_allocations_every = std::max(keep_every, 0);
 }
 
 Result<QueryResult> Store::Query(const std::string& sql) {

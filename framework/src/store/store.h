@@ -86,6 +86,11 @@ class Store {
   Result<LastRound> LoadLastRound(std::int64_t deployment_id, int num_variables);
   // One transaction. Fails (and writes nothing) if the round already exists.
   Status WriteRound(std::int64_t deployment_id, const RoundRecord& record);
+  // Allocation history kept by WriteRound: 0 keeps every round's allocation; N > 0 keeps the
+  // latest round's and those of rounds divisible by N, deleting the previous round's rows when
+  // the next round is written (storage.keep_allocations). Only the latest plugin checkpoint is
+  // ever kept.
+  void SetAllocationHistory(int keep_every);
   // Read-only query (the connection is opened read-only by `dede query`).
   Result<QueryResult> Query(const std::string& sql);
 

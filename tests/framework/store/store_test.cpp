@@ -514,6 +514,36 @@ TEST_F(StoreRounds, WriteRoundThenLoadLastRoundRoundTrips) {
   EXPECT_EQ(empty_round.values, std::vector<double>(5, 0.0));
 }
 
+TEST_F(StoreRounds, AllocationHistoryKeepsEveryNthRoundAndTheLatest) {
+  store_->SetAllocationHistory(3);
+  for (int round = 0; round < 8; ++round) {
+    RoundRecord record = MakeRound(round, {{0, 1.0 + round}, {4, 0.5}});
+    record.has_state = true;
+    record.state = "state of round " + std::to_string(round);
+    ASSERT_OK(store_->WriteRound(id_, record));
+  }
+  // Rounds 0, 3, 6 (divisible by 3) and 7 (the latest) keep their two rows each.
+  for (int round = 0; round < 8; ++round) {
+    const bool kept = round % 3 == 0 || round == 7;
+    EXPECT_EQ(CountRows(*store_, "allocations", round), kept ? 2 : 0) << "round " << round;
+    EXPECT_EQ(CountRows(*store_, "metrics", round), 2) << "round " << round;
+  }
+  EXPECT_EQ(Scalar(*store_, "SELECT count(*) FROM rounds"), "8");
+  // Only the latest checkpoint is kept, and resume gets it with the latest allocation.
+  EXPECT_EQ(Scalar(*store_, "SELECT group_concat(round) FROM plugin_states"), "7");
+  ASSERT_OK_AND_ASSIGN(const LastRound last, store_->LoadLastRound(id_, problem_.num_variables()));
+  EXPECT_EQ(last.round, 7);
+  EXPECT_EQ(last.values[0], 8.0);
+  EXPECT_EQ(last.state, "state of round 7");
+
+  // Back to keeping everything: nothing more is deleted.
+  store_->SetAllocationHistory(0);
+  ASSERT_OK(store_->WriteRound(id_, MakeRound(8, {{0, 9.0}})));
+  ASSERT_OK(store_->WriteRound(id_, MakeRound(9, {{0, 10.0}})));
+  EXPECT_EQ(CountRows(*store_, "allocations", 7), 2);
+  EXPECT_EQ(CountRows(*store_, "allocations", 8), 1);
+}
+
 TEST_F(StoreRounds, LoadLastRoundRejectsAStoredVariableBeyondTheProblem) {
   ASSERT_OK(store_->WriteRound(id_, MakeRound(0, {{4, 1.0}})));
   auto last = store_->LoadLastRound(id_, 4);

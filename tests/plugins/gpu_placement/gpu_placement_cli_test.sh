@@ -43,7 +43,7 @@ rounds=$(q "$work/a.db" "SELECT count(*) FROM rounds")
   || fail "allocation above capacity"
 [ "$(q "$work/a.db" "SELECT count(*) FROM metrics m WHERE name = 'gpus_held' AND value <> (SELECT coalesce(sum(value), 0) FROM allocations a WHERE a.round = m.round)")" = 0 ] \
   || fail "gpus_held differs from the allocation"
-[ "$(q "$work/a.db" "SELECT count(*) FROM plugin_states")" = "$rounds" ] || fail "one checkpoint per round"
+[ "$(q "$work/a.db" "SELECT group_concat(round) FROM plugin_states")" = "$((rounds - 1))" ] || fail "the latest checkpoint only"
 [ "$(q "$work/a.db" "SELECT value FROM metrics WHERE name = 'finished_jobs' ORDER BY round DESC LIMIT 1")" = 30.0 ] \
   || fail "finished_jobs metric"
 
