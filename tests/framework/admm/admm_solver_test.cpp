@@ -410,5 +410,23 @@ TEST(AdmmSolver, StopRequestedInsideAHalfStepEndsTheSolve) {
 }
 
 
+TEST(AdmmSolver, SetupTimeIsChargedToTheFirstSolveOnly) {
+  const auto problem = ThreeRowDemandBlocks(3, 200);
+  AdmmOptions options;
+  options.num_threads = 1;
+  options.max_iterations = 5;
+  AdmmSolver solver(*problem, options);
+  Allocation allocation;
+  SolveSummary first, second;
+  solver.Solve(&allocation, &first);
+  solver.Solve(&allocation, &second);
+  EXPECT_GT(first.setup_seconds, 0.0);
+  EXPECT_NEAR(first.total_seconds,
+              first.setup_seconds + first.solve_seconds + std::max(first.repair_seconds, 0.0),
+              1e-3);
+  EXPECT_EQ(second.setup_seconds, 0.0);
+  EXPECT_LT(second.total_seconds, second.solve_seconds + std::max(second.repair_seconds, 0.0) + 1e-3);
+}
+
 }  // namespace
 }  // namespace dede
