@@ -535,7 +535,7 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::IsMember(dede::eval::RobustnessStudies()));
   rob->add_option("--pair-fraction", robustness.pair_fraction,
-                  "medium/paper: share of the ordered pairs with a demand (0: 0.005 Kdl, 0.002 "
+                  "medium/paper: share of the ordered pairs with a demand (0: 0.005 Kdl, 0.01 "
                   "ASN2k)")
       ->check(CLI::Range(0.0, 1.0));
   rob->add_option("--dede-seconds", robustness.dede_seconds,
