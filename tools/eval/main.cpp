@@ -548,6 +548,10 @@ int main(int argc, char** argv) {
                   "reference: framework (Clp on the whole model) or plugin (its exact method)")
       ->check(CLI::IsMember({"framework", "plugin"}))
       ->capture_default_str();
+  rob->add_option("--pop-split-fraction", robustness.pop_split_fraction,
+                  "POP's client splitting (0: off, as POP's papers; Teal runs POP with 0.25)")
+      ->check(CLI::Range(0.0, 16.0))
+      ->capture_default_str();
 #endif
   rob->add_option("--threads", rob_threads_text, "DeDe thread counts, comma-separated; all = "
                                                  "every hardware thread")

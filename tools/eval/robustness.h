@@ -47,6 +47,9 @@ struct RobustnessOptions {
   // Reference solve: "framework" (Clp on the whole DeDe model, as `dede_eval run`) or "plugin"
   // (the plugin's own `exact` method, when it has one).
   std::string exact_solver = "framework";
+  // POP's client splitting (the plugin's pop_split_fraction): 0 as in POP's papers; Teal's
+  // README runs POP with 0.25.
+  double pop_split_fraction = 0;
   std::string work_dir;  // perturbed matrices and the path cache are written here
   bool Wants(const std::string& study) const {
     if (studies.empty()) return true;

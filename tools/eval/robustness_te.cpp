@@ -297,7 +297,8 @@ Result<std::vector<std::string>> WriteMatrices(const Base& base,
 ConfigNode Settings(const Base& base,
                     const Instance& instance,
                     const std::vector<std::string>& matrices,
-                    const std::string& path_cache) {
+                    const std::string& path_cache,
+                    double pop_split_fraction) {
   ConfigNode node = ConfigNode::Map("dede_eval robustness", 0, 0, "plugin.settings");
   node.Insert("topology", Scalar("topology", base.topology_file));
   if (!base.paths_file.empty()) {
@@ -309,6 +310,9 @@ ConfigNode Settings(const Base& base,
   node.Insert("objective", Scalar("objective", "max_total_flow"));
   node.Insert("record_paths", Scalar("record_paths", "false"));
   if (base.per_pair_blocks) node.Insert("demand_blocks", Scalar("demand_blocks", "pair"));
+  if (pop_split_fraction > 0) {
+    node.Insert("pop_split_fraction", Scalar("pop_split_fraction", Num(pop_split_fraction, "%.17g")));
+  }
   ConfigNode list = ConfigNode::List("dede_eval robustness", 0, 0, "plugin.settings.traffic_matrices");
   for (const std::string& m : matrices) list.Append(Scalar("traffic_matrices", m));
   node.Insert("traffic_matrices", list);
@@ -370,7 +374,9 @@ Status RunInstance(const EvalOptions& options,
   PluginContext context;
   context.config_file = "dede_eval robustness";
   context.seed = options.seed;
-  Status status = plugin.Configure(Settings(base, instance, matrices.value(), path_cache), context);
+  Status status = plugin.Configure(
+      Settings(base, instance, matrices.value(), path_cache, robustness.pop_split_fraction),
+      context);
   if (!status.ok()) return status;
   Problem problem(0, 0);
   const auto describe_start = Clock::now();
