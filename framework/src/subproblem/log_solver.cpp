@@ -57,25 +57,7 @@ BlockStatus LogSolver::Inner(double theta, double* sigma, double* dsigma) {
   double s = log_b_;
   for (size_t k = 0; k < log_var_.size(); ++k) s += log_a_[k] * scratch_[log_var_[k]];
   *sigma = s;
-  // d v_i = d_i (a_i d theta - r_i d lambda) on free variables, with d lambda keeping an
-  // active row tight: sigma' = sum a_i^2 d_i - (sum a_i r_i d_i)^2 / sum r_i^2 d_i.
-  double aa = 0.0, ar = 0.0;
-  for (size_t k = 0; k < log_var_.size(); ++k) {
-    const int i = log_var_[k];
-    const double d = core_.inverse_curvature(i);
-    aa += log_a_[k] * log_a_[k] * d;
-    ar += log_a_[k] * core_.row_coef(i) * d;
-  }
-  double ds = aa;
-  if (core_.row_active()) {
-    double rr = 0.0;
-    for (int i = 0; i < num_vars_; ++i) {
-      const double r = core_.row_coef(i);
-      if (r != 0.0) rr += r * r * core_.inverse_curvature(i);
-    }
-    if (rr > 0.0) ds -= ar * ar / rr;
-  }
-  *dsigma = std::max(ds, 0.0);
+  *dsigma = core_.Sensitivity(log_var_, log_a_);
   return BlockStatus::kOptimal;
 }
 

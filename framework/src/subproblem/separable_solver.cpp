@@ -81,24 +81,11 @@ double EvaluateBlockObjective(const BlockProblem& problem, const std::vector<dou
   return objective;
 }
 
-double MaxBlockViolation(const BlockProblem& problem, const std::vector<double>& v) {
-  double worst = 0.0;
-  const int n = problem.num_vars();
-  for (int i = 0; i < n; ++i) {
-    if (std::isnan(v[i])) return kInf;
-    worst = std::max({worst, problem.lower[i] - v[i], v[i] - problem.upper[i]});
-  }
-  for (const BlockRow& row : problem.rows) {
-    double activity = 0.0;
-    for (size_t k = 0; k < row.index.size(); ++k) activity += row.coef[k] * v[row.index[k]];
-    if (std::isnan(activity)) return kInf;
-    if (row.sense != Sense::kGreaterEqual) worst = std::max(worst, activity - row.rhs);
-    if (row.sense != Sense::kLessEqual) worst = std::max(worst, row.rhs - activity);
-  }
-  return worst;
-}
+namespace {
 
-double ScaledBlockViolation(const BlockProblem& problem, const std::vector<double>& v) {
+// Largest bound violation (absolute) and row violation, each row's divided by
+// max(1, |rhs| + sum_k |a_k v_k|) when `scaled`.
+double BlockViolation(const BlockProblem& problem, const std::vector<double>& v, bool scaled) {
   double worst = 0.0;
   const int n = problem.num_vars();
   for (int i = 0; i < n; ++i) {
@@ -113,11 +100,21 @@ double ScaledBlockViolation(const BlockProblem& problem, const std::vector<doubl
       magnitude += std::fabs(term);
     }
     if (std::isnan(activity)) return kInf;
-    const double scale = std::max(1.0, magnitude);
+    const double scale = scaled ? std::max(1.0, magnitude) : 1.0;
     if (row.sense != Sense::kGreaterEqual) worst = std::max(worst, (activity - row.rhs) / scale);
     if (row.sense != Sense::kLessEqual) worst = std::max(worst, (row.rhs - activity) / scale);
   }
   return worst;
+}
+
+}  // namespace
+
+double MaxBlockViolation(const BlockProblem& problem, const std::vector<double>& v) {
+  return BlockViolation(problem, v, /*scaled=*/false);
+}
+
+double ScaledBlockViolation(const BlockProblem& problem, const std::vector<double>& v) {
+  return BlockViolation(problem, v, /*scaled=*/true);
 }
 
 std::vector<std::uint8_t> StrictlyConvexVariables(const BlockProblem& problem) {
@@ -801,6 +798,23 @@ BlockStatus SeparableCore::Solve(double tolerance, std::vector<double>* v) {
     }
   }
   return BlockStatus::kOptimal;
+}
+
+double SeparableCore::Sensitivity(const std::vector<int>& index,
+                                  const std::vector<double>& coef) const {
+  double aa = 0.0, ar = 0.0;
+  for (size_t k = 0; k < index.size(); ++k) {
+    const double d = inv_curv_[index[k]];
+    aa += coef[k] * coef[k] * d;
+    ar += coef[k] * row_coef_dense_[index[k]] * d;
+  }
+  double slope = aa;
+  if (row_active_) {
+    double rr = 0.0;
+    for (size_t k = 0; k < row_var_.size(); ++k) rr += row_a_[k] * row_a_[k] * inv_curv_[row_var_[k]];
+    if (rr > 0.0) slope -= ar * ar / rr;
+  }
+  return std::max(slope, 0.0);
 }
 
 // ---- SeparableSolver ------------------------------------------------------------------------

@@ -65,6 +65,11 @@ class SeparableCore {
   // 1 / f_i''(v_i) for variables strictly inside their bounds, 0 for variables at a bound
   // (and for zero-curvature variables splitting the row's slack).
   double inverse_curvature(int i) const { return inv_curv_[i]; }
+  // d(a'v)/dtheta >= 0 when the linear terms move by -theta a on the variables `index` (with
+  // coefficients `coef`) and the row, if active, stays tight:
+  //   sum a_i^2 d_i - (sum a_i r_i d_i)^2 / sum r_i^2 d_i,   d_i = inverse_curvature(i).
+  // The sensitivity the nested searches (log, two_row) take their Newton steps from.
+  double Sensitivity(const std::vector<int>& index, const std::vector<double>& coef) const;
   // Row coefficient of variable i (0 if not in the row).
   double row_coef(int i) const { return row_coef_dense_[i]; }
   const std::string& last_error() const { return error_; }

@@ -89,25 +89,8 @@ BlockStatus TwoRowSolver::Inner(double mu, double* s, double* ds) {
   double sum = 0.0;
   for (std::size_t k = 0; k < b_var_.size(); ++k) sum += b_coef_[k] * scratch_[b_var_[k]];
   *s = sum;
-  // On free variables dv_i = -d_i (b_i dmu + r_i dlambda), with dlambda keeping an active first
-  // row tight: s' = -(sum b_i^2 d_i - (sum b_i r_i d_i)^2 / sum r_i^2 d_i).
-  double bb = 0.0, br = 0.0;
-  for (std::size_t k = 0; k < b_var_.size(); ++k) {
-    const int i = b_var_[k];
-    const double d = core_.inverse_curvature(i);
-    bb += b_coef_[k] * b_coef_[k] * d;
-    br += b_coef_[k] * core_.row_coef(i) * d;
-  }
-  double slope = bb;
-  if (core_.row_active()) {
-    double rr = 0.0;
-    for (int i = 0; i < num_vars_; ++i) {
-      const double r = core_.row_coef(i);
-      if (r != 0.0) rr += r * r * core_.inverse_curvature(i);
-    }
-    if (rr > 0.0) slope -= br * br / rr;
-  }
-  *ds = -std::max(slope, 0.0);
+  // v moves by -d_i b_i per unit of mu on free variables (the first row kept tight).
+  *ds = -core_.Sensitivity(b_var_, b_coef_);
   return BlockStatus::kOptimal;
 }
 
