@@ -109,6 +109,13 @@ Result<SizeSpec> Spec(const EvalOptions& options) {
                            "' (small, medium, paper)");
   }
   if (options.rounds > 0) spec.rounds = options.rounds;
+  // DEDE_EVAL_CLUSTER_MAX_TYPES=k: DeDe on the sparse problem with k types per job for both
+  // objectives at any size (tests use it on the shipped trace).
+  if (const char* k = std::getenv("DEDE_EVAL_CLUSTER_MAX_TYPES"); k != nullptr && *k != '\0') {
+    const int types = std::atoi(k);
+    if (types < 0) return InvalidArgument("DEDE_EVAL_CLUSTER_MAX_TYPES = '" + std::string(k) + "' must be >= 0");
+    spec.dede_max_types[0] = spec.dede_max_types[1] = types;
+  }
   return spec;
 }
 

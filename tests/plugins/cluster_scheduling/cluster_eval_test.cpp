@@ -50,6 +50,32 @@ TEST(ClusterEval, SmallRunsEveryMethodOnTheSameRounds) {
     EXPECT_EQ(per_method[m], 4) << m;
 }
 
+// DeDe on the sparse problem (4 of the trace's 10 types per job): its allocation is mapped onto
+// the full problem, where it must be feasible and cannot beat the full exact optimum.
+TEST(ClusterEval, SparseDedeRowsAreFullProblemAllocations) {
+  EvalOptions options;
+  options.size = "small";
+  options.rounds = 1;
+  options.threads = {1};
+  options.methods = {"dede", "exact"};
+  options.repo_dir = DEDE_SOURCE_DIR;
+  ::setenv("DEDE_EVAL_CLUSTER_MAX_TYPES", "4", 1);
+  std::vector<EvalRow> rows;
+  const Status status = RunClusterScheduling(options, [&](const EvalRow& r) { rows.push_back(r); });
+  ::unsetenv("DEDE_EVAL_CLUSTER_MAX_TYPES");
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(rows.size(), 4u);  // 2 objectives x (dede, exact)
+  for (const EvalRow& r : rows) {
+    EXPECT_TRUE(r.feasible) << r.method << " " << r.objective << ": " << r.note;
+    if (r.method != "dede") continue;
+    EXPECT_NE(r.note.find("sparse problem: 4 types per job"), std::string::npos) << r.note;
+    ASSERT_FALSE(std::isnan(r.quality)) << r.note;
+    EXPECT_LE(r.quality, 1.0 + 1e-4) << r.objective << ": " << r.note;
+    EXPECT_GE(r.quality, 0.5) << r.objective << ": " << r.note;
+    std::printf("%s sparse dede quality %.6f (%s)\n", r.objective.c_str(), r.quality, r.note.c_str());
+  }
+}
+
 TEST(ClusterEval, UnknownSizeOrMethodIsAnError) {
   EvalOptions options;
   options.repo_dir = DEDE_SOURCE_DIR;
