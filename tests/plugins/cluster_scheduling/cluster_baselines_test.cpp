@@ -275,6 +275,51 @@ TEST(ClusterPlugin, MethodsAreFeasibleOnTheTrace) {
   }
 }
 
+// max_types_per_job reaches the model (each job keeps min(k, allowed) types), and POP's parts
+// follow the sparse model's entries: every method stays feasible on the sparse problem and
+// never beats its exact optimum, which itself is not above the full problem's.
+TEST(ClusterPlugin, MaxTypesPerJobMakesTheSparseModel) {
+  for (const std::string fairness : {"max_min", "proportional"}) {
+    Plugin full, sparse;
+    Start(&full, TraceSettings(fairness));
+    ConfigNode settings = TraceSettings(fairness);
+    settings.Insert("max_types_per_job", Scalar("max_types_per_job", "3"));
+    Start(&sparse, settings);
+    std::size_t entries = 0;
+    for (int j = 0; j < sparse.plugin.model().num_jobs(); ++j) {
+      const std::size_t allowed = sparse.plugin.instance().throughput[j].size();
+      EXPECT_EQ(sparse.plugin.model().entries(j).size(), std::min<std::size_t>(3, allowed));
+      entries += sparse.plugin.model().entries(j).size();
+    }
+    EXPECT_EQ(static_cast<std::size_t>(sparse.problem.num_variables()), entries);
+    EXPECT_LT(sparse.problem.num_variables(), full.problem.num_variables());
+    bool finished = true;
+    ASSERT_TRUE(full.plugin.Refresh(0, &full.problem, &finished).ok());
+    ASSERT_TRUE(sparse.plugin.Refresh(0, &sparse.problem, &finished).ok());
+    const std::vector<char> active = sparse.plugin.Active();
+    Allocation exact_full, exact_sparse;
+    SolveSummary summary;
+    SolveExact(full.problem, ExactOptions{}, &exact_full, &summary);
+    SolveExact(sparse.problem, ExactOptions{}, &exact_sparse, &summary);
+    const double best_full = full.plugin.model().Value(exact_full, active);
+    const double best = sparse.plugin.model().Value(exact_sparse, active);
+    EXPECT_LE(best, best_full + 1e-6 * (1 + std::abs(best_full))) << fairness;
+    for (const char* method : {"gandiva", "pop-4"}) {
+      Allocation a;
+      SolveSummary s;
+      ASSERT_TRUE(sparse.plugin.SolveWith(method, 0, sparse.problem, Services(), &a, &s).ok());
+      EXPECT_LE(WorstViolation(sparse.plugin.instance(), sparse.problem, a, active),
+                kFeasibilityTolerance) << method;
+      EXPECT_LE(sparse.plugin.model().Value(a, active), best + 1e-6 * (1 + std::abs(best)))
+          << method;
+    }
+  }
+  ClusterSchedulingPlugin bad;
+  ConfigNode settings = TraceSettings("max_min");
+  settings.Insert("max_types_per_job", Scalar("max_types_per_job", "-1"));
+  EXPECT_FALSE(bad.Configure(settings, Context()).ok());
+}
+
 // Runs rounds [from, to) with the exact solver; returns the objective of each round.
 std::vector<double> RunRounds(Plugin* p, int from, int to, std::vector<RoundReport>* reports) {
   std::vector<double> values;
