@@ -146,6 +146,15 @@ class AdmmSolver {
   std::unique_ptr<internal::AdmmEngine> engine_;
 };
 
+// Simplex or interior point for the first solve of a continuous LP.
+enum class LpMethod : std::uint8_t {
+  kAuto,     // Clp's initialSolve (its own choice, usually the dual simplex)
+  kDual,     // dual simplex
+  kPrimal,   // primal simplex: every interrupted iterate is primal feasible
+  kBarrier,  // interior point with crossover (much faster on large path LPs; see BENCHMARKS.md)
+};
+const char* LpMethodName(LpMethod m);
+
 struct ExactOptions {
   double time_limit_seconds = 600;
   // Log terms and quadratic terms of integer problems are handled by outer approximation
@@ -158,6 +167,8 @@ struct ExactOptions {
   // uses Clp's QP primal, which is faster but in our random-QP property tests reported
   // non-optimal and even infeasible points as optimal, and can ignore the time limit.
   bool use_clp_qp = false;
+  // Continuous LPs only; cut rounds and MILPs keep the dual simplex / Cbc.
+  LpMethod lp_method = LpMethod::kAuto;
   bool verbose = false;
 };
 

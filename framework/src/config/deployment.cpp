@@ -521,6 +521,13 @@ std::vector<Spec> BuildSpecs() {
   s.push_back(Bool("solver.exact.use_clp_qp", [](auto& c) -> auto& { return c.exact.use_clp_qp; },
       "Continuous QPs with Clp's QP primal (faster, but unreliable) instead of tangent cuts.",
       true));
+  s.push_back(Choice<LpMethod>("solver.exact.lp_method",
+      [](auto& c) -> auto& { return c.exact.lp_method; },
+      {{"auto", LpMethod::kAuto}, {"dual", LpMethod::kDual}, {"primal", LpMethod::kPrimal},
+       {"barrier", LpMethod::kBarrier}},
+      "First solve of a continuous LP: auto (Clp's choice, usually dual simplex), dual, primal "
+      "(interrupted iterates stay feasible) or barrier (interior point + crossover; far faster "
+      "on large path LPs).", true));
   s.push_back(Bool("solver.exact.verbose", [](auto& c) -> auto& { return c.exact.verbose; },
       "Print the LP/MIP solver's log.", true));
   // schedule

@@ -19,6 +19,16 @@ const char* TerminationName(Termination t) {
   return "unknown";
 }
 
+const char* LpMethodName(LpMethod m) {
+  switch (m) {
+    case LpMethod::kAuto: return "auto";
+    case LpMethod::kDual: return "dual";
+    case LpMethod::kPrimal: return "primal";
+    case LpMethod::kBarrier: return "barrier";
+  }
+  return "unknown";
+}
+
 bool SolveSummary::IsSolutionUsable() const {
   return feasible &&
          (termination == Termination::kConverged || termination == Termination::kConvergedInaccurate);

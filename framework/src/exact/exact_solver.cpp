@@ -14,6 +14,7 @@
 #include <CbcHeuristicFPump.hpp>
 #include <CbcHeuristicLocal.hpp>
 #include <CbcModel.hpp>
+#include <ClpSolve.hpp>
 #include <CglClique.hpp>
 #include <CglFlowCover.hpp>
 #include <CglGomory.hpp>
@@ -562,7 +563,18 @@ RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
       iterations += clp_.numberIterations();
     }
   } else if (first) {
-    clp_.initialSolve();
+    switch (options_.lp_method) {
+      case LpMethod::kAuto: clp_.initialSolve(); break;
+      case LpMethod::kDual: clp_.dual(); break;
+      case LpMethod::kPrimal: clp_.primal(); break;
+      case LpMethod::kBarrier: {
+        // Presolve, interior point, crossover to a basis (later cut rounds warm-start from it).
+        ClpSolve how;
+        how.setSolveType(ClpSolve::useBarrier);
+        clp_.initialSolve(how);
+        break;
+      }
+    }
   } else if (after_unbounded) {
     // The basis is primal feasible but not dual feasible; the primal simplex also proves
     // unboundedness reliably, where the dual's artificial bounds can hide it.

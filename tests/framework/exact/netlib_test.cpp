@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "dede/problem.h"
@@ -97,21 +98,23 @@ class NetlibSummary : public ::testing::Environment {
 };
 const auto* const kNetlibSummary = ::testing::AddGlobalTestEnvironment(new NetlibSummary);
 
-class Netlib : public ::testing::TestWithParam<std::string> {
+class Netlib : public ::testing::TestWithParam<std::tuple<std::string, LpMethod>> {
  protected:
   void TearDown() override {
     Tally& t = NetlibTally();
     ++t.run;
     if (HasFailure()) {
-      t.failed.push_back(GetParam());
+      t.failed.push_back(std::get<0>(GetParam()) + "/" + LpMethodName(std::get<1>(GetParam())));
     } else {
       ++t.passed;
     }
   }
 };
 
+// Every instance with every LP method (Clp's own choice, dual, primal, barrier + crossover).
 TEST_P(Netlib, MatchesPublishedOptimum) {
-  const std::string& name = GetParam();
+  const std::string& name = std::get<0>(GetParam());
+  const LpMethod method = std::get<1>(GetParam());
   const auto it = References().find(name);
   ASSERT_NE(it, References().end()) << name << " has no row in optimal_values.csv";
   const Reference& reference = it->second;
@@ -123,6 +126,7 @@ TEST_P(Netlib, MatchesPublishedOptimum) {
 
   ExactOptions options;
   options.time_limit_seconds = 120;
+  options.lp_method = method;
   Allocation allocation;
   SolveSummary summary;
   SolveExact(problem, options, &allocation, &summary);
@@ -153,8 +157,9 @@ TEST_P(Netlib, MatchesPublishedOptimum) {
       best_value = value;
     }
   }
-  std::printf("[netlib] %-9s objective %.11g  reference %.11g (%s)  relative error %.2e  %s\n",
+  std::printf("[netlib] %-9s %-7s objective %.11g  reference %.11g (%s)  relative error %.2e  %s\n",
               name.c_str(),
+              LpMethodName(method),
               compared,
               best_value,
               best_source.c_str(),
@@ -166,14 +171,22 @@ TEST_P(Netlib, MatchesPublishedOptimum) {
       << best_source << "). " << summary.message;
 }
 
-std::string InstanceTestName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string out = info.param;
+std::string InstanceTestName(
+    const ::testing::TestParamInfo<std::tuple<std::string, LpMethod>>& info) {
+  std::string out = std::get<0>(info.param) + "_" + LpMethodName(std::get<1>(info.param));
   for (char& c : out)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Instances, Netlib, ::testing::ValuesIn(kInstances), InstanceTestName);
+INSTANTIATE_TEST_SUITE_P(Instances,
+                         Netlib,
+                         ::testing::Combine(::testing::ValuesIn(kInstances),
+                                            ::testing::Values(LpMethod::kAuto,
+                                                              LpMethod::kDual,
+                                                              LpMethod::kPrimal,
+                                                              LpMethod::kBarrier)),
+                         InstanceTestName);
 
 }  // namespace
 }  // namespace dede
