@@ -20,15 +20,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <numeric>
 #include <sstream>
 #include <thread>
 
-#include <tbb/blocked_range.h>
-#include <tbb/global_control.h>
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "admm/block_executor.h"
 #include "core/check.h"
 #include "dede/solver.h"
 #include "subproblem/block_problem.h"
@@ -118,6 +117,7 @@ class AdmmEngine {
 
   const Problem& problem_;
   AdmmOptions options_;
+  std::unique_ptr<BlockExecutor> executor_ = MakeLocalBlockExecutor();
   // Steady-clock deadline of the running solve in ns (0: none), read by branch and bound.
   std::atomic<std::int64_t> deadline_ns_{0};
   std::stop_token stop_;  // of the running solve, polled between block solves
@@ -408,14 +408,10 @@ void AdmmEngine::SetRho(double rho) {
 
 template <typename F>
 void AdmmEngine::ForEachBlock(int side, F&& f) {
-  const std::vector<int>& order = order_[side];
-  // Dynamic scheduling: chunks of one block, biggest first, stolen by idle threads. Block
-  // solves are independent and write disjoint slots, so the result does not depend on the
-  // schedule or the thread count.
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, order.size(), 1),
-                    [&](const tbb::blocked_range<std::size_t>& range) {
-                      for (std::size_t k = range.begin(); k != range.end(); ++k) f(order[k]);
-                    });
+  // Biggest blocks first; where and on which thread each runs is the executor's business.
+  // Block solves are independent and write disjoint slots, so the result does not depend on
+  // the schedule or the thread count.
+  executor_->Run(order_[side], std::function<void(int)>(std::forward<F>(f)));
 }
 
 // Solves every block of one side against the other side's current values. The per-pair
