@@ -89,8 +89,67 @@ BlockProblem OneRowBlock(int n, std::uint32_t seed) {
   return p;
 }
 
-void BlockSolverCold(benchmark::State& state, bool force_clp) {
-  const BlockProblem p = OneRowBlock(static_cast<int>(state.range(0)), 7);
+// A max-min demand block: the one-row block plus the block's row of the global term,
+// sum_i w_i v_i - t >= 0, with t's own proximal term (the two_row solver's shape).
+BlockProblem TwoRowBlock(int n, std::uint32_t seed) {
+  BlockProblem p = OneRowBlock(n, seed);
+  std::mt19937 rng(seed + 1);
+  std::uniform_real_distribution<double> weight(0.1, 1500.0);
+  p.lower.push_back(-1e30);
+  p.upper.push_back(1e30);
+  p.integral.push_back(0);
+  p.linear.push_back(0.0);
+  p.quadratic.push_back(0.0);
+  p.prox_weight.push_back(1.0);
+  p.prox_target.push_back(0.5 * n);
+  BlockRow global;
+  for (int i = 0; i < n; ++i) {
+    global.index.push_back(i);
+    global.coef.push_back(weight(rng));
+  }
+  global.index.push_back(n);
+  global.coef.push_back(-1.0);
+  global.sense = dede::Sense::kGreaterEqual;
+  p.rows.push_back(global);
+  return p;
+}
+
+// A per-pair path block: `paths` edge-disjoint paths of 5 links each; every link entry (prox)
+// equals its path's flow, and the flows share the demand row (the aggregate solver's shape).
+BlockProblem PathBlock(int paths, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  constexpr int kLinks = 5;
+  const int n = paths * (1 + kLinks);
+  BlockProblem p;
+  p.lower.assign(n, 0.0);
+  p.upper.assign(n, 1e30);
+  p.integral.assign(n, 0);
+  p.linear.assign(n, 0.0);
+  p.quadratic.assign(n, 0.0);
+  p.prox_weight.assign(n, 0.0);
+  p.prox_target.assign(n, 0.0);
+  BlockRow demand;
+  for (int f = 0; f < paths; ++f) {
+    p.linear[f] = -1.0;
+    demand.index.push_back(f);
+    demand.coef.push_back(1.0);
+    for (int l = 0; l < kLinks; ++l) {
+      const int x = paths + f * kLinks + l;
+      p.prox_weight[x] = 1.0;
+      p.prox_target[x] = unit(rng);
+      p.rows.push_back({{x, f}, {1.0, -1.0}, dede::Sense::kEqual, 0.0});
+    }
+  }
+  demand.rhs = 0.5 * paths;
+  p.rows.push_back(demand);
+  return p;
+}
+
+using BlockMaker = BlockProblem (*)(int, std::uint32_t);
+
+void BlockSolverCold(benchmark::State& state, BlockMaker make, bool force_clp) {
+  const BlockProblem p = make(static_cast<int>(state.range(0)), 7);
   BlockSolverOptions options;
   options.force_clp = force_clp;
   std::vector<double> v(p.num_vars(), 0.0);
@@ -103,8 +162,8 @@ void BlockSolverCold(benchmark::State& state, bool force_clp) {
   state.SetLabel(name);
 }
 
-void BlockSolverWarm(benchmark::State& state, bool force_clp) {
-  BlockProblem p = OneRowBlock(static_cast<int>(state.range(0)), 7);
+void BlockSolverWarm(benchmark::State& state, BlockMaker make, bool force_clp) {
+  BlockProblem p = make(static_cast<int>(state.range(0)), 7);
   const std::vector<double> target = p.prox_target;
   BlockSolverOptions options;
   options.force_clp = force_clp;
@@ -120,14 +179,26 @@ void BlockSolverWarm(benchmark::State& state, bool force_clp) {
   state.SetLabel(solver->name());
 }
 
-void BM_BlockSolverOneRowFastCold(benchmark::State& s) { BlockSolverCold(s, false); }
-void BM_BlockSolverOneRowClpCold(benchmark::State& s) { BlockSolverCold(s, true); }
-void BM_BlockSolverOneRowFastWarm(benchmark::State& s) { BlockSolverWarm(s, false); }
-void BM_BlockSolverOneRowClpWarm(benchmark::State& s) { BlockSolverWarm(s, true); }
+void BM_BlockSolverOneRowFastCold(benchmark::State& s) { BlockSolverCold(s, OneRowBlock, false); }
+void BM_BlockSolverOneRowClpCold(benchmark::State& s) { BlockSolverCold(s, OneRowBlock, true); }
+void BM_BlockSolverOneRowFastWarm(benchmark::State& s) { BlockSolverWarm(s, OneRowBlock, false); }
+void BM_BlockSolverOneRowClpWarm(benchmark::State& s) { BlockSolverWarm(s, OneRowBlock, true); }
+void BM_BlockSolverTwoRowFastCold(benchmark::State& s) { BlockSolverCold(s, TwoRowBlock, false); }
+void BM_BlockSolverTwoRowClpCold(benchmark::State& s) { BlockSolverCold(s, TwoRowBlock, true); }
+void BM_BlockSolverTwoRowFastWarm(benchmark::State& s) { BlockSolverWarm(s, TwoRowBlock, false); }
+void BM_BlockSolverTwoRowClpWarm(benchmark::State& s) { BlockSolverWarm(s, TwoRowBlock, true); }
+void BM_BlockSolverPathFastWarm(benchmark::State& s) { BlockSolverWarm(s, PathBlock, false); }
+void BM_BlockSolverPathClpWarm(benchmark::State& s) { BlockSolverWarm(s, PathBlock, true); }
 BENCHMARK(BM_BlockSolverOneRowFastCold)->Arg(200)->Arg(2000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_BlockSolverOneRowClpCold)->Arg(200)->Arg(2000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_BlockSolverOneRowFastWarm)->Arg(200)->Arg(2000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_BlockSolverOneRowClpWarm)->Arg(200)->Arg(2000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BlockSolverTwoRowFastCold)->Arg(456)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BlockSolverTwoRowClpCold)->Arg(456)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BlockSolverTwoRowFastWarm)->Arg(456)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BlockSolverTwoRowClpWarm)->Arg(456)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BlockSolverPathFastWarm)->Arg(4)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BlockSolverPathClpWarm)->Arg(4)->Unit(benchmark::kMicrosecond);
 
 void BM_StoreWriteRound(benchmark::State& state) {
   dede::tools::SyntheticSpec spec;
