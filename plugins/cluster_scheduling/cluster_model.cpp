@@ -37,7 +37,8 @@ std::vector<std::vector<std::pair<int, double>>> ClusterModel::KeptTypes(
     auto take_best = [&](int count, auto score) {
       for (int i = 0; i < n; ++i) order[i] = i;
       // Ties by position (type order): deterministic.
-      std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return score(a) > score(b); });
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int a, int b) { return score(a) > score(b); });
       for (int i = 0, got = 0; i < n && got < count; ++i) {
         if (taken[order[i]]) continue;
         taken[order[i]] = 1;

@@ -113,7 +113,8 @@ Result<SizeSpec> Spec(const EvalOptions& options) {
   // objectives at any size (tests use it on the shipped trace).
   if (const char* k = std::getenv("DEDE_EVAL_CLUSTER_MAX_TYPES"); k != nullptr && *k != '\0') {
     const int types = std::atoi(k);
-    if (types < 0) return InvalidArgument("DEDE_EVAL_CLUSTER_MAX_TYPES = '" + std::string(k) + "' must be >= 0");
+    if (types < 0)
+      return InvalidArgument("DEDE_EVAL_CLUSTER_MAX_TYPES = '" + std::string(k) + "' must be >= 0");
     spec.dede_max_types[0] = spec.dede_max_types[1] = types;
   }
   return spec;
