@@ -388,7 +388,7 @@ Status GpuPlacementDomain::Describe(Problem* problem) {
       const VarId v = problem->AddEntry(x, k, j);
       vars_[static_cast<size_t>(j) * K + k] = v;
       problem->SetBounds(v, 0, 0);  // Refresh opens the entries of the tick's active jobs
-      const double coef = speed(k) / (job.gpus * t_equal_[j]);
+      const double coef = speed(k) / (job.gpus * t_equal_[j]);  // = ValueCoefficient(j, k)
       column.Add(v, 1.0);
       value.Add(v, coef);
       rows[k].Add(v, 1.0);
@@ -444,6 +444,12 @@ Status GpuPlacementDomain::AdvanceTo(int round) {
   return Status::Ok();
 }
 
+double GpuPlacementDomain::ValueCoefficient(int job, int type) const {
+  const JobSpec& spec = jobs_[job];
+  const double speed = spec.pool_speed.empty() ? 1.0 : spec.pool_speed[type];
+  return speed / (spec.gpus * t_equal_[job]);
+}
+
 Status GpuPlacementDomain::Refresh(int round, Problem* problem, bool* finished) {
   Status st = AdvanceTo(round);
   if (!st.ok()) return st;
@@ -462,7 +468,26 @@ Status GpuPlacementDomain::Refresh(int round, Problem* problem, bool* finished) 
       const bool fits = jobs_[j].gpus <= settings_.types[k].shape.TotalGpus();
       problem->SetBounds(Var(k, static_cast<int>(j)), 0, a && fits ? jobs_[j].gpus : 0);
     }
-    problem->SetGlobalConstant(static_cast<int>(j), a ? 0 : inactive_constant_);
+  }
+  // An inactive job's slot in the max-min term is a constant that must never be the strict
+  // minimum: the smallest ceiling of the active jobs (no allocation lifts the minimum above
+  // it) is enough. A much larger constant is as correct but pulls ADMM's global scalar (the
+  // mean of the copies) far above the optimum, which slows every round (seen in cluster
+  // scheduling at paper scale).
+  double ceiling = std::numeric_limits<double>::infinity();
+  for (size_t j = 0; j < jobs_.size(); ++j) {
+    if (!active_[j]) continue;
+    double best = 0;
+    for (int k = 0; k < K; ++k) {
+      if (jobs_[j].gpus <= settings_.types[k].shape.TotalGpus()) {
+        best = std::max(best, ValueCoefficient(static_cast<int>(j), k) * jobs_[j].gpus);
+      }
+    }
+    ceiling = std::min(ceiling, best);
+  }
+  const double constant = std::isfinite(ceiling) && ceiling > 0 ? ceiling : inactive_constant_;
+  for (size_t j = 0; j < jobs_.size(); ++j) {
+    problem->SetGlobalConstant(static_cast<int>(j), active_[j] ? 0 : constant);
   }
   return Status::Ok();
 }

@@ -114,7 +114,9 @@ class GpuPlacementDomain : public DomainPlugin {
   double origin_s_ = 0;
   std::vector<VarId> vars_;
   std::vector<double> t_equal_;
-  double inactive_constant_ = 1;
+  // The max-min term's coefficient of x[type, job] (normalised throughput per GPU).
+  double ValueCoefficient(int job, int type) const;
+  double inactive_constant_ = 1;  // before any job is active; Refresh uses the smallest ceiling
   std::vector<char> active_;
   std::unique_ptr<Simulation> sim_;
   Policy policy_ = Policy::kDally;
