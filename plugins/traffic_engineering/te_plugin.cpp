@@ -84,7 +84,8 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
                                       "pinning_top_fraction",
                                       "record_paths",
                                       "path_cache",
-                                      "demand_blocks"});
+                                      "demand_blocks",
+                                      "repair_fill"});
   status.Update(settings.Require("topology"));
   if (!status.ok()) return status;
   if (settings.Has("traffic_matrices") == settings.Has("traffic")) {
@@ -101,6 +102,8 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
   status.Update(settings.Read("pinning_top_fraction", &pinning_top_fraction_, 1e-9, 1.0));
   record_paths_set_ = settings.Has("record_paths");
   status.Update(settings.Read("record_paths", &record_paths_));
+  repair_fill_ = true;
+  status.Update(settings.Read("repair_fill", &repair_fill_));
   std::string objective = "max_total_flow";
   status.Update(
       settings.ReadChoice("objective", {"max_total_flow", "min_max_utilization"}, &objective));
@@ -568,6 +571,7 @@ Status TrafficEngineeringPlugin::Repair(const Problem& problem, Allocation* allo
       }
       v[path_var_[i]] *= factor;
     }
+    if (repair_fill_) FillResidual(&v);
   } else {
     // Every demand is routed in full: rescale the pair's flows to its volume (all of it on the
     // first path that avoids failed links if the solver left none).
@@ -586,6 +590,46 @@ Status TrafficEngineeringPlugin::Repair(const Problem& problem, Allocation* allo
   // Entries equal the loads their path flows put on each link (coupling rows exact).
   SetEntriesFromPaths(allocation);
   return Status::Ok();
+}
+
+void TrafficEngineeringPlugin::FillResidual(std::vector<double>* values) const {
+  // Scaling every path by its worst overload leaves slack on the links it relieved. Route the
+  // unmet demand greedily on that slack, fewest hops first (a hop-short path uses the least
+  // capacity per unit of flow), each path up to its pair's unmet demand and its tightest
+  // link's residual capacity. Flows only grow and no link goes above its capacity.
+  std::vector<double>& v = *values;
+  Allocation current;
+  current.values = v;
+  const std::vector<double> load = LinkLoads(current);
+  std::vector<double> residual(load.size());
+  for (std::size_t e = 0; e < load.size(); ++e)
+    residual[e] = std::max(0.0, capacity_[e] / flow_unit_ - load[e]);
+  std::vector<double> unmet(pairs_.size());
+  for (std::size_t k = 0; k < pairs_.size(); ++k) {
+    double sum = 0.0;
+    for (VarId f : pairs_[k].flow) sum += v[f];
+    unmet[k] = std::max(0.0, pairs_[k].demand - sum);
+  }
+  std::vector<int> order;
+  order.reserve(path_var_.size());
+  for (std::size_t i = 0; i < path_var_.size(); ++i) {
+    if (unmet[pair_of_var_[i]] > 0 && PathAlive(*path_of_var_[i]))
+      order.push_back(static_cast<int>(i));
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return path_of_var_[a]->links.size() < path_of_var_[b]->links.size();
+  });
+  for (int i : order) {
+    double& need = unmet[pair_of_var_[i]];
+    if (need <= 0) continue;
+    double add = need;
+    for (int e : path_of_var_[i]->links) add = std::min(add, residual[e]);
+    // Below this the addition is rounding noise (and could push a link over by an ulp).
+    if (add <= 1e-12 * std::max(1.0, need)) continue;
+    v[path_var_[i]] += add;
+    need -= add;
+    for (int e : path_of_var_[i]->links) residual[e] = std::max(0.0, residual[e] - add);
+  }
 }
 
 double TrafficEngineeringPlugin::TotalFlow(const Allocation& allocation) const {

@@ -96,6 +96,9 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   int FirstAlivePath(const PairModel& pair) const;
   // Entries x[e, s] := the loads of the path flows (the coupling rows then hold exactly).
   void SetEntriesFromPaths(Allocation* allocation) const;
+  // Max total flow repair, after the overload scaling: unmet demand routed greedily on the
+  // residual link capacity (setting repair_fill, default on).
+  void FillResidual(std::vector<double>* values) const;
   Status SolvePop(int k,
                   int round,
                   const Problem& problem,
@@ -135,6 +138,7 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   double pop_split_fraction_ = 0.0;
   double pinning_top_fraction_ = 0.1;
   bool record_paths_ = false;
+  bool repair_fill_ = true;
   bool record_paths_set_ = false;  // otherwise: paths recorded when there are <= 20,000
   std::vector<RawLinkEvent> raw_events_;
   std::string path_cache_dir_, path_cache_file_;

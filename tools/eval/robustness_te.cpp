@@ -451,7 +451,9 @@ Status RunInstance(const EvalOptions& options,
       }
     };
     auto finish = [&](EvalRow row, Allocation allocation, const SolveSummary& summary) {
+      const auto repair_start = Clock::now();
       const Status repaired = plugin.Repair(problem, &allocation);
+      row.seconds += Since(repair_start);
       row.feasible = repaired.ok() && problem.MeasureViolation(allocation.values).Max() <= 1e-6;
       row.value = plugin.TotalFlow(allocation);
       row.reference = reference_name;

@@ -32,6 +32,7 @@ struct Settings {
   std::string matrix_dir;  // instead of the list
   std::string extra_key;
   std::string scale;  // empty: default 1
+  std::string repair_fill;  // empty: default (on)
 };
 
 ConfigNode MakeSettings(const Settings& s) {
@@ -47,6 +48,7 @@ ConfigNode MakeSettings(const Settings& s) {
     node.Insert("traffic_matrices", list);
   }
   if (!s.scale.empty()) node.Insert("scale", Scalar("scale", s.scale));
+  if (!s.repair_fill.empty()) node.Insert("repair_fill", Scalar("repair_fill", s.repair_fill));
   if (!s.extra_key.empty()) node.Insert(s.extra_key, Scalar(s.extra_key, "1"));
   return node;
 }
@@ -227,6 +229,56 @@ TEST(TrafficEngineeringPlugin, RepairMakesAnOverloadedAllocationFeasible) {
   ASSERT_TRUE(plugin.Repair(problem, &a).ok());
   ExpectFeasible(problem, a);
   EXPECT_GT(plugin.TotalFlow(a), 0.0);
+}
+
+// Repairs `values` with the fill on and off (congested B4, scale 4); returns the total flows.
+std::pair<double, double> RepairBothWays(const std::vector<double>& values) {
+  double flow[2] = {0, 0};
+  for (int fill = 0; fill < 2; ++fill) {
+    TrafficEngineeringPlugin plugin;
+    Problem problem(0, 0);
+    Settings settings;
+    settings.scale = "4";
+    settings.repair_fill = fill ? "true" : "false";
+    Build(settings, &plugin, &problem);
+    Allocation a;
+    a.values = values.empty() ? std::vector<double>(problem.num_variables(), 0.0) : values;
+    EXPECT_TRUE(plugin.Repair(problem, &a).ok());
+    ExpectFeasible(problem, a);
+    EXPECT_LE(plugin.MaxLinkUtilization(a), 1 + 1e-9);
+    EXPECT_LE(plugin.TotalFlow(a), plugin.TotalDemand() * (1 + 1e-12));
+    flow[fill] = plugin.TotalFlow(a);
+  }
+  return {flow[0], flow[1]};
+}
+
+TEST(TrafficEngineeringPlugin, RepairFillRoutesUnmetDemandOnResidualCapacity) {
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Settings settings;
+  settings.scale = "4";
+  Build(settings, &plugin, &problem);
+  // From nothing: without the fill nothing is routed; with it, the greedy finds a large share
+  // of the optimum (every demand has a path, the links are congested).
+  Allocation exact;
+  SolveSummary exact_summary;
+  SolveExact(problem, ExactOptions{}, &exact, &exact_summary);
+  ASSERT_TRUE(exact_summary.IsSolutionUsable()) << exact_summary.message;
+  const auto [none_off, none_on] = RepairBothWays({});
+  EXPECT_EQ(none_off, 0.0);
+  EXPECT_GT(none_on, 0.5 * exact_summary.objective);
+  EXPECT_LE(none_on, exact_summary.objective * (1 + 1e-9));
+  // Every path overloaded at 3x its pair's share: the scaling leaves slack the fill uses.
+  std::vector<double> overloaded(problem.num_variables(), 0.0);
+  for (VarId v = 0; v < problem.num_variables(); ++v) {
+    if (!problem.variable(v).IsEntry()) overloaded[v] = 3000.0;
+  }
+  const auto [over_off, over_on] = RepairBothWays(overloaded);
+  EXPECT_GT(over_on, over_off * (1 + 1e-3));
+  // The optimum has no unmet demand on a path with slack: the fill leaves it optimal.
+  const auto [exact_off, exact_on] = RepairBothWays(exact.values);
+  EXPECT_NEAR(exact_off, exact_summary.objective, 1e-6 * exact_summary.objective);
+  EXPECT_NEAR(exact_on, exact_summary.objective, 1e-6 * exact_summary.objective);
 }
 
 TEST(TrafficEngineeringPlugin, AdmmMinMaxUtilizationOnB4IsWithinOnePercentOfExact) {
