@@ -85,7 +85,8 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
                                       "record_paths",
                                       "path_cache",
                                       "demand_blocks",
-                                      "repair_fill"});
+                                      "repair_fill",
+                                      "polish_sweeps"});
   status.Update(settings.Require("topology"));
   if (!status.ok()) return status;
   if (settings.Has("traffic_matrices") == settings.Has("traffic")) {
@@ -104,6 +105,8 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
   status.Update(settings.Read("record_paths", &record_paths_));
   repair_fill_ = true;
   status.Update(settings.Read("repair_fill", &repair_fill_));
+  polish_sweeps_ = 200;
+  status.Update(settings.Read("polish_sweeps", &polish_sweeps_, 0, 100000));
   std::string objective = "max_total_flow";
   status.Update(
       settings.ReadChoice("objective", {"max_total_flow", "min_max_utilization"}, &objective));
@@ -586,6 +589,7 @@ Status TrafficEngineeringPlugin::Repair(const Problem& problem, Allocation* allo
         v[pair.flow[first < 0 ? 0 : first]] = pair.demand;
       }
     }
+    if (polish_sweeps_ > 0) PolishUtilization(&v);
   }
   // Entries equal the loads their path flows put on each link (coupling rows exact).
   SetEntriesFromPaths(allocation);
@@ -630,6 +634,96 @@ void TrafficEngineeringPlugin::FillResidual(std::vector<double>* values) const {
     need -= add;
     for (int e : path_of_var_[i]->links) residual[e] = std::max(0.0, residual[e] - add);
   }
+}
+
+void TrafficEngineeringPlugin::PolishUtilization(std::vector<double>* values) const {
+  // Flow deviation on the potential sum_e c_e (u_e / U)^p, whose minimiser approaches the
+  // min-max utilisation routing as p grows: pair by pair, move flow from its path of highest
+  // marginal cost to its path of lowest one by a Newton step. p starts at 16 and doubles (up
+  // to 256) whenever a sweep stops lowering the max utilisation. Every pair keeps its full
+  // volume; the best routing seen is kept, so the polish never makes the max worse.
+  std::vector<double>& v = *values;
+  const std::size_t num_links = topology_.links.size();
+  std::vector<double> inv_cap(num_links, 0.0);
+  for (std::size_t e = 0; e < num_links; ++e) {
+    if (capacity_[e] > 0) inv_cap[e] = flow_unit_ / capacity_[e];
+  }
+  Allocation current;
+  current.values = v;
+  std::vector<double> load = LinkLoads(current);
+  auto max_utilization = [&] {
+    double worst = 0.0;
+    for (std::size_t e = 0; e < num_links; ++e) worst = std::max(worst, load[e] * inv_cap[e]);
+    return worst;
+  };
+  // Per pair: its alive paths (indices into pair.flow).
+  std::vector<std::vector<int>> alive(pairs_.size());
+  for (std::size_t k = 0; k < pairs_.size(); ++k) {
+    for (std::size_t i = 0; i < pairs_[k].paths.size(); ++i) {
+      if (PathAlive(pairs_[k].paths[i])) alive[k].push_back(static_cast<int>(i));
+    }
+  }
+  int squarings = 4;  // p = 2^squarings
+  // r^p / r = r^(p-1), the marginal cost of a unit of flow on a link at relative load r.
+  auto power = [&squarings](double r) {
+    double rp = r;
+    for (int i = 0; i < squarings; ++i) rp *= rp;
+    return rp;
+  };
+  double best = max_utilization();
+  std::vector<double> best_values = v;
+  int stalled = 0;
+  for (int sweep = 0; sweep < polish_sweeps_ && best > 0; ++sweep) {
+    const double p = static_cast<double>(1 << squarings);
+    const double scale = 1.0 / max_utilization();  // relative load u_e / U, U this sweep's max
+    for (std::size_t k = 0; k < pairs_.size(); ++k) {
+      const PairModel& pair = pairs_[k];
+      if (alive[k].size() < 2 || pair.demand <= 0) continue;
+      int hot = -1, cool = -1;
+      double hot_cost = -1.0, cool_cost = kInfinity;
+      for (int i : alive[k]) {
+        double cost = 0.0;
+        for (int e : pair.paths[i].links) {
+          const double r = load[e] * inv_cap[e] * scale;
+          if (r > 0) cost += power(r) / r;
+        }
+        if (v[pair.flow[i]] > 0 && cost > hot_cost) hot = i, hot_cost = cost;
+        if (cost < cool_cost) cool = i, cool_cost = cost;
+      }
+      if (hot < 0 || hot == cool || hot_cost - cool_cost <= 1e-9 * hot_cost) continue;
+      // Curvature along the move (per unit of flow): links on exactly one of the two paths.
+      const std::vector<int>& a = pair.paths[hot].links;
+      const std::vector<int>& b = pair.paths[cool].links;
+      double curvature = 0.0;
+      auto add_curvature = [&](const std::vector<int>& links, const std::vector<int>& other) {
+        for (int e : links) {
+          if (std::find(other.begin(), other.end(), e) != other.end()) continue;
+          const double r = load[e] * inv_cap[e] * scale;
+          if (r > 0) curvature += (p - 1) * power(r) / (r * r) * inv_cap[e] * scale;
+        }
+      };
+      add_curvature(a, b);
+      add_curvature(b, a);
+      if (!(curvature > 0)) continue;
+      const double step = std::min(v[pair.flow[hot]], (hot_cost - cool_cost) / curvature);
+      if (!(step > 0)) continue;
+      v[pair.flow[hot]] -= step;
+      v[pair.flow[cool]] += step;
+      for (int e : a) load[e] -= step;
+      for (int e : b) load[e] += step;
+    }
+    const double now = max_utilization();
+    if (now < best * (1 - 1e-6)) {
+      best = now;
+      best_values = v;
+      stalled = 0;
+    } else if (++stalled >= 3) {
+      if (squarings == 8) break;
+      ++squarings;
+      stalled = 0;
+    }
+  }
+  v = std::move(best_values);
 }
 
 double TrafficEngineeringPlugin::TotalFlow(const Allocation& allocation) const {
@@ -766,7 +860,10 @@ std::vector<MethodInfo> TrafficEngineeringPlugin::Methods() const {
           {"pop-16", "POP with 16 random demand groups, each on every link at capacity/16 (Clp)"},
           {"pop-64", "POP with 64 random demand groups, each on every link at capacity/64 (Clp)"},
           {"demand_pinning",
-           "exact LP (Clp) for the top 10% of demands, the rest pinned on their shortest path"}};
+           "exact LP (Clp) for the top 10% of demands, the rest pinned on their shortest path"},
+          {"flow_deviation",
+           "min max utilisation only: shortest paths, then the repair's flow-deviation polish "
+           "(no LP, no ADMM)"}};
 }
 
 Status TrafficEngineeringPlugin::SolveWith(const std::string& method,
@@ -782,6 +879,25 @@ Status TrafficEngineeringPlugin::SolveWith(const std::string& method,
   }
   if (method == "exact") return SolveExactLp(problem, services, allocation, summary);
   if (method == "demand_pinning") return SolvePinning(problem, services, allocation, summary);
+  if (method == "flow_deviation") {
+    if (objective_ != Objective::kMinMaxUtilization) {
+      return Invalid("traffic_engineering: method 'flow_deviation' needs objective "
+                     "min_max_utilization (this deployment's objective is max_total_flow)");
+    }
+    const auto start = std::chrono::steady_clock::now();
+    allocation->values.assign(num_variables_, 0.0);
+    for (const PairModel& pair : pairs_) {
+      const int first = FirstAlivePath(pair);
+      if (pair.demand > 0 && first >= 0) allocation->values[pair.flow[first]] = pair.demand;
+    }
+    if (polish_sweeps_ > 0) PolishUtilization(&allocation->values);
+    SetEntriesFromPaths(allocation);
+    FinishSummary("flow_deviation", problem, *allocation, summary);
+    summary->termination = Termination::kConverged;
+    summary->message = "shortest paths + flow deviation";
+    summary->total_seconds = Seconds(start);
+    return Status::Ok();
+  }
   if (method.rfind("pop-", 0) == 0) {
     const std::string digits = method.substr(4);
     int k = 0;
@@ -792,7 +908,8 @@ Status TrafficEngineeringPlugin::SolveWith(const std::string& method,
     if (k >= 1) return SolvePop(k, round, problem, services, allocation, summary);
   }
   return Invalid("traffic_engineering has no method '" + method +
-                 "' (methods: pop-4, pop-16, pop-64 or any pop-<k>, demand_pinning)");
+                 "' (methods: pop-4, pop-16, pop-64 or any pop-<k>, demand_pinning, "
+                 "flow_deviation)");
 }
 
 Status TrafficEngineeringPlugin::SolveLp(const std::vector<Commodity>& commodities,

@@ -99,6 +99,9 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   // Max total flow repair, after the overload scaling: unmet demand routed greedily on the
   // residual link capacity (setting repair_fill, default on).
   void FillResidual(std::vector<double>* values) const;
+  // Min max utilisation repair, after every pair is rescaled to its volume: up to
+  // `polish_sweeps` flow-deviation sweeps that lower the max utilisation (never raise it).
+  void PolishUtilization(std::vector<double>* values) const;
   Status SolvePop(int k,
                   int round,
                   const Problem& problem,
@@ -139,6 +142,7 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   double pinning_top_fraction_ = 0.1;
   bool record_paths_ = false;
   bool repair_fill_ = true;
+  int polish_sweeps_ = 200;
   bool record_paths_set_ = false;  // otherwise: paths recorded when there are <= 20,000
   std::vector<RawLinkEvent> raw_events_;
   std::string path_cache_dir_, path_cache_file_;

@@ -20,7 +20,8 @@
 // TE_EVAL_ADMM_SECONDS (DeDe's time budget per round), TE_EVAL_ADMM_EPS (eps_abs = eps_rel),
 // TE_EVAL_ADMM_FRACTION (DeDe's budget per round = this fraction of the round's exact solve
 // time: the acceptance test "within 1/10 of Clp's time" is TE_EVAL_ADMM_FRACTION=0.1),
-// TE_EVAL_OBJECTIVES ("max_flow", "min_mlu" or both, comma separated), TE_EVAL_DEMAND_BLOCKS
+// TE_EVAL_OBJECTIVES ("max_flow", "min_mlu" or both, comma separated), TE_EVAL_REPAIR_FILL,
+// TE_EVAL_POLISH_SWEEPS (the plugin's repair_fill / polish_sweeps), TE_EVAL_DEMAND_BLOCKS
 // ("source", the paper's grouping and the default, or "pair"), TE_EVAL_EXACT_MODEL ("entry": the
 // exact row solves the main entry model with SolveExact instead of the compact path LP),
 // TE_EVAL_EXACT_LP_METHOD (Clp's method for the exact LP; barrier by default).
@@ -150,6 +151,13 @@ ConfigNode Settings(const SizeSpec& spec, const std::string& objective, int roun
   }
   if (const char* blocks = std::getenv("TE_EVAL_DEMAND_BLOCKS"); blocks && *blocks) {
     node.Insert("demand_blocks", Scalar("demand_blocks", blocks));
+  }
+  // The plugin's repair: TE_EVAL_REPAIR_FILL (max flow, default true) and
+  // TE_EVAL_POLISH_SWEEPS (min max utilisation, default the plugin's; 0 = no polish).
+  for (const auto& [env, key] : {std::pair<const char*, const char*>{"TE_EVAL_REPAIR_FILL",
+                                                                     "repair_fill"},
+                                 {"TE_EVAL_POLISH_SWEEPS", "polish_sweeps"}}) {
+    if (const char* value = std::getenv(env); value && *value) node.Insert(key, Scalar(key, value));
   }
   node.Insert("objective", Scalar("objective", objective));
   if (!spec.matrices.empty()) {
@@ -346,6 +354,7 @@ Status RunObjective(const EvalOptions& options,
     }
     for (const MethodInfo& method : plugin.Methods()) {
       if (method.name == "exact" || !options.Wants(method.name)) continue;
+      if (method.name == "flow_deviation" && max_flow) continue;  // a min-max heuristic
       Allocation allocation;
       SolveSummary summary;
       const auto start = Clock::now();

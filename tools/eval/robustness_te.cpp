@@ -519,6 +519,7 @@ Status RunInstance(const EvalOptions& options,
     }
     for (const MethodInfo& method : plugin.Methods()) {
       if (method.name == "exact" || !options.Wants(method.name)) continue;
+      if (method.name == "flow_deviation") continue;  // min max utilisation only
       Allocation allocation;
       SolveSummary summary;
       const auto start = Clock::now();

@@ -46,6 +46,7 @@ struct Outcome {
   double value = 0.0;  // total flow (data units) or max link utilisation
   double violation = 0.0;
   SolveSummary summary;
+  Allocation allocation;
 };
 
 Outcome RunMethod(TrafficEngineeringPlugin* plugin,
@@ -62,6 +63,7 @@ Outcome RunMethod(TrafficEngineeringPlugin* plugin,
   out.value = plugin->objective() == Objective::kMaxTotalFlow
                   ? plugin->TotalFlow(allocation)
                   : plugin->MaxLinkUtilization(allocation);
+  out.allocation = std::move(allocation);
   return out;
 }
 
@@ -79,7 +81,8 @@ TEST(TrafficEngineeringBaselines, ListsPopAndDemandPinningAndRejectsUnknownMetho
   std::vector<std::string> names;
   for (const MethodInfo& m : plugin.Methods()) names.push_back(m.name);
   EXPECT_EQ(names,
-            (std::vector<std::string>{"exact", "pop-4", "pop-16", "pop-64", "demand_pinning"}));
+            (std::vector<std::string>{
+                "exact", "pop-4", "pop-16", "pop-64", "demand_pinning", "flow_deviation"}));
   Problem problem(0, 0);
   Build(B4Settings("max_total_flow", "1"), ContextIn(kDataDir), &plugin, &problem);
   for (const std::string bad : {"pop-0", "pop-", "pop-x", "greedy"}) {
@@ -99,7 +102,9 @@ void CheckB4(const std::string& objective) {
   Build(B4Settings(objective, "4"), ContextIn(kDataDir), &plugin, &problem);
   const double exact = Exact(&plugin, problem);
   const bool maximize = objective == "max_total_flow";
-  for (const std::string method : {"pop-1", "pop-4", "pop-16", "pop-64", "demand_pinning"}) {
+  std::vector<std::string> methods = {"pop-1", "pop-4", "pop-16", "pop-64", "demand_pinning"};
+  if (!maximize) methods.push_back("flow_deviation");
+  for (const std::string& method : methods) {
     const Outcome out = RunMethod(&plugin, problem, method);
     std::printf("B4 x4 %s %-15s value %.6f exact %.6f quality %.4f (%.3f s) %s\n",
                 objective.c_str(),
@@ -124,7 +129,25 @@ void CheckB4(const std::string& objective) {
     if (method == "pop-1") {
       EXPECT_NEAR(out.value, exact, kObjectiveTolerance * exact);
     }
+    if (method == "flow_deviation") {
+      // The flow-deviation polish from shortest paths: within 1% of the LP optimum on B4.
+      EXPECT_LE(out.value, exact * 1.01);
+      EXPECT_NEAR(plugin.TotalFlow(out.allocation), plugin.TotalDemand(),
+                  1e-9 * plugin.TotalDemand());
+    }
   }
+}
+
+TEST(TrafficEngineeringBaselines, FlowDeviationNeedsMinMaxUtilization) {
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Build(B4Settings("max_total_flow", "1"), ContextIn(kDataDir), &plugin, &problem);
+  Allocation allocation;
+  SolveSummary summary;
+  const Status status =
+      plugin.SolveWith("flow_deviation", 0, problem, Services(), &allocation, &summary);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("min_max_utilization"), std::string::npos) << status.message();
 }
 
 TEST(TrafficEngineeringBaselines, AreFeasibleAndNoBetterThanExactOnCongestedB4MaxTotalFlow) {

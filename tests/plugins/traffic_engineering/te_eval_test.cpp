@@ -27,8 +27,9 @@ TEST(TrafficEngineeringEval, SmallGivesAFeasibleRowPerMethodRoundAndObjective) {
   const Status status =
       RunTrafficEngineering(options, [&](const EvalRow& r) { rows.push_back(r); });
   ASSERT_TRUE(status.ok()) << status.message();
-  // 2 objectives x 3 rounds x (exact + dede x 2 thread counts + 3 POP + pinning).
-  ASSERT_EQ(rows.size(), 2u * 3u * 7u);
+  // 2 objectives x 3 rounds x (exact + dede x 2 thread counts + 3 POP + pinning), and
+  // flow deviation for min max utilisation.
+  ASSERT_EQ(rows.size(), 2u * 3u * 7u + 3u);
   std::map<std::string, int> per_method;
   for (const EvalRow& r : rows) {
     std::printf("%-8s %-15s %-14s r%d t%d value %-12.6g quality %-8.5f %.3f s %s\n",
@@ -58,6 +59,7 @@ TEST(TrafficEngineeringEval, SmallGivesAFeasibleRowPerMethodRoundAndObjective) {
   EXPECT_EQ(per_method["dede"], 12);
   EXPECT_EQ(per_method["pop-64"], 6);
   EXPECT_EQ(per_method["demand_pinning"], 6);
+  EXPECT_EQ(per_method["flow_deviation"], 3);
 }
 
 TEST(TrafficEngineeringEval, NamesTheMissingTopologyForTheLargerSizes) {
