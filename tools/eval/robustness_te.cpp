@@ -309,6 +309,10 @@ ConfigNode Settings(const Base& base,
   node.Insert("num_paths", Scalar("num_paths", std::to_string(instance.num_paths)));
   node.Insert("objective", Scalar("objective", "max_total_flow"));
   node.Insert("record_paths", Scalar("record_paths", "false"));
+  // The plugin's max-flow repair fill (default on); TE_EVAL_REPAIR_FILL=false gives the
+  // session-3 tables, measured before the fill existed.
+  if (const char* fill = std::getenv("TE_EVAL_REPAIR_FILL"); fill && *fill)
+    node.Insert("repair_fill", Scalar("repair_fill", fill));
   if (base.per_pair_blocks) node.Insert("demand_blocks", Scalar("demand_blocks", "pair"));
   if (pop_split_fraction > 0) {
     node.Insert("pop_split_fraction", Scalar("pop_split_fraction", Num(pop_split_fraction, "%.17g")));
