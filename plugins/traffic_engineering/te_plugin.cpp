@@ -401,6 +401,27 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
   for (const auto& row : entries_) {
     for (const auto& [e, entry] : row) link_entries_[e].push_back(entry);
   }
+  // Per path: the entries x[e, block] its flow loads, in link order (SetEntriesFromPaths).
+  {
+    std::vector<std::map<int, VarId>> entry_of(entries_.size());
+    for (std::size_t b = 0; b < entries_.size(); ++b) {
+      for (const auto& [e, entry] : entries_[b]) entry_of[b][e] = entry;
+    }
+    path_entry_begin_.assign(1, 0);
+    path_entry_.clear();
+    for (std::size_t i = 0; i < path_var_.size(); ++i) {
+      const std::map<int, VarId>& of = entry_of[block_of_pair_[pair_of_var_[i]]];
+      for (int e : path_of_var_[i]->links) {
+        const auto it = of.find(e);
+        if (it == of.end()) {
+          return Internal("traffic_engineering: path " + std::to_string(i) + " uses link " +
+                          std::to_string(e) + " without an entry in its demand block");
+        }
+        path_entry_.push_back(it->second);
+      }
+      path_entry_begin_.push_back(path_entry_.size());
+    }
+  }
   *problem = std::move(model.problem);
   num_variables_ = problem->num_variables();
   if (!record_paths_set_) record_paths_ = path_var_.size() <= 20000;
@@ -518,17 +539,13 @@ std::vector<double> TrafficEngineeringPlugin::LinkLoads(const Allocation& alloca
 
 void TrafficEngineeringPlugin::SetEntriesFromPaths(Allocation* allocation) const {
   std::vector<double>& v = allocation->values;
-  std::vector<std::map<int, VarId>> entry_of(entries_.size());
-  for (std::size_t s = 0; s < entries_.size(); ++s) {
-    for (const auto& [e, entry] : entries_[s]) {
-      v[entry] = 0.0;
-      entry_of[s][e] = entry;
-    }
+  for (const auto& row : entries_) {
+    for (const auto& link_entry : row) v[link_entry.second] = 0.0;
   }
   for (std::size_t i = 0; i < path_var_.size(); ++i) {
-    const Path& path = *path_of_var_[i];
-    const int block = block_of_pair_[pair_of_var_[i]];
-    for (int e : path.links) v[entry_of[block].at(e)] += v[path_var_[i]];
+    const double flow = v[path_var_[i]];
+    for (std::size_t j = path_entry_begin_[i]; j < path_entry_begin_[i + 1]; ++j)
+      v[path_entry_[j]] += flow;
   }
 }
 

@@ -165,6 +165,9 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   std::vector<std::vector<std::pair<int, VarId>>> entries_;
   std::vector<ConstraintId> capacity_row_;        // per link (max total flow), -1 if unused
   std::vector<std::vector<VarId>> link_entries_;  // per link: its entries x[e, s]
+  // Path i loads the entries path_entry_[path_entry_begin_[i] .. path_entry_begin_[i + 1]).
+  std::vector<std::size_t> path_entry_begin_;
+  std::vector<VarId> path_entry_;
   std::vector<double> capacity_;                  // this round, data units (0: failed)
   std::vector<char> failed_;                      // this round
   // Per-pair standard deviation of consecutive changes (temporal fluctuation), data units.
