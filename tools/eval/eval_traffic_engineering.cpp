@@ -21,7 +21,8 @@
 // TE_EVAL_ADMM_FRACTION (DeDe's budget per round = this fraction of the round's exact solve
 // time: the acceptance test "within 1/10 of Clp's time" is TE_EVAL_ADMM_FRACTION=0.1),
 // TE_EVAL_OBJECTIVES ("max_flow", "min_mlu" or both, comma separated), TE_EVAL_REPAIR_FILL,
-// TE_EVAL_POLISH_SWEEPS (the plugin's repair_fill / polish_sweeps), TE_EVAL_DEMAND_BLOCKS
+// TE_EVAL_POLISH_SWEEPS (the plugin's repair_fill / polish_sweeps), TE_EVAL_ADMM_RELAXATION,
+// TE_EVAL_ADMM_RHO_UPDATE_EVERY, TE_EVAL_ADMM_CHECK_EVERY, TE_EVAL_DEMAND_BLOCKS
 // ("source", the paper's grouping and the default, or "pair"), TE_EVAL_EXACT_MODEL ("entry": the
 // exact row solves the main entry model with SolveExact instead of the compact path LP),
 // TE_EVAL_EXACT_LP_METHOD (Clp's method for the exact LP; barrier by default).
@@ -211,6 +212,11 @@ Status RunObjective(const EvalOptions& options,
   admm.repair = EnvDouble("TE_EVAL_ADMM_FRAMEWORK_REPAIR", 0.0) > 0;
   if (max_flow && spec.max_flow_rho > 0) admm.rho = spec.max_flow_rho;
   admm.rho = EnvDouble("TE_EVAL_ADMM_RHO", admm.rho);
+  admm.relaxation = EnvDouble("TE_EVAL_ADMM_RELAXATION", admm.relaxation);
+  admm.rho_update_every =
+      static_cast<int>(EnvDouble("TE_EVAL_ADMM_RHO_UPDATE_EVERY", admm.rho_update_every));
+  admm.check_termination_every = static_cast<int>(
+      EnvDouble("TE_EVAL_ADMM_CHECK_EVERY", admm.check_termination_every));
   admm.time_limit_seconds = EnvDouble("TE_EVAL_ADMM_SECONDS", spec.dede_budget_seconds);
   const double eps = EnvDouble("TE_EVAL_ADMM_EPS", 0.0);
   if (eps > 0) admm.eps_abs = admm.eps_rel = eps;
