@@ -441,6 +441,13 @@ std::vector<Spec> BuildSpecs() {
   s.push_back(String("solver.method", [](auto& c) -> auto& { return c.method; }, false, false,
       "With solver.kind: plugin, the plugin's method to run (`dede plugins` lists each "
       "plugin's methods); `none` otherwise.", false));
+  s.push_back(Choice<ColdStart>("solver.cold_start",
+      [](auto& c) -> auto& { return c.cold_start; },
+      {{"zero", ColdStart::kZero}, {"repair", ColdStart::kRepair}},
+      "With solver.kind: admm, where the first solve of a run starts: zero, or the plugin's "
+      "repair of an all-zero allocation (a domain heuristic: greedy routing for traffic "
+      "engineering). A resumed run starts from its last stored allocation either way.",
+      false));
   // solver.admm: AdmmOptions, in declaration order. Bounds are AdmmOptions::IsValid's.
   s.push_back(Int("solver.admm.max_iterations",
       [](auto& c) -> auto& { return c.admm.max_iterations; }, AtLeast(1),

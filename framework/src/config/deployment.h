@@ -19,6 +19,9 @@ namespace dede::internal {
 
 enum class OverrunPolicy : std::uint8_t { kSkip, kBackToBack };
 enum class SolverKind : std::uint8_t { kAdmm, kExact, kPlugin };
+// Where the first ADMM solve of a run starts: at zero, or at the plugin's repair of an
+// all-zero allocation (a domain heuristic, e.g. greedy routing).
+enum class ColdStart : std::uint8_t { kZero, kRepair };
 
 struct DeploymentConfig {
   std::string file;              // path of the YAML file
@@ -31,6 +34,7 @@ struct DeploymentConfig {
   ConfigNode plugin_settings;    // plugin.settings (Map, possibly empty)
   SolverKind solver = SolverKind::kAdmm;  // solver.kind: admm | exact | plugin
   std::string method = "none";   // solver.method: the plugin's method (kind plugin only)
+  ColdStart cold_start = ColdStart::kZero;  // solver.cold_start: zero | repair (kind admm)
   AdmmOptions admm;              // solver.admm.*   (keys = AdmmOptions field names)
   ExactOptions exact;            // solver.exact.*  (keys = ExactOptions field names)
   double interval_seconds = 60;  // schedule.interval_seconds > 0

@@ -82,6 +82,7 @@ class Runner {
   RunnerOptions options_;
   std::unique_ptr<Problem> problem_;
   std::unique_ptr<AdmmSolver> admm_;
+  bool admm_started_ = false;  // solved or warm-started once: solver.cold_start is spent
   std::int64_t deployment_id_ = -1;
   int next_round_ = 0;
   std::ostream* log_;

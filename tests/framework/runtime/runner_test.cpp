@@ -1,5 +1,6 @@
 // Runner with an in-process plugin (no shared object): solver.kind plugin, SolverServices,
 // domain records as JSON rows, and SaveState / RestoreState across a restart.
+#include <algorithm>
 #include "runtime/runner.h"
 
 #include <cmath>
@@ -171,6 +172,46 @@ TEST(RunnerPluginMethod, SolvesWithLentSolversAndStoresRecordsAndState) {
   EXPECT_EQ(Cell(s, "SELECT json_extract(data, '$.state') FROM domain_records WHERE round = 0"),
             "running\n");
   EXPECT_EQ(Cell(s, "SELECT CAST(state AS TEXT) FROM plugin_states WHERE round = 1"), "1 2");
+}
+
+// CounterPlugin whose repair of an all-zero allocation is the hand optimum (x00 = 2, x01 = 1,
+// x11 = 2); counts repairs and the all-zero ones.
+class SeedingPlugin : public CounterPlugin {
+ public:
+  Status Repair(const Problem&, Allocation* allocation) override {
+    ++repairs;
+    if (std::all_of(allocation->values.begin(), allocation->values.end(),
+                    [](double v) { return v == 0.0; })) {
+      ++zero_repairs;
+      allocation->values = {2.0, 1.0, 0.0, 2.0};
+    }
+    return Status::Ok();
+  }
+  int repairs = 0, zero_repairs = 0;
+};
+
+TEST(RunnerColdStart, RepairSeedsOnlyTheFirstAdmmSolve) {
+  for (const ColdStart cold_start : {ColdStart::kZero, ColdStart::kRepair}) {
+    DeploymentConfig config = Config("none");
+    config.solver = SolverKind::kAdmm;
+    config.cold_start = cold_start;
+    config.admm.num_threads = 1;
+    SeedingPlugin plugin;
+    std::ostringstream log;
+    Runner runner(config, &plugin, "1.0", nullptr, RunnerOptions{.persist = false, .log = &log});
+    ASSERT_TRUE(runner.Setup().ok());
+    for (int round = 0; round < 3; ++round) {
+      RoundOutcome outcome;
+      const Status status = runner.RunRound({}, &outcome);
+      ASSERT_TRUE(status.ok()) << status.ToString();
+      EXPECT_NEAR(outcome.summary.objective, 11.0, 1e-4) << round;
+      EXPECT_TRUE(outcome.summary.feasible);
+    }
+    // One repair per round after the solve, plus the seed of round 0 with kRepair.
+    const bool seeded = cold_start == ColdStart::kRepair;
+    EXPECT_EQ(plugin.repairs, 3 + (seeded ? 1 : 0));
+    EXPECT_EQ(plugin.zero_repairs, seeded ? 1 : 0);
+  }
 }
 
 TEST(RunnerPluginMethod, ResumeHandsTheLastStateBack) {
