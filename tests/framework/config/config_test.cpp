@@ -508,7 +508,7 @@ TEST(LoadDeployment, SectionThatIsNotAMapIsAWrongType) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_THAT(loaded.status().message(),
               StartsWith(path + ":4:1: solver = 'admm': expected a map with keys kind, method, "
-                                "admm, exact"));
+                                "cold_start, admm, exact"));
 }
 
 TEST(LoadDeployment, OutOfRangeAdmmValueIsReportedByIsValidAtItsKey) {
