@@ -529,9 +529,13 @@ bool TrafficEngineeringPlugin::PathAlive(const Path& path) const {
 }
 
 std::vector<double> TrafficEngineeringPlugin::LinkLoads(const Allocation& allocation) const {
+  return LinkLoads(allocation.values);
+}
+
+std::vector<double> TrafficEngineeringPlugin::LinkLoads(const std::vector<double>& values) const {
   std::vector<double> load(topology_.links.size(), 0.0);
   for (std::size_t i = 0; i < path_var_.size(); ++i) {
-    const double f = std::max(0.0, allocation[path_var_[i]]);
+    const double f = std::max(0.0, values[path_var_[i]]);
     for (int e : path_of_var_[i]->links) load[e] += f;
   }
   return load;
@@ -619,9 +623,7 @@ void TrafficEngineeringPlugin::FillResidual(std::vector<double>* values) const {
   // capacity per unit of flow), each path up to its pair's unmet demand and its tightest
   // link's residual capacity. Flows only grow and no link goes above its capacity.
   std::vector<double>& v = *values;
-  Allocation current;
-  current.values = v;
-  const std::vector<double> load = LinkLoads(current);
+  const std::vector<double> load = LinkLoads(v);
   std::vector<double> residual(load.size());
   for (std::size_t e = 0; e < load.size(); ++e)
     residual[e] = std::max(0.0, capacity_[e] / flow_unit_ - load[e]);
@@ -665,9 +667,7 @@ void TrafficEngineeringPlugin::PolishUtilization(std::vector<double>* values) co
   for (std::size_t e = 0; e < num_links; ++e) {
     if (capacity_[e] > 0) inv_cap[e] = flow_unit_ / capacity_[e];
   }
-  Allocation current;
-  current.values = v;
-  std::vector<double> load = LinkLoads(current);
+  std::vector<double> load = LinkLoads(v);
   auto max_utilization = [&] {
     double worst = 0.0;
     for (std::size_t e = 0; e < num_links; ++e) worst = std::max(worst, load[e] * inv_cap[e]);
@@ -688,7 +688,12 @@ void TrafficEngineeringPlugin::PolishUtilization(std::vector<double>* values) co
     return rp;
   };
   double best = max_utilization();
-  std::vector<double> best_values = v;
+  // The best routing seen, as path flows (parallel to path_var_).
+  std::vector<double> best_flows(path_var_.size());
+  auto keep_best = [&] {
+    for (std::size_t i = 0; i < path_var_.size(); ++i) best_flows[i] = v[path_var_[i]];
+  };
+  keep_best();
   int stalled = 0;
   for (int sweep = 0; sweep < polish_sweeps_ && best > 0; ++sweep) {
     const double p = static_cast<double>(1 << squarings);
@@ -732,7 +737,7 @@ void TrafficEngineeringPlugin::PolishUtilization(std::vector<double>* values) co
     const double now = max_utilization();
     if (now < best * (1 - 1e-6)) {
       best = now;
-      best_values = v;
+      keep_best();
       stalled = 0;
     } else if (++stalled >= 3) {
       if (squarings == 8) break;
@@ -740,7 +745,7 @@ void TrafficEngineeringPlugin::PolishUtilization(std::vector<double>* values) co
       stalled = 0;
     }
   }
-  v = std::move(best_values);
+  for (std::size_t i = 0; i < path_var_.size(); ++i) v[path_var_[i]] = best_flows[i];
 }
 
 double TrafficEngineeringPlugin::TotalFlow(const Allocation& allocation) const {

@@ -72,6 +72,7 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   int paths_computed() const { return paths_computed_; }
   // This round's per-link loads (allocation units) and capacities (data units; 0 if failed).
   std::vector<double> LinkLoads(const Allocation& allocation) const;
+  std::vector<double> LinkLoads(const std::vector<double>& values) const;
   const std::vector<double>& capacity() const { return capacity_; }
   // This round's demand per pair (data units), pairs in (src, dst) order.
   std::vector<DemandEntry> Demands() const;
