@@ -576,6 +576,16 @@ Status TrafficEngineeringPlugin::Repair(const Problem& problem, Allocation* allo
     v[path_var_[i]] = PathAlive(*path_of_var_[i]) ? std::max(0.0, v[path_var_[i]]) : 0.0;
   }
   if (objective_ == Objective::kMaxTotalFlow) {
+    // A path carries no more than any link on it grants its block: f_p <= x[e, block] for
+    // every e on p. The demand-side copy satisfies this with equality already; the
+    // resource-side copy (solver.admm.final_iterate: resource) fits every link's capacity,
+    // and trimming its path flows to it keeps most of that fit, so less is scaled away below.
+    for (std::size_t i = 0; i < path_var_.size(); ++i) {
+      double& flow = v[path_var_[i]];
+      for (std::size_t j = path_entry_begin_[i]; j < path_entry_begin_[i + 1]; ++j) {
+        flow = std::min(flow, std::max(0.0, v[path_entry_[j]]));
+      }
+    }
     // As the reference's fix step: cap every demand, then scale each path by the worst
     // overload on its links. Loads only shrink, so link_load_e <= sum f_p c_e / load_e = c_e.
     for (const PairModel& pair : pairs_) {

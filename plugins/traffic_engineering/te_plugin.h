@@ -58,6 +58,7 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   int num_rounds() const { return num_rounds_; }
   int num_pairs() const { return static_cast<int>(pairs_.size()); }
   int num_paths_total() const { return static_cast<int>(path_var_.size()); }
+  int num_paths(int pair) const { return static_cast<int>(pairs_[pair].paths.size()); }
   // Total flow sum_p f_p (data units) and the largest link load / capacity of an allocation
   // (capacity of this round: a failed link has capacity 0, so any load on it is infinite).
   // Allocation values are in multiples of flow_unit() (the largest capacity).

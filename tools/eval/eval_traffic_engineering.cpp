@@ -26,7 +26,9 @@
 // solver.cold_start), TE_EVAL_DEMAND_BLOCKS
 // ("source", the paper's grouping and the default, or "pair"), TE_EVAL_EXACT_MODEL ("entry": the
 // exact row solves the main entry model with SolveExact instead of the compact path LP),
-// TE_EVAL_EXACT_LP_METHOD (Clp's method for the exact LP; barrier by default).
+// TE_EVAL_EXACT_LP_METHOD (Clp's method for the exact LP; barrier by default),
+// TE_EVAL_FINAL_ITERATE ("demand" or "resource": solver.admm.final_iterate), TE_EVAL_VERBOSE
+// (1: DeDe's residual trace on stderr).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -219,6 +221,16 @@ Status RunObjective(const EvalOptions& options,
   admm.check_termination_every = static_cast<int>(
       EnvDouble("TE_EVAL_ADMM_CHECK_EVERY", admm.check_termination_every));
   admm.time_limit_seconds = EnvDouble("TE_EVAL_ADMM_SECONDS", spec.dede_budget_seconds);
+  admm.verbose = EnvDouble("TE_EVAL_VERBOSE", 0.0) > 0;
+  if (const char* side = std::getenv("TE_EVAL_FINAL_ITERATE"); side != nullptr && *side != '\0') {
+    const std::string value(side);
+    if (value != "demand" && value != "resource") {
+      return Status(StatusCode::kInvalidArgument,
+                    "TE_EVAL_FINAL_ITERATE = '" + value + "': expected demand or resource");
+    }
+    admm.final_iterate =
+        value == "resource" ? FinalIterate::kResourceSide : FinalIterate::kDemandSide;
+  }
   const double eps = EnvDouble("TE_EVAL_ADMM_EPS", 0.0);
   if (eps > 0) admm.eps_abs = admm.eps_rel = eps;
   ExactOptions exact_options;

@@ -34,6 +34,13 @@ const char* TerminationName(Termination t);
 
 enum class RhoUpdate : std::uint8_t { kFixed, kResidualBalancing };
 
+// The copy of the shared entries that the returned allocation is read from. kDemandSide: the
+// last half step's z, which satisfies every demand constraint exactly; kResourceSide: x, which
+// satisfies every resource constraint exactly. Variables held by one side only always come
+// from that side. Either copy is off the other side's constraints by about the primal residual
+// until the repair (the framework's or the plugin's) closes the gap.
+enum class FinalIterate : std::uint8_t { kDemandSide, kResourceSide };
+
 struct AdmmOptions {
   // True if usable. Otherwise *error names the field, its value and the violated bound:
   // "AdmmOptions::relaxation = 2.5. Violated constraint: relaxation < 2".
@@ -61,6 +68,7 @@ struct AdmmOptions {
   // and the demand-side feasible sets until every constraint holds within feasibility_tolerance.
   bool repair = true;
   int repair_max_rounds = 2000;
+  FinalIterate final_iterate = FinalIterate::kDemandSide;
   double feasibility_tolerance = 1e-6;
   // Integer variables: the continuous relaxation is solved first, then `integer_iterations`
   // further ADMM iterations in which each block solves its own small mixed-integer problem

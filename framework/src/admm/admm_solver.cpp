@@ -710,11 +710,18 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
     return;
   }
   if (problem_.revision() != seen_revision_) {
+    const auto t_validate = Clock::now();
     if (!problem_.Validate(&error)) {
       summary->message = "Invalid problem: " + error;
       return;
     }
+    const double validate_s = Seconds(t_validate);
+    const auto t_refresh = Clock::now();
     RefreshParameters();
+    if (options_.verbose) {
+      std::fprintf(stderr, "admm refresh: validate %.3f s, block parameters %.3f s\n", validate_s,
+                   Seconds(t_refresh));
+    }
   }
   const int threads = options_.num_threads > 0
                           ? options_.num_threads
@@ -740,7 +747,11 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
       }
     }
   }
-  if (cold_) ColdStart();
+  if (cold_) {
+    const auto t_cold = Clock::now();
+    ColdStart();
+    if (options_.verbose) std::fprintf(stderr, "admm cold start %.3f s\n", Seconds(t_cold));
+  }
 
   Termination termination = Termination::kMaxIterations;
   std::string message;
@@ -799,8 +810,10 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
       summary->trace.push_back(it);
       last = it;
       if (options_.verbose) {
-        std::fprintf(stderr, "admm %6d  r_prim %.3e (tol %.3e)  r_dual %.3e (tol %.3e)  rho %.3g  obj %.9g\n",
-                     k, it.primal_residual, it.primal_tolerance, it.dual_residual,
+        std::fprintf(stderr,
+                     "admm %6d  %8.3f s  r_prim %.3e (tol %.3e)  r_dual %.3e (tol %.3e)  rho %.3g"
+                     "  obj %.9g\n",
+                     k, it.seconds, it.primal_residual, it.primal_tolerance, it.dual_residual,
                      it.dual_tolerance, it.rho, it.objective);
       }
       const bool converged =
@@ -877,10 +890,10 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
       message = "Iteration budget of " + std::to_string(total_budget) + " used up.";
     }
   }
-  // Final allocation: demand-side entries (the last half step), then repair.
+  // Final allocation: the chosen side's entries, then repair.
   const auto repair_start = Clock::now();
   std::vector<double> values;
-  GatherValues(&values, 1);
+  GatherValues(&values, options_.final_iterate == FinalIterate::kResourceSide ? 0 : 1);
   int rounds = 0;
   std::string repair_message;
   bool repaired = true;

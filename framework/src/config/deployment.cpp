@@ -496,6 +496,12 @@ std::vector<Spec> BuildSpecs() {
   s.push_back(Int("solver.admm.repair_max_rounds",
       [](auto& c) -> auto& { return c.admm.repair_max_rounds; }, AtLeast(0),
       "Projection rounds the repair may use.", true, true));
+  s.push_back(Choice<FinalIterate>("solver.admm.final_iterate",
+      [](auto& c) -> auto& { return c.admm.final_iterate; },
+      {{"demand", FinalIterate::kDemandSide}, {"resource", FinalIterate::kResourceSide}},
+      "Copy of the shared entries the allocation is read from before the repair: demand (z, "
+      "demand constraints hold) or resource (x, resource constraints hold). For capacity-bound "
+      "problems whose plugin repair trims demands to fit, resource usually loses less.", true));
   s.push_back(Double("solver.admm.feasibility_tolerance",
       [](auto& c) -> auto& { return c.admm.feasibility_tolerance; }, Above(0),
       "Constraint violation accepted as feasible (the repair's target).", true, true));

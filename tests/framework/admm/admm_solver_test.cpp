@@ -1,5 +1,6 @@
 #include "dede/solver.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -230,6 +231,70 @@ TEST(AdmmSolver, InfeasibleBlockIsReportedWithItsName) {
   solver.Solve(&allocation, &summary);
   EXPECT_EQ(summary.termination, Termination::kInfeasible) << summary.message;
   EXPECT_NE(summary.message.find("Demand block 0"), std::string::npos) << summary.message;
+}
+
+// Two resources of capacity 1.5 serve three unit demands; resource 0 is free, resource 1
+// costs 1 per unit. Early iterates disagree: the demand side routes everything to resource 0.
+Problem TwoSidedProblem() {
+  Problem p(2, 3);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  p.AddDenseEntries(m);
+  for (int r = 0; r < 2; ++r) {
+    LinearExpr row;
+    for (int d = 0; d < 3; ++d) row.Add(p.Entry(m, r, d), 1.0);
+    p.AddResourceConstraint(r, row, Sense::kLessEqual, 1.5);
+  }
+  for (int d = 0; d < 3; ++d) {
+    LinearExpr col;
+    for (int r = 0; r < 2; ++r) col.Add(p.Entry(m, r, d), 1.0);
+    p.AddDemandConstraint(d, col, Sense::kEqual, 1.0);
+    p.AddLinearCost(p.Entry(m, 1, d), 1.0);
+  }
+  return p;
+}
+
+double RowSum(const Problem& p, const Allocation& a, int r) {
+  double sum = 0.0;
+  for (int d = 0; d < 3; ++d) sum += a[p.Entry(0, r, d)];
+  return sum;
+}
+
+double ColumnSum(const Problem& p, const Allocation& a, int d) {
+  double sum = 0.0;
+  for (int r = 0; r < 2; ++r) sum += a[p.Entry(0, r, d)];
+  return sum;
+}
+
+TEST(AdmmSolver, FinalIterateSelectsWhichSidesConstraintsHoldBeforeRepair) {
+  const Problem problem = TwoSidedProblem();
+  AdmmOptions options;
+  options.max_iterations = 2;
+  options.check_termination_every = 1;
+  options.repair = false;
+  Allocation demand_side, resource_side;
+  SolveSummary summary;
+  {
+    AdmmSolver solver(problem, options);
+    solver.Solve(&demand_side, &summary);
+    ASSERT_EQ(summary.iterations, 2) << summary.FullReport();
+  }
+  options.final_iterate = FinalIterate::kResourceSide;
+  {
+    AdmmSolver solver(problem, options);
+    solver.Solve(&resource_side, &summary);
+    ASSERT_EQ(summary.iterations, 2) << summary.FullReport();
+  }
+  // The copies have not met yet: the demand side overloads resource 0 ...
+  EXPECT_GT(RowSum(problem, demand_side, 0), 1.5 + 1e-3);
+  for (int d = 0; d < 3; ++d) EXPECT_NEAR(ColumnSum(problem, demand_side, d), 1.0, 1e-9);
+  // ... and the resource side fits both capacities but does not serve every demand in full.
+  double worst_column = 0.0;
+  for (int r = 0; r < 2; ++r) EXPECT_LE(RowSum(problem, resource_side, r), 1.5 + 1e-9);
+  for (int d = 0; d < 3; ++d) {
+    worst_column = std::max(worst_column, std::abs(ColumnSum(problem, resource_side, d) - 1.0));
+  }
+  EXPECT_GT(worst_column, 1e-3);
+  for (const double v : resource_side.values) EXPECT_GE(v, -1e-12);
 }
 
 TEST(AdmmSolver, IterationBudgetReturnsRepairedAllocation) {

@@ -34,6 +34,7 @@ struct Settings {
   std::string scale;  // empty: default 1
   std::string repair_fill;  // empty: default (on)
   std::string polish_sweeps;  // empty: default
+  std::string demand_blocks;  // empty: default (per source)
 };
 
 ConfigNode MakeSettings(const Settings& s) {
@@ -52,6 +53,8 @@ ConfigNode MakeSettings(const Settings& s) {
   if (!s.repair_fill.empty()) node.Insert("repair_fill", Scalar("repair_fill", s.repair_fill));
   if (!s.polish_sweeps.empty())
     node.Insert("polish_sweeps", Scalar("polish_sweeps", s.polish_sweeps));
+  if (!s.demand_blocks.empty())
+    node.Insert("demand_blocks", Scalar("demand_blocks", s.demand_blocks));
   if (!s.extra_key.empty()) node.Insert(s.extra_key, Scalar(s.extra_key, "1"));
   return node;
 }
@@ -219,16 +222,21 @@ TEST(TrafficEngineeringPlugin, AdmmMaxTotalFlowOnCongestedB4IsWithinHalfAPercent
   CheckMaxTotalFlow("4");
 }
 
+// `flow` on every path of every pair (allocation units), as SetPathFlows takes them.
+std::vector<std::vector<double>> UniformPathFlows(const TrafficEngineeringPlugin& plugin,
+                                                  double flow) {
+  std::vector<std::vector<double>> flows(plugin.num_pairs());
+  for (int k = 0; k < plugin.num_pairs(); ++k) flows[k].assign(plugin.num_paths(k), flow);
+  return flows;
+}
+
 TEST(TrafficEngineeringPlugin, RepairMakesAnOverloadedAllocationFeasible) {
   TrafficEngineeringPlugin plugin;
   Problem problem(0, 0);
   Build(Settings{}, &plugin, &problem);
+  // Every path carries 3000 (entries: their loads): demands and links are both overloaded.
   Allocation a;
-  a.values.assign(problem.num_variables(), 0.0);
-  // Every path carries 3000: demands and links are both overloaded.
-  for (VarId v = 0; v < problem.num_variables(); ++v) {
-    if (!problem.variable(v).IsEntry()) a.values[v] = 3000.0;
-  }
+  plugin.SetPathFlows(UniformPathFlows(plugin, 3000.0), &a);
   ASSERT_TRUE(plugin.Repair(problem, &a).ok());
   ExpectFeasible(problem, a);
   EXPECT_GT(plugin.TotalFlow(a), 0.0);
@@ -272,16 +280,58 @@ TEST(TrafficEngineeringPlugin, RepairFillRoutesUnmetDemandOnResidualCapacity) {
   EXPECT_GT(none_on, 0.5 * exact_summary.objective);
   EXPECT_LE(none_on, exact_summary.objective * (1 + 1e-9));
   // Every path overloaded at 3x its pair's share: the scaling leaves slack the fill uses.
-  std::vector<double> overloaded(problem.num_variables(), 0.0);
-  for (VarId v = 0; v < problem.num_variables(); ++v) {
-    if (!problem.variable(v).IsEntry()) overloaded[v] = 3000.0;
-  }
-  const auto [over_off, over_on] = RepairBothWays(overloaded);
+  Allocation overloaded;
+  plugin.SetPathFlows(UniformPathFlows(plugin, 3000.0), &overloaded);
+  const auto [over_off, over_on] = RepairBothWays(overloaded.values);
   EXPECT_GT(over_on, over_off * (1 + 1e-3));
   // The optimum has no unmet demand on a path with slack: the fill leaves it optimal.
   const auto [exact_off, exact_on] = RepairBothWays(exact.values);
   EXPECT_NEAR(exact_off, exact_summary.objective, 1e-6 * exact_summary.objective);
   EXPECT_NEAR(exact_on, exact_summary.objective, 1e-6 * exact_summary.objective);
+}
+
+TEST(TrafficEngineeringPlugin, RepairTrimsPathFlowsToTheirEntries) {
+  // The optimum's entries (link grants) with every path flow doubled: the path flows overload
+  // the links, but with one block per pair and edge-disjoint paths each entry carries one
+  // path, so trimming to the entries (as for a resource-side ADMM iterate) recovers the
+  // optimum; scaling alone cannot: the same flows with their own loads as entries repair to
+  // less.
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Settings settings;
+  settings.scale = "4";
+  settings.repair_fill = "false";
+  settings.paths = "";  // computed: edge-disjoint
+  settings.demand_blocks = "pair";
+  Build(settings, &plugin, &problem);
+  Allocation exact;
+  SolveSummary exact_summary;
+  SolveExact(problem, ExactOptions{}, &exact, &exact_summary);
+  ASSERT_TRUE(exact_summary.IsSolutionUsable()) << exact_summary.message;
+  Allocation granted = exact;
+  for (VarId v = 0; v < problem.num_variables(); ++v) {
+    if (!problem.variable(v).IsEntry()) granted.values[v] *= 2.0;
+  }
+  Allocation consistent = granted;
+  std::vector<std::vector<double>> flows(plugin.num_pairs());
+  {
+    // The doubled flows with their own loads as entries.
+    int k = 0, i = 0;
+    for (VarId v = 0; v < problem.num_variables(); ++v) {
+      if (problem.variable(v).IsEntry()) continue;
+      while (static_cast<int>(flows[k].size()) == plugin.num_paths(k)) ++k;
+      flows[k].push_back(granted.values[v]);
+      ++i;
+    }
+    ASSERT_EQ(i, plugin.num_paths_total());
+  }
+  plugin.SetPathFlows(flows, &consistent);
+  ASSERT_TRUE(plugin.Repair(problem, &granted).ok());
+  ASSERT_TRUE(plugin.Repair(problem, &consistent).ok());
+  ExpectFeasible(problem, granted);
+  ExpectFeasible(problem, consistent);
+  EXPECT_NEAR(plugin.TotalFlow(granted), exact_summary.objective, 1e-6 * exact_summary.objective);
+  EXPECT_LT(plugin.TotalFlow(consistent), (1 - 1e-3) * exact_summary.objective);
 }
 
 TEST(TrafficEngineeringPlugin, PolishLowersMaxUtilizationFromShortestPathRouting) {
