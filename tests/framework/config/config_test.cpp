@@ -402,6 +402,7 @@ TEST(LoadDeployment, FullFileRoundTripsIntoTheConfig) {
   EXPECT_EQ(a.num_threads, 2);
   EXPECT_FALSE(a.repair);
   EXPECT_EQ(a.repair_max_rounds, 100);
+  EXPECT_EQ(a.final_iterate, FinalIterate::kResourceSide);
   EXPECT_EQ(a.feasibility_tolerance, 1e-5);
   EXPECT_EQ(a.integer_iterations, 50);
   EXPECT_EQ(a.integer_rho_growth, 1.1);
