@@ -299,6 +299,10 @@ Status RunObjective(const EvalOptions& options,
           std::string(TerminationName(summary.termination)) +
           (summary.iterations >= 0 ? ", " + std::to_string(summary.iterations) + " iterations"
                                    : "") +
+          (summary.resource_seconds >= 0
+               ? " (resource side " + Num(summary.resource_seconds) + " s, demand side " +
+                     Num(summary.demand_seconds) + " s)"
+               : "") +
           (max_flow ? ", satisfied demand " + Num(row.value / plugin.TotalDemand()) : "");
       sink(row);
       return row;

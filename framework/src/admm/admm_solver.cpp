@@ -285,42 +285,54 @@ void AdmmEngine::RefreshParameters() {
   for (int s = 0; s < 2; ++s) {
     for (Block& block : blocks_[s]) {
       BlockProblem& bp = block.problem;
+      // Only a block whose data changed gets a new revision: its solver then reloads it (a
+      // round that changes the demands leaves every resource block's factorisation valid).
+      bool changed = false;
+      const auto set = [&changed](double* slot, double value) {
+        if (!(*slot == value)) {
+          *slot = value;
+          changed = true;
+        }
+      };
       for (std::size_t i = 0; i < block.vars.size(); ++i) {
         const VarId v = block.vars[i].var;
         if (v < 0) {  // t_b: free copy of the global scalar
-          bp.lower[i] = -kInfinity;
-          bp.upper[i] = kInfinity;
+          set(&bp.lower[i], -kInfinity);
+          set(&bp.upper[i], kInfinity);
           continue;
         }
         const Variable& var = problem_.variable(v);
         const double share = var.IsEntry() ? 0.5 : 1.0;
-        bp.lower[i] = var.domain.lower;
-        bp.upper[i] = var.domain.upper;
+        set(&bp.lower[i], var.domain.lower);
+        set(&bp.upper[i], var.domain.upper);
         bp.integral[i] = 0;  // relaxed; the integer solver is built from a flagged copy
-        bp.linear[i] = sign * share * var.linear_cost;
-        bp.quadratic[i] = sign * share * var.quadratic_cost;
+        set(&bp.linear[i], sign * share * var.linear_cost);
+        set(&bp.quadratic[i], sign * share * var.quadratic_cost);
       }
       for (std::size_t k = 0; k < block.constraints.size(); ++k) {
         const Constraint& c = problem_.constraint(block.constraints[k]);
         BlockRow& row = bp.rows[k];
-        row.sense = c.sense;
-        row.rhs = c.rhs;
-        for (std::size_t j = 0; j < c.terms.size(); ++j) row.coef[j] = c.terms[j].coef;
+        if (row.sense != c.sense) {
+          row.sense = c.sense;
+          changed = true;
+        }
+        set(&row.rhs, c.rhs);
+        for (std::size_t j = 0; j < c.terms.size(); ++j) set(&row.coef[j], c.terms[j].coef);
       }
       if (block.global_row >= 0) {
         const LinearExpr& e = global.exprs[block.global_expr];
         BlockRow& row = bp.rows[block.global_row];
-        for (std::size_t j = 0; j < e.terms.size(); ++j) row.coef[j] = e.terms[j].coef;
-        row.rhs = -e.constant;
+        for (std::size_t j = 0; j < e.terms.size(); ++j) set(&row.coef[j], e.terms[j].coef);
+        set(&row.rhs, -e.constant);
       }
       for (std::size_t k = 0; k < block.log_terms.size(); ++k) {
         const LogTerm& l = problem_.log_terms()[block.log_terms[k]];
         BlockLog& log = bp.logs[k];
-        for (std::size_t j = 0; j < l.expr.terms.size(); ++j) log.coef[j] = l.expr.terms[j].coef;
-        log.constant = l.expr.constant;
-        log.weight = l.weight;
+        for (std::size_t j = 0; j < l.expr.terms.size(); ++j) set(&log.coef[j], l.expr.terms[j].coef);
+        set(&log.constant, l.expr.constant);
+        set(&log.weight, l.weight);
       }
-      ++bp.revision;
+      if (changed) ++bp.revision;
     }
   }
   seen_revision_ = problem_.revision();

@@ -228,16 +228,18 @@ bool Problem::Validate(std::string* error) const {
     }
     return out.str();
   };
+  // `what` names the expression; it is called only to word a failure, since building the
+  // name of each of millions of valid constraints cost more than checking them.
   auto check_expr = [&](const std::vector<Term>& terms, BlockId block,
-                        const std::string& what) -> bool {
+                        const auto& what) -> bool {
     for (const Term& t : terms) {
       if (t.var < 0 || t.var >= num_variables())
-        return fail(what + " references unknown variable " + std::to_string(t.var));
+        return fail(what() + " references unknown variable " + std::to_string(t.var));
       if (!std::isfinite(t.coef))
-        return fail(what + " has a non-finite coefficient on " + var_name(t.var));
+        return fail(what() + " has a non-finite coefficient on " + var_name(t.var));
       int index = -1;
       if (!BlockOf(t.var, block.side, &index) || index != block.index)
-        return fail(what + " (" + BlockName(block) + ") references " + var_name(t.var) +
+        return fail(what() + " (" + BlockName(block) + ") references " + var_name(t.var) +
                     ", which does not belong to that block");
     }
     return true;
@@ -257,17 +259,18 @@ bool Problem::Validate(std::string* error) const {
   }
   for (ConstraintId c = 0; c < num_constraints(); ++c) {
     const Constraint& con = constraints_[c];
-    const std::string what =
-        "constraint " + std::to_string(c) + (con.name.empty() ? "" : " '" + con.name + "'");
+    const auto what = [&] {
+      return "constraint " + std::to_string(c) + (con.name.empty() ? "" : " '" + con.name + "'");
+    };
     if (!check_expr(con.terms, con.block, what)) return false;
-    if (std::isnan(con.rhs)) return fail(what + " has a NaN right-hand side");
+    if (std::isnan(con.rhs)) return fail(what() + " has a NaN right-hand side");
   }
   for (std::size_t k = 0; k < log_terms_.size(); ++k) {
     const LogTerm& l = log_terms_[k];
-    const std::string what = "log term " + std::to_string(k);
+    const auto what = [k] { return "log term " + std::to_string(k); };
     if (!check_expr(l.expr.terms, l.block, what)) return false;
     if (sense_ != ObjectiveSense::kMaximize || l.weight < 0)
-      return fail(what + " has weight " + std::to_string(l.weight) +
+      return fail(what() + " has weight " + std::to_string(l.weight) +
                   ": a log utility needs a maximize objective and a non-negative weight");
   }
   if (global_.kind != GlobalKind::kNone) {
@@ -286,8 +289,8 @@ bool Problem::Validate(std::string* error) const {
       const int limit = b.side == Side::kResource ? num_resources_ : num_demands_;
       if (b.index < 0 || b.index >= limit)
         return fail("global term block " + std::to_string(b.index) + " is out of range");
-      if (!check_expr(global_.exprs[k].terms, b, "global term expression " + std::to_string(k)))
-        return false;
+      const auto what = [k] { return "global term expression " + std::to_string(k); };
+      if (!check_expr(global_.exprs[k].terms, b, what)) return false;
     }
   }
   return true;
