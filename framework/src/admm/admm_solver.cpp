@@ -328,7 +328,9 @@ void AdmmEngine::RefreshParameters() {
       for (std::size_t k = 0; k < block.log_terms.size(); ++k) {
         const LogTerm& l = problem_.log_terms()[block.log_terms[k]];
         BlockLog& log = bp.logs[k];
-        for (std::size_t j = 0; j < l.expr.terms.size(); ++j) set(&log.coef[j], l.expr.terms[j].coef);
+        for (std::size_t j = 0; j < l.expr.terms.size(); ++j) {
+          set(&log.coef[j], l.expr.terms[j].coef);
+        }
         set(&log.constant, l.expr.constant);
         set(&log.weight, l.weight);
       }
