@@ -103,6 +103,7 @@ class AdmmEngine {
   void AddBlockVar(Block* block, VarId var, int pair);
   void RefreshParameters();
   bool CreateSolvers(std::string* error);
+  void PrimeSolvers();
   void ColdStart();
   void SetRho(double rho);
   // Returns false and fills *message on a block failure.
@@ -271,7 +272,12 @@ void AdmmEngine::Build() {
                      [&](int a, int b) { return blocks_[s][a].work > blocks_[s][b].work; });
   }
   RefreshParameters();
-  if (!CreateSolvers(&error)) setup_error_ = error;
+  rho_ = options_.rho;  // the solvers are built, and primed, with the penalty they start with
+  if (!CreateSolvers(&error)) {
+    setup_error_ = error;
+  } else {
+    PrimeSolvers();
+  }
   const std::size_t np = pairs_.size();
   ps_.assign(np, PairState{});
   norms_.assign(blocks_[1].size() + 1, Norms{});
@@ -413,11 +419,38 @@ void AdmmEngine::SetRho(double rho) {
   rho_ = rho;
   for (int s = 0; s < 2; ++s) {
     for (Block& block : blocks_[s]) {
-      for (std::size_t i = 0; i < block.vars.size(); ++i)
-        block.problem.prox_weight[i] = block.vars[i].pair >= 0 ? rho_ : 0.0;
-      ++block.problem.revision;
+      bool changed = false;
+      for (std::size_t i = 0; i < block.vars.size(); ++i) {
+        const double weight = block.vars[i].pair >= 0 ? rho_ : 0.0;
+        if (block.problem.prox_weight[i] != weight) {
+          block.problem.prox_weight[i] = weight;
+          changed = true;
+        }
+      }
+      if (changed) ++block.problem.revision;
     }
   }
+}
+
+// A block solver loads its block's data on its first solve, and a cold first iteration paid
+// for every block at once (0.5 s on Kdl's 30,000 blocks, five later iterations' worth). One
+// solve per block here, against zero targets into scratch, moves that one-time load into the
+// setup. The iterates are untouched, and a failure is left for the iterations to report.
+void AdmmEngine::PrimeSolvers() {
+  const int threads = options_.num_threads > 0
+                          ? options_.num_threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    for (int s = 0; s < 2; ++s) {
+      ForEachBlock(s, [&](int b) {
+        Block& block = blocks_[s][b];
+        if (!block.solver) return;
+        std::vector<double> scratch = block.v;
+        (void)block.solver->Solve(block.problem, &scratch);
+      });
+    }
+  });
 }
 
 template <typename F>
