@@ -104,6 +104,12 @@ class AdmmEngine {
   void RefreshParameters();
   bool CreateSolvers(std::string* error);
   void PrimeSolvers();
+  // Worker threads of a solve: num_threads, or every hardware thread when it is 0.
+  int ThreadCount() const {
+    return options_.num_threads > 0
+               ? options_.num_threads
+               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
   void ColdStart();
   void SetRho(double rho);
   // Returns false and fills *message on a block failure.
@@ -437,10 +443,7 @@ void AdmmEngine::SetRho(double rho) {
 // solve per block here, against zero targets into scratch, moves that one-time load into the
 // setup. The iterates are untouched, and a failure is left for the iterations to report.
 void AdmmEngine::PrimeSolvers() {
-  const int threads = options_.num_threads > 0
-                          ? options_.num_threads
-                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  tbb::task_arena arena(threads);
+  tbb::task_arena arena(ThreadCount());
   arena.execute([&] {
     for (int s = 0; s < 2; ++s) {
       ForEachBlock(s, [&](int b) {
@@ -770,9 +773,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
                    Seconds(t_refresh));
     }
   }
-  const int threads = options_.num_threads > 0
-                          ? options_.num_threads
-                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = ThreadCount();
   summary->num_threads = threads;
   tbb::task_arena arena(threads);
   const bool has_integers = problem_.HasIntegers();
