@@ -419,7 +419,7 @@ std::unique_ptr<Problem> ThreeRowDemandBlocks(int resources, int demands) {
 }
 
 TEST(AdmmSolver, TimeLimitHoldsInsideAHalfStep) {
-  const auto problem = ThreeRowDemandBlocks(6, 3000);
+  const auto problem = ThreeRowDemandBlocks(6, 12000);
   AdmmOptions options;
   options.num_threads = 1;
   options.max_iterations = 1;
@@ -448,7 +448,7 @@ TEST(AdmmSolver, TimeLimitHoldsInsideAHalfStep) {
 }
 
 TEST(AdmmSolver, StopRequestedInsideAHalfStepEndsTheSolve) {
-  const auto problem = ThreeRowDemandBlocks(6, 3000);
+  const auto problem = ThreeRowDemandBlocks(6, 12000);
   AdmmOptions options;
   options.num_threads = 1;
   options.repair = false;
