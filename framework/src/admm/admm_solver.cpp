@@ -133,7 +133,7 @@ class AdmmEngine {
   bool setup_reported_ = false;  // the build time is charged to the first solve only
 
   std::vector<Block> blocks_[2];
-  std::vector<int> order_[2];        // blocks in decreasing work: big ones start first
+  std::vector<int> order_[2];        // heavy blocks by decreasing work, then the rest by index
   std::vector<Pair> pairs_;
   std::vector<int> global_pairs_;    // pairs of the global term, in GlobalTerm::blocks order
   int global_side_ = -1;             // side whose blocks hold t_b (-1: no global term)
@@ -272,9 +272,19 @@ void AdmmEngine::Build() {
       for (const BlockRow& row : bp.rows) nnz += static_cast<double>(row.index.size());
       block.work = nnz * (bp.rows.size() > 1 ? 10.0 : 1.0) * (block.has_integers ? 10.0 : 1.0);
     }
+    // Heavy blocks (over 1/64 of the side's work) start first, largest first, so that none is
+    // left to run alone at the end of a half step; the rest follow in index order, which is
+    // the order their data was allocated in: walking it streams memory. Sorting thousands of
+    // small blocks by size instead scatters every half step over the heap (Kdl max flow,
+    // 28,245 pair blocks: the demand half step took 1.6x as long).
+    double total_work = 0;
+    for (const Block& block : blocks_[s]) total_work += block.work;
+    const auto heavy = [&](int b) { return blocks_[s][b].work * 64 > total_work; };
     order_[s].resize(blocks_[s].size());
     std::iota(order_[s].begin(), order_[s].end(), 0);
-    std::stable_sort(order_[s].begin(), order_[s].end(),
+    std::stable_partition(order_[s].begin(), order_[s].end(), heavy);
+    const auto light = std::find_if_not(order_[s].begin(), order_[s].end(), heavy);
+    std::stable_sort(order_[s].begin(), light,
                      [&](int a, int b) { return blocks_[s][a].work > blocks_[s][b].work; });
   }
   RefreshParameters();
