@@ -294,7 +294,8 @@ Status RunObjective(const EvalOptions& options,
       // The plugin's repair (capping, overload scaling, fill) is part of every method's time.
       const auto repair_start = Clock::now();
       const Status repaired = plugin.Repair(problem, &allocation);
-      row.seconds += Since(repair_start);
+      const double repair_seconds = Since(repair_start);
+      row.seconds += repair_seconds;
       row.feasible = repaired.ok() && problem.MeasureViolation(allocation.values).Max() <= 1e-6;
       row.value = value_of(allocation);
       if (!std::isnan(reference) && row.value > 0) {
@@ -309,7 +310,8 @@ Status RunObjective(const EvalOptions& options,
                ? " (resource side " + Num(summary.resource_seconds) + " s, demand side " +
                      Num(summary.demand_seconds) + " s)"
                : "") +
-          (max_flow ? ", satisfied demand " + Num(row.value / plugin.TotalDemand()) : "");
+          (max_flow ? ", satisfied demand " + Num(row.value / plugin.TotalDemand()) : "") +
+          ", plugin repair " + Num(repair_seconds) + " s";
       sink(row);
       return row;
     };
@@ -392,8 +394,13 @@ Status RunObjective(const EvalOptions& options,
           sink(row);
           continue;
         }
+        // Where the row's time went outside the iterations (the plugin's repair is added by
+        // finish()): the seed, the engine's refresh and cold start, its final gather and check.
+        const double iterating = summary.resource_seconds + summary.demand_seconds;
         row.note = "rho " + Num(summary.rho) + ", budget " +
-                   Num(solvers[i]->options().time_limit_seconds) + " s";
+                   Num(solvers[i]->options().time_limit_seconds) + " s, seed " +
+                   Num(seed_seconds) + " s, engine outside iterations " +
+                   Num(summary.solve_seconds + summary.repair_seconds - iterating) + " s";
         const EvalRow done = finish(row, allocation, summary);
         after_budget[i] = done.seconds - seed_seconds - solvers[i]->options().time_limit_seconds;
       }

@@ -25,6 +25,8 @@
 #include <sstream>
 #include <thread>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "admm/block_executor.h"
@@ -287,7 +289,7 @@ void AdmmEngine::Build() {
     std::stable_sort(order_[s].begin(), light,
                      [&](int a, int b) { return blocks_[s][a].work > blocks_[s][b].work; });
   }
-  RefreshParameters();
+  tbb::task_arena(ThreadCount()).execute([&] { RefreshParameters(); });
   rho_ = options_.rho;  // the solvers are built, and primed, with the penalty they start with
   if (!CreateSolvers(&error)) {
     setup_error_ = error;
@@ -304,8 +306,9 @@ void AdmmEngine::Build() {
 void AdmmEngine::RefreshParameters() {
   const double sign = problem_.objective_sense() == ObjectiveSense::kMaximize ? -1.0 : 1.0;
   const GlobalTerm& global = problem_.global_term();
-  for (int s = 0; s < 2; ++s) {
-    for (Block& block : blocks_[s]) {
+  // Blocks are independent: refreshed in parallel, in the caller's task arena (Kdl TE, 30,035
+  // blocks and 1.5M entries: 0.11-0.18 s per round on one thread).
+  const auto refresh = [&](Block& block) {
       BlockProblem& bp = block.problem;
       // Only a block whose data changed gets a new revision: its solver then reloads it (a
       // round that changes the demands leaves every resource block's factorisation valid).
@@ -357,7 +360,13 @@ void AdmmEngine::RefreshParameters() {
         set(&log.weight, l.weight);
       }
       if (changed) ++bp.revision;
-    }
+  };
+  for (int s = 0; s < 2; ++s) {
+    std::vector<Block>& blocks = blocks_[s];
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks.size(), 64),
+                      [&](const tbb::blocked_range<std::size_t>& range) {
+                        for (std::size_t b = range.begin(); b != range.end(); ++b) refresh(blocks[b]);
+                      });
   }
   seen_revision_ = problem_.revision();
 }
@@ -769,6 +778,9 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
     summary->message = error;
     return;
   }
+  const int threads = ThreadCount();
+  summary->num_threads = threads;
+  tbb::task_arena arena(threads);
   if (problem_.revision() != seen_revision_) {
     const auto t_validate = Clock::now();
     if (!problem_.Validate(&error)) {
@@ -777,15 +789,12 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
     }
     const double validate_s = Seconds(t_validate);
     const auto t_refresh = Clock::now();
-    RefreshParameters();
+    arena.execute([&] { RefreshParameters(); });
     if (options_.verbose) {
       std::fprintf(stderr, "admm refresh: validate %.3f s, block parameters %.3f s\n", validate_s,
                    Seconds(t_refresh));
     }
   }
-  const int threads = ThreadCount();
-  summary->num_threads = threads;
-  tbb::task_arena arena(threads);
   const bool has_integers = problem_.HasIntegers();
   if (has_integers) {
     BlockSolverOptions solver_options;
@@ -960,10 +969,15 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   }
   summary->repair_rounds = rounds;
   summary->repair_seconds = Seconds(repair_start);
+  const auto check_start = Clock::now();
   const Problem::Violation viol = problem_.MeasureViolation(values);
   summary->max_violation = viol.Max();
   summary->feasible = summary->max_violation <= options_.feasibility_tolerance;
   summary->objective = problem_.EvaluateObjective(values);
+  if (options_.verbose) {
+    std::fprintf(stderr, "admm finish: gather and repair %.3f s, violation and objective %.3f s\n",
+                 summary->repair_seconds, Seconds(check_start));
+  }
   summary->termination = termination;
   summary->message = message;
   if (!repaired || !summary->feasible) {
