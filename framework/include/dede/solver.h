@@ -60,6 +60,8 @@ struct AdmmOptions {
   RhoUpdate rho_update = RhoUpdate::kResidualBalancing;
   int rho_update_every = 50;         // in iterations; a multiple of check_termination_every
   double rho_update_tolerance = 5.0; // adopt a new rho only if it differs by more than this factor
+  // Range of the updated rho. An initial rho outside it widens it: residual balancing never
+  // pulls rho towards the range because of the bound alone.
   double rho_min = 1e-6;
   double rho_max = 1e6;
   double time_limit_seconds = std::numeric_limits<double>::infinity();

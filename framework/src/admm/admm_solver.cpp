@@ -921,7 +921,12 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
         const double pn = it.primal_residual / std::max(xz_norm_, 1e-300);
         const double dn = it.dual_residual / std::max(rho_ * u_norm_, 1e-300);
         if (pn > 0 && dn > 0 && std::isfinite(pn) && std::isfinite(dn)) {
-          const double proposed = std::clamp(rho_ * std::sqrt(pn / dn), options_.rho_min, options_.rho_max);
+          // The initial rho widens [rho_min, rho_max] rather than being pulled into it: a
+          // rho set above rho_max (max-flow TE starts at 1e7) must not drop 10x at the first
+          // update because of the bound alone, whatever the residuals say.
+          const double proposed =
+              std::clamp(rho_ * std::sqrt(pn / dn), std::min(options_.rho_min, options_.rho),
+                         std::max(options_.rho_max, options_.rho));
           if (proposed > rho_ * options_.rho_update_tolerance ||
               proposed < rho_ / options_.rho_update_tolerance) {
             // Scaled duals u = y / rho must follow rho.

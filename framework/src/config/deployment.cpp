@@ -481,10 +481,14 @@ std::vector<Spec> BuildSpecs() {
       "Adopt a new rho only if it differs from the current one by more than this factor.",
       true, true));
   s.push_back(Double("solver.admm.rho_min", [](auto& c) -> auto& { return c.admm.rho_min; },
-      AboveFinite(0), "Lower clamp of rho updates; at most rho_max.", true, true));
+      AboveFinite(0),
+      "Lower clamp of rho updates (an initial rho below it lowers it); at most rho_max.", true,
+      true));
   s.back().info.bounds = "> 0, <= rho_max";
   s.push_back(Double("solver.admm.rho_max", [](auto& c) -> auto& { return c.admm.rho_max; },
-      Above(0), "Upper clamp of rho updates; at least rho_min.", true, true));
+      Above(0),
+      "Upper clamp of rho updates (an initial rho above it raises it); at least rho_min.", true,
+      true));
   s.back().info.bounds = ">= rho_min";
   s.push_back(Double("solver.admm.time_limit_seconds",
       [](auto& c) -> auto& { return c.admm.time_limit_seconds; }, Above(0),

@@ -81,6 +81,33 @@ TEST(AdmmSolver, MaxMinFairnessSplitsCapacityEvenly) {
 }
 
 // Demand 3 over two links of capacity 1 and 2: the utilization is balanced at 1 with flows 1, 2.
+// An initial rho above rho_max widens the range residual balancing may use instead of being
+// pulled into it: the bound alone must not cut rho at the first update (max-flow traffic
+// engineering starts at 1e7 with the default rho_max 1e6, and lost 10x there). The solve with
+// rho_max below rho follows the same rho path as the one with rho_max = rho.
+TEST(AdmmSolver, InitialRhoAboveRhoMaxIsNotPulledDownByTheBound) {
+  const Problem problem = MaxMinProblem();
+  AdmmOptions options;
+  options.rho = 50;
+  options.max_iterations = 60;
+  options.check_termination_every = 10;
+  options.rho_update_every = 10;
+  options.eps_abs = options.eps_rel = 1e-12;  // run the whole budget
+  std::vector<double> path[2];
+  for (int k = 0; k < 2; ++k) {
+    options.rho_max = k == 0 ? 1.0 : 50.0;
+    AdmmSolver solver(problem, options);
+    Allocation allocation;
+    SolveSummary summary;
+    solver.Solve(&allocation, &summary);
+    EXPECT_TRUE(summary.feasible) << summary.FullReport();
+    for (const IterationSummary& it : summary.trace) path[k].push_back(it.rho);
+  }
+  ASSERT_FALSE(path[0].empty());
+  EXPECT_EQ(path[0], path[1]);
+  EXPECT_GT(path[0].front(), 1.0);
+}
+
 TEST(AdmmSolver, MinMaxUtilizationBalancesLinks) {
   Problem p(2, 1);
   const int m = p.AddAllocation("f", Domain::NonNegative());
