@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <numeric>
 #include <sstream>
@@ -407,7 +408,11 @@ void AdmmEngine::ColdStart() {
 // take their expression values, duals start at zero and rho at its initial value.
 void AdmmEngine::WarmStart(const std::vector<double>& values) {
   if (!setup_error_.empty() || static_cast<int>(values.size()) != problem_.num_variables()) return;
-  ColdStart();
+  // Every slot and every pair is written below: no cold-start fill first (on Kdl that pass
+  // over 1.5M pairs and 30,000 blocks took 0.03-0.14 s).
+  alpha_ = 0;
+  SetRho(options_.rho);
+  cold_ = false;
   const GlobalTerm& global = problem_.global_term();
   std::vector<double> expr_value(global.exprs.size(), 0.0);
   for (std::size_t k = 0; k < global.exprs.size(); ++k) {
@@ -420,27 +425,41 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
                  ? *std::min_element(expr_value.begin(), expr_value.end())
                  : *std::max_element(expr_value.begin(), expr_value.end());
   }
-  for (int s = 0; s < 2; ++s) {
-    for (Block& block : blocks_[s]) {
-      for (std::size_t i = 0; i < block.vars.size(); ++i) {
-        const VarId var = block.vars[i].var;
-        block.v[i] = var >= 0 ? values[var] : expr_value[block.global_expr];
-      }
+  // Both copies of an entry take its value, so the demand side sets them together: pairs are
+  // numbered in the demand blocks' order, and the resource side, whose pairs lie scattered,
+  // touches only its own slots (and its global copies). Blocks write disjoint slots and pairs:
+  // in parallel. (Kdl TE, 1.5M entries: 0.1-0.34 s on one thread with the scattered writes.)
+  tbb::task_arena(ThreadCount()).execute([&] {
+    for (int s = 0; s < 2; ++s) {
+      std::vector<Block>& blocks = blocks_[s];
+      tbb::parallel_for(
+          tbb::blocked_range<std::size_t>(0, blocks.size(), 64),
+          [&](const tbb::blocked_range<std::size_t>& range) {
+            for (std::size_t b = range.begin(); b != range.end(); ++b) {
+              Block& block = blocks[b];
+              for (std::size_t i = 0; i < block.vars.size(); ++i) {
+                const VarId var = block.vars[i].var;
+                const double value = var >= 0 ? values[var] : expr_value[block.global_expr];
+                block.v[i] = value;
+                const int p = block.vars[i].pair;
+                if (p < 0) continue;
+                if (var < 0) {
+                  ps_[p] = PairState{};  // a global copy; the other one is alpha (below)
+                  (s == 0 ? ps_[p].x : ps_[p].z) = value;
+                } else if (s == 1) {
+                  ps_[p] = PairState{value, value, 0.0, 0.0};
+                }
+              }
+            }
+          });
     }
-  }
-  for (int s = 0; s < 2; ++s) {
-    for (const Block& block : blocks_[s]) {
-      for (std::size_t i = 0; i < block.vars.size(); ++i) {
-        const int p = block.vars[i].pair;
-        if (p < 0) continue;
-        (s == 0 ? ps_[p].x : ps_[p].z) = block.v[i];
-      }
-    }
-  }
+  });
   for (int p : global_pairs_) (global_side_ == 0 ? ps_[p].z : ps_[p].x) = alpha_;
 }
 
 void AdmmEngine::SetRho(double rho) {
+  // Every penalized slot holds rho_ (CreateSolvers and this function keep it so).
+  if (rho == rho_) return;
   rho_ = rho;
   for (int s = 0; s < 2; ++s) {
     for (Block& block : blocks_[s]) {
