@@ -497,7 +497,8 @@ void AdmmEngine::PrimeSolvers() {
 
 template <typename F>
 void AdmmEngine::ForEachBlock(int side, F&& f) {
-  // Biggest blocks first; where and on which thread each runs is the executor's business.
+  // In order_ (heavy blocks first, then index order); where and on which thread each runs
+  // is the executor's business.
   // Block solves are independent and write disjoint slots, so the result does not depend on
   // the schedule or the thread count.
   executor_->Run(order_[side], std::function<void(int)>(std::forward<F>(f)));
