@@ -86,7 +86,8 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
                                       "path_cache",
                                       "demand_blocks",
                                       "repair_fill",
-                                      "polish_sweeps"});
+                                      "polish_sweeps",
+                                      "polish_seconds"});
   status.Update(settings.Require("topology"));
   if (!status.ok()) return status;
   if (settings.Has("traffic_matrices") == settings.Has("traffic")) {
@@ -107,6 +108,8 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
   status.Update(settings.Read("repair_fill", &repair_fill_));
   polish_sweeps_ = 200;
   status.Update(settings.Read("polish_sweeps", &polish_sweeps_, 0, 100000));
+  polish_seconds_ = 0.0;
+  status.Update(settings.Read("polish_seconds", &polish_seconds_, 0.0, 1e9));
   std::string objective = "max_total_flow";
   status.Update(
       settings.ReadChoice("objective", {"max_total_flow", "min_max_utilization"}, &objective));
@@ -705,7 +708,15 @@ void TrafficEngineeringPlugin::PolishUtilization(std::vector<double>* values) co
   };
   keep_best();
   int stalled = 0;
-  for (int sweep = 0; sweep < polish_sweeps_ && best > 0; ++sweep) {
+  // polish_seconds > 0: no sweep starts once that much time has passed (the first always runs).
+  const auto polish_start = std::chrono::steady_clock::now();
+  const auto out_of_time = [&] {
+    return polish_seconds_ > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - polish_start)
+                   .count() >= polish_seconds_;
+  };
+  for (int sweep = 0; sweep < polish_sweeps_ && best > 0 && (sweep == 0 || !out_of_time());
+       ++sweep) {
     const double p = static_cast<double>(1 << squarings);
     const double scale = 1.0 / max_utilization();  // relative load u_e / U, U this sweep's max
     for (std::size_t k = 0; k < pairs_.size(); ++k) {

@@ -145,6 +145,7 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   bool record_paths_ = false;
   bool repair_fill_ = true;
   int polish_sweeps_ = 200;
+  double polish_seconds_ = 0.0;  // 0: the sweeps alone bound the polish
   bool record_paths_set_ = false;  // otherwise: paths recorded when there are <= 20,000
   std::vector<RawLinkEvent> raw_events_;
   std::string path_cache_dir_, path_cache_file_;

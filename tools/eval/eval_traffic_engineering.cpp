@@ -22,7 +22,8 @@
 // this fraction of the round's exact solve time: the acceptance test "within 1/10 of Clp's
 // time" is TE_EVAL_ADMM_FRACTION=0.1),
 // TE_EVAL_OBJECTIVES ("max_flow", "min_mlu" or both, comma separated), TE_EVAL_REPAIR_FILL,
-// TE_EVAL_POLISH_SWEEPS (the plugin's repair_fill / polish_sweeps), TE_EVAL_ADMM_RELAXATION,
+// TE_EVAL_POLISH_SWEEPS, TE_EVAL_POLISH_SECONDS (the plugin's repair_fill / polish_sweeps /
+// polish_seconds), TE_EVAL_ADMM_RELAXATION,
 // TE_EVAL_ADMM_RHO_UPDATE_EVERY, TE_EVAL_ADMM_CHECK_EVERY, TE_EVAL_COLD_START ("repair": as
 // solver.cold_start), TE_EVAL_DEMAND_BLOCKS
 // ("source", the paper's grouping and the default, or "pair"), TE_EVAL_EXACT_MODEL ("entry": the
@@ -158,11 +159,13 @@ ConfigNode Settings(const SizeSpec& spec, const std::string& objective, int roun
   if (const char* blocks = std::getenv("TE_EVAL_DEMAND_BLOCKS"); blocks && *blocks) {
     node.Insert("demand_blocks", Scalar("demand_blocks", blocks));
   }
-  // The plugin's repair: TE_EVAL_REPAIR_FILL (max flow, default true) and
-  // TE_EVAL_POLISH_SWEEPS (min max utilisation, default the plugin's; 0 = no polish).
+  // The plugin's repair: TE_EVAL_REPAIR_FILL (max flow, default true), TE_EVAL_POLISH_SWEEPS
+  // and TE_EVAL_POLISH_SECONDS (min max utilisation, defaults the plugin's; 0 sweeps = no
+  // polish, 0 seconds = no time bound).
   for (const auto& [env, key] : {std::pair<const char*, const char*>{"TE_EVAL_REPAIR_FILL",
                                                                      "repair_fill"},
-                                 {"TE_EVAL_POLISH_SWEEPS", "polish_sweeps"}}) {
+                                 {"TE_EVAL_POLISH_SWEEPS", "polish_sweeps"},
+                                 {"TE_EVAL_POLISH_SECONDS", "polish_seconds"}}) {
     if (const char* value = std::getenv(env); value && *value) node.Insert(key, Scalar(key, value));
   }
   node.Insert("objective", Scalar("objective", objective));
