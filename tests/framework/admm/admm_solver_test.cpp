@@ -80,7 +80,6 @@ TEST(AdmmSolver, MaxMinFairnessSplitsCapacityEvenly) {
   EXPECT_LE(summary.max_violation, kFeasibilityTolerance);
 }
 
-// Demand 3 over two links of capacity 1 and 2: the utilization is balanced at 1 with flows 1, 2.
 // An initial rho above rho_max widens the range residual balancing may use instead of being
 // pulled into it: the bound alone must not cut rho at the first update (max-flow traffic
 // engineering starts at 1e7 with the default rho_max 1e6, and lost 10x there). The solve with
@@ -108,6 +107,7 @@ TEST(AdmmSolver, InitialRhoAboveRhoMaxIsNotPulledDownByTheBound) {
   EXPECT_GT(path[0].front(), 1.0);
 }
 
+// Demand 3 over two links of capacity 1 and 2: the utilization is balanced at 1 with flows 1, 2.
 TEST(AdmmSolver, MinMaxUtilizationBalancesLinks) {
   Problem p(2, 1);
   const int m = p.AddAllocation("f", Domain::NonNegative());
