@@ -19,6 +19,7 @@
 // coefficients are non-zero) is fixed once a solver has been built on the problem.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -151,7 +152,7 @@ class Problem {
   }
 
   // ---- objective -------------------------------------------------------------------------
-  void SetObjectiveSense(ObjectiveSense sense) { sense_ = sense; }
+  void SetObjectiveSense(ObjectiveSense sense);
   void AddLinearCost(VarId var, double coef);
   void AddQuadraticCost(VarId var, double coef);  // coef * var^2
   void AddConstant(double value) { objective_constant_ += value; }
@@ -174,6 +175,19 @@ class Problem {
   void SetGlobalConstant(int k, double constant);
   // Incremented by every Set*/Add* call: solvers use it to notice parameter changes.
   std::uint64_t revision() const { return revision_; }
+  // What the parameter changes since an earlier revision() touched, each item once, in
+  // increasing order.
+  struct Changes {
+    std::vector<VarId> variables;          // bounds and costs
+    std::vector<ConstraintId> constraints;  // right-hand sides and coefficients
+    std::vector<int> log_terms;            // weights
+    bool global = false;                   // the global term's weight, coefficients, constants
+  };
+  // Fills *changes with what changed after `revision` and returns true; returns false when
+  // that is not known: a structural change (Add*, SetGlobalTerm, SetObjectiveSense) came
+  // after it, or the change log, which holds at most max(65,536, variables + constraints)
+  // changes, no longer reaches back to it. The caller then takes everything as changed.
+  bool ChangesSince(std::uint64_t revision, Changes* changes) const;
 
   // ---- inspection --------------------------------------------------------------------------
   ObjectiveSense objective_sense() const { return sense_; }
@@ -197,7 +211,9 @@ class Problem {
 
   // True if the problem is well formed and convex in the declared sense. Otherwise *error
   // names the offending item, e.g. "constraint 'cap[3]' (resource 3) references variable 7,
-  // which belongs to demand 2".
+  // which belongs to demand 2". After a successful validation only the items changed since
+  // are checked again (ChangesSince): a round that sets 30,000 right-hand sides of a
+  // problem with 1.5M constraints re-checks those 30,000.
   bool Validate(std::string* error) const;
 
   // Objective value (user's sense) of a full assignment indexed by VarId. Log of a
@@ -215,7 +231,34 @@ class Problem {
   Violation MeasureViolation(const std::vector<double>& values) const;
 
  private:
-  void Touch() { ++revision_; }
+  enum class ChangeKind : std::uint8_t { kVariable, kConstraint, kLogTerm, kGlobal };
+  struct Change {
+    ChangeKind kind;
+    int id;
+  };
+  // The revision of the last successful validation; copies of a problem carry it along.
+  class ValidatedMark {
+   public:
+    static constexpr std::uint64_t kNever = ~std::uint64_t{0};
+    ValidatedMark() = default;
+    ValidatedMark(const ValidatedMark& other) : value_(other.Load()) {}
+    ValidatedMark& operator=(const ValidatedMark& other) {
+      value_.store(other.Load(), std::memory_order_relaxed);
+      return *this;
+    }
+    std::uint64_t Load() const { return value_.load(std::memory_order_relaxed); }
+    void Store(std::uint64_t v) const { value_.store(v, std::memory_order_relaxed); }
+
+   private:
+    mutable std::atomic<std::uint64_t> value_{kNever};
+  };
+
+  // A parameter change: one revision, logged.
+  void Touch(ChangeKind kind, int id);
+  // A structural change: one revision, and the log starts over.
+  void TouchStructure();
+  // Checks every item (changes == nullptr) or only the changed ones.
+  bool Check(const Changes* changes, std::string* error) const;
 
   int num_resources_;
   int num_demands_;
@@ -229,6 +272,9 @@ class Problem {
   GlobalTerm global_;
   std::unordered_map<std::uint64_t, VarId> entry_index_;  // key (matrix, r, d) -> var
   std::uint64_t revision_ = 0;
+  std::vector<Change> changes_;  // changes_[i] made revision log_start_ + i + 1
+  std::uint64_t log_start_ = 0;
+  ValidatedMark validated_;
 };
 
 }  // namespace dede

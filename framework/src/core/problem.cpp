@@ -31,12 +31,55 @@ Problem::Problem(int num_resources, int num_demands)
   DEDE_CHECK(num_resources < (1 << 24) && num_demands < (1 << 24));
 }
 
+void Problem::Touch(ChangeKind kind, int id) {
+  ++revision_;
+  // Bounded: past the cap the log starts over, and solvers further behind refresh everything.
+  const std::size_t cap =
+      std::max<std::size_t>(std::size_t{1} << 16, variables_.size() + constraints_.size());
+  if (changes_.size() >= cap) {
+    changes_.clear();
+    log_start_ = revision_;
+    return;
+  }
+  changes_.push_back({kind, id});
+}
+
+void Problem::TouchStructure() {
+  ++revision_;
+  changes_.clear();
+  log_start_ = revision_;
+}
+
+void Problem::SetObjectiveSense(ObjectiveSense sense) {
+  sense_ = sense;
+  TouchStructure();  // flips every cost's sign for the solvers, and the convexity checks
+}
+
+bool Problem::ChangesSince(std::uint64_t revision, Changes* changes) const {
+  *changes = Changes();
+  if (revision < log_start_ || revision > revision_) return false;
+  for (std::size_t i = revision - log_start_; i < changes_.size(); ++i) {
+    const Change& c = changes_[i];
+    switch (c.kind) {
+      case ChangeKind::kVariable: changes->variables.push_back(c.id); break;
+      case ChangeKind::kConstraint: changes->constraints.push_back(c.id); break;
+      case ChangeKind::kLogTerm: changes->log_terms.push_back(c.id); break;
+      case ChangeKind::kGlobal: changes->global = true; break;
+    }
+  }
+  for (auto* ids : {&changes->variables, &changes->constraints, &changes->log_terms}) {
+    std::sort(ids->begin(), ids->end());
+    ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
+  }
+  return true;
+}
+
 int Problem::AddAllocation(std::string name, Domain domain) {
   DEDE_CHECK(matrix_names_.size() < (1u << 15));
   if (domain.type == VarType::kBinary) domain = Domain::Binary();
   matrix_names_.push_back(std::move(name));
   matrix_domains_.push_back(domain);
-  Touch();
+  TouchStructure();
   return static_cast<int>(matrix_names_.size()) - 1;
 }
 
@@ -54,7 +97,7 @@ VarId Problem::AddEntry(int matrix, int resource, int demand) {
   v.demand = demand;
   v.owner = BlockId::Resource(resource);
   variables_.push_back(std::move(v));
-  Touch();
+  TouchStructure();
   return it->second;
 }
 
@@ -80,7 +123,7 @@ VarId Problem::AddLocal(BlockId owner, Domain domain, std::string name) {
   v.owner = owner;
   v.name = std::move(name);
   variables_.push_back(std::move(v));
-  Touch();
+  TouchStructure();
   return num_variables() - 1;
 }
 
@@ -105,23 +148,23 @@ ConstraintId Problem::AddConstraint(BlockId block, const LinearExpr& expr, Sense
     }
   }
   constraints_.push_back(std::move(c));
-  Touch();
+  TouchStructure();
   return num_constraints() - 1;
 }
 
 void Problem::AddLinearCost(VarId var, double coef) {
   variables_.at(var).linear_cost += coef;
-  Touch();
+  Touch(ChangeKind::kVariable, var);
 }
 
 void Problem::AddQuadraticCost(VarId var, double coef) {
   variables_.at(var).quadratic_cost += coef;
-  Touch();
+  Touch(ChangeKind::kVariable, var);
 }
 
 int Problem::AddLogTerm(BlockId block, const LinearExpr& expr, double weight) {
   log_terms_.push_back({block, expr, weight});
-  Touch();
+  TouchStructure();
   return static_cast<int>(log_terms_.size()) - 1;
 }
 
@@ -133,19 +176,19 @@ void Problem::SetGlobalTerm(GlobalKind kind, Side side, std::vector<int> blocks,
   global_.weight = weight;
   global_.blocks = std::move(blocks);
   global_.exprs = std::move(exprs);
-  Touch();
+  TouchStructure();
 }
 
 void Problem::SetRhs(ConstraintId c, double rhs) {
   constraints_.at(c).rhs = rhs;
-  Touch();
+  Touch(ChangeKind::kConstraint, c);
 }
 
 void Problem::SetCoefficient(ConstraintId c, VarId var, double coef) {
   for (Term& t : constraints_.at(c).terms) {
     if (t.var == var) {
       t.coef = coef;
-      Touch();
+      Touch(ChangeKind::kConstraint, c);
       return;
     }
   }
@@ -155,34 +198,34 @@ void Problem::SetCoefficient(ConstraintId c, VarId var, double coef) {
 void Problem::SetBounds(VarId var, double lower, double upper) {
   variables_.at(var).domain.lower = lower;
   variables_.at(var).domain.upper = upper;
-  Touch();
+  Touch(ChangeKind::kVariable, var);
 }
 
 void Problem::SetLinearCost(VarId var, double coef) {
   variables_.at(var).linear_cost = coef;
-  Touch();
+  Touch(ChangeKind::kVariable, var);
 }
 
 void Problem::SetQuadraticCost(VarId var, double coef) {
   variables_.at(var).quadratic_cost = coef;
-  Touch();
+  Touch(ChangeKind::kVariable, var);
 }
 
 void Problem::SetLogWeight(int log_term, double weight) {
   log_terms_.at(log_term).weight = weight;
-  Touch();
+  Touch(ChangeKind::kLogTerm, log_term);
 }
 
 void Problem::SetGlobalWeight(double weight) {
   global_.weight = weight;
-  Touch();
+  Touch(ChangeKind::kGlobal, 0);
 }
 
 void Problem::SetGlobalCoefficient(int k, VarId var, double coef) {
   for (Term& t : global_.exprs.at(k).terms) {
     if (t.var == var) {
       t.coef = coef;
-      Touch();
+      Touch(ChangeKind::kGlobal, k);
       return;
     }
   }
@@ -191,7 +234,7 @@ void Problem::SetGlobalCoefficient(int k, VarId var, double coef) {
 
 void Problem::SetGlobalConstant(int k, double constant) {
   global_.exprs.at(k).constant = constant;
-  Touch();
+  Touch(ChangeKind::kGlobal, k);
 }
 
 bool Problem::HasIntegers() const {
@@ -211,6 +254,17 @@ bool Problem::BlockOf(VarId var, Side side, int* index) const {
 }
 
 bool Problem::Validate(std::string* error) const {
+  const std::uint64_t validated = validated_.Load();
+  if (validated == revision_) return true;
+  Changes changes;
+  const bool incremental =
+      validated != ValidatedMark::kNever && ChangesSince(validated, &changes);
+  if (!Check(incremental ? &changes : nullptr, error)) return false;
+  validated_.Store(revision_);
+  return true;
+}
+
+bool Problem::Check(const Changes* changes, std::string* error) const {
   auto fail = [&](const std::string& message) {
     if (error) *error = message;
     return false;
@@ -244,7 +298,7 @@ bool Problem::Validate(std::string* error) const {
     }
     return true;
   };
-  for (VarId id = 0; id < num_variables(); ++id) {
+  const auto check_variable = [&](VarId id) {
     const Variable& v = variables_[id];
     if (std::isnan(v.domain.lower) || std::isnan(v.domain.upper) ||
         v.domain.lower > v.domain.upper)
@@ -256,24 +310,48 @@ bool Problem::Validate(std::string* error) const {
     if ((maximize && v.quadratic_cost > 0) || (!maximize && v.quadratic_cost < 0))
       return fail(var_name(id) + " has quadratic cost " + std::to_string(v.quadratic_cost) +
                   ", which is not convex in the objective's sense");
-  }
-  for (ConstraintId c = 0; c < num_constraints(); ++c) {
+    return true;
+  };
+  const auto check_constraint = [&](ConstraintId c) {
     const Constraint& con = constraints_[c];
     const auto what = [&] {
       return "constraint " + std::to_string(c) + (con.name.empty() ? "" : " '" + con.name + "'");
     };
     if (!check_expr(con.terms, con.block, what)) return false;
     if (std::isnan(con.rhs)) return fail(what() + " has a NaN right-hand side");
-  }
-  for (std::size_t k = 0; k < log_terms_.size(); ++k) {
+    return true;
+  };
+  const auto check_log_term = [&](std::size_t k) {
     const LogTerm& l = log_terms_[k];
     const auto what = [k] { return "log term " + std::to_string(k); };
     if (!check_expr(l.expr.terms, l.block, what)) return false;
     if (sense_ != ObjectiveSense::kMaximize || l.weight < 0)
       return fail(what() + " has weight " + std::to_string(l.weight) +
                   ": a log utility needs a maximize objective and a non-negative weight");
+    return true;
+  };
+  if (changes != nullptr) {
+    for (VarId id : changes->variables) {
+      if (!check_variable(id)) return false;
+    }
+    for (ConstraintId c : changes->constraints) {
+      if (!check_constraint(c)) return false;
+    }
+    for (int k : changes->log_terms) {
+      if (!check_log_term(static_cast<std::size_t>(k))) return false;
+    }
+  } else {
+    for (VarId id = 0; id < num_variables(); ++id) {
+      if (!check_variable(id)) return false;
+    }
+    for (ConstraintId c = 0; c < num_constraints(); ++c) {
+      if (!check_constraint(c)) return false;
+    }
+    for (std::size_t k = 0; k < log_terms_.size(); ++k) {
+      if (!check_log_term(k)) return false;
+    }
   }
-  if (global_.kind != GlobalKind::kNone) {
+  if (global_.kind != GlobalKind::kNone && (changes == nullptr || changes->global)) {
     if (global_.kind == GlobalKind::kMaxMin && sense_ != ObjectiveSense::kMaximize)
       return fail("the max-min global term needs a maximize objective");
     if (global_.kind == GlobalKind::kMinMax && sense_ != ObjectiveSense::kMinimize)

@@ -1,6 +1,8 @@
 #include "dede/problem.h"
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -108,6 +110,82 @@ TEST(Problem, ParameterChangesBumpTheRevision) {
   EXPECT_GT(p.revision(), before);
   EXPECT_EQ(p.constraint(c).rhs, 3.0);
   EXPECT_EQ(p.constraint(c).terms[0].coef, 4.0);
+}
+
+TEST(Problem, ChangesSinceListsEachChangedItemOnceInOrder) {
+  Problem p(2, 2);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  const VarId v0 = p.AddEntry(m, 0, 0);
+  const VarId v1 = p.AddEntry(m, 1, 1);
+  const ConstraintId c0 = p.AddResourceConstraint(0, LinearExpr().Add(v0, 1.0), Sense::kLessEqual, 1);
+  const ConstraintId c1 = p.AddResourceConstraint(1, LinearExpr().Add(v1, 1.0), Sense::kLessEqual, 1);
+  const auto built = p.revision();
+  Problem::Changes changes;
+  ASSERT_TRUE(p.ChangesSince(built, &changes));
+  EXPECT_TRUE(changes.variables.empty() && changes.constraints.empty() && !changes.global);
+  p.SetRhs(c1, 2.0);
+  p.SetBounds(v1, 0.0, 5.0);
+  p.SetRhs(c0, 3.0);
+  p.SetRhs(c1, 4.0);
+  const auto middle = p.revision();
+  p.SetLinearCost(v0, 1.0);
+  ASSERT_TRUE(p.ChangesSince(built, &changes));
+  EXPECT_EQ(changes.constraints, (std::vector<ConstraintId>{c0, c1}));
+  EXPECT_EQ(changes.variables, (std::vector<VarId>{v0, v1}));
+  ASSERT_TRUE(p.ChangesSince(middle, &changes));
+  EXPECT_TRUE(changes.constraints.empty());
+  EXPECT_EQ(changes.variables, (std::vector<VarId>{v0}));
+  // A structural change: what changed before it is no longer known item by item.
+  p.AddResourceConstraint(0, LinearExpr().Add(v0, 1.0), Sense::kGreaterEqual, 0);
+  EXPECT_FALSE(p.ChangesSince(middle, &changes));
+  ASSERT_TRUE(p.ChangesSince(p.revision(), &changes));
+  EXPECT_TRUE(changes.constraints.empty());
+  EXPECT_FALSE(p.ChangesSince(p.revision() + 1, &changes));  // a revision not reached yet
+}
+
+TEST(Problem, ChangeLogIsBoundedAndThenReportsUnknown) {
+  Problem p(1, 1);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  const VarId v = p.AddEntry(m, 0, 0);
+  const ConstraintId c = p.AddResourceConstraint(0, LinearExpr().Add(v, 1.0), Sense::kLessEqual, 1);
+  const auto start = p.revision();
+  for (int i = 0; i < 70000; ++i) p.SetRhs(c, 1.0 + i);
+  Problem::Changes changes;
+  EXPECT_FALSE(p.ChangesSince(start, &changes));
+  p.SetRhs(c, 0.5);
+  ASSERT_TRUE(p.ChangesSince(p.revision() - 1, &changes));
+  EXPECT_EQ(changes.constraints, (std::vector<ConstraintId>{c}));
+}
+
+TEST(Problem, ValidationAfterAParameterChangeChecksTheChangedItems) {
+  Problem p(2, 1);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  const VarId v0 = p.AddEntry(m, 0, 0);
+  const VarId v1 = p.AddEntry(m, 1, 0);
+  const ConstraintId c = p.AddResourceConstraint(1, LinearExpr().Add(v1, 1.0), Sense::kLessEqual, 1);
+  std::string error;
+  ASSERT_TRUE(p.Validate(&error)) << error;
+  p.SetRhs(c, std::nan(""));
+  EXPECT_FALSE(p.Validate(&error));
+  EXPECT_NE(error.find("constraint 0 has a NaN right-hand side"), std::string::npos) << error;
+  p.SetRhs(c, 2.0);
+  EXPECT_TRUE(p.Validate(&error)) << error;
+  p.SetBounds(v0, 3.0, 1.0);
+  EXPECT_FALSE(p.Validate(&error));
+  EXPECT_NE(error.find("variable 0 (x[0,0]) has bounds [3"), std::string::npos) << error;
+  p.SetBounds(v0, 0.0, 1.0);
+  p.SetObjectiveSense(ObjectiveSense::kMaximize);
+  p.SetQuadraticCost(v1, 1.0);  // convex only when minimizing
+  EXPECT_FALSE(p.Validate(&error));
+  EXPECT_NE(error.find("not convex"), std::string::npos) << error;
+  // A copy carries the last validation along, and checks its own changes.
+  p.SetQuadraticCost(v1, -1.0);
+  ASSERT_TRUE(p.Validate(&error)) << error;
+  Problem copy = p;
+  EXPECT_TRUE(copy.Validate(&error)) << error;
+  copy.SetLinearCost(v0, std::nan(""));
+  EXPECT_FALSE(copy.Validate(&error));
+  EXPECT_TRUE(p.Validate(&error)) << error;
 }
 
 }  // namespace
