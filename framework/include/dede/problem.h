@@ -173,7 +173,8 @@ class Problem {
   // Coefficient of var in global expression k (k indexes GlobalTerm::blocks); var must appear.
   void SetGlobalCoefficient(int k, VarId var, double coef);
   void SetGlobalConstant(int k, double constant);
-  // Incremented by every Set*/Add* call: solvers use it to notice parameter changes.
+  // Incremented by every Add* call and every Set* call that changes a value (setting the
+  // value a parameter already has is not a change): solvers use it to notice changes.
   std::uint64_t revision() const { return revision_; }
   // What the parameter changes since an earlier revision() touched, each item once, in
   // increasing order.
@@ -227,8 +228,15 @@ class Problem {
     double integrality = 0.0;
     int worst_constraint = -1;
     double Max() const;
+    // Folds in the violation of a later range: equal maxima keep the earlier worst constraint,
+    // so ranges merged in order give what one pass over them gives.
+    void Merge(const Violation& later);
   };
   Violation MeasureViolation(const std::vector<double>& values) const;
+  // The same over variables [var_begin, var_end) and constraints [con_begin, con_end) only,
+  // for callers that split the check over threads.
+  Violation MeasureViolation(const std::vector<double>& values, VarId var_begin, VarId var_end,
+                             ConstraintId con_begin, ConstraintId con_end) const;
 
  private:
   enum class ChangeKind : std::uint8_t { kVariable, kConstraint, kLogTerm, kGlobal };

@@ -104,6 +104,7 @@ class AdmmEngine {
   void Build();
   void AddBlockVar(Block* block, VarId var, int pair);
   void RefreshParameters();
+  Problem::Violation MeasureViolation(const std::vector<double>& values) const;
   bool CreateSolvers(std::string* error);
   void PrimeSolvers();
   // Worker threads of a solve: num_threads, or every hardware thread when it is 0.
@@ -701,6 +702,24 @@ void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
 }
 
 // Full assignment by VarId: entries from one side, locals from their own blocks.
+// Problem::MeasureViolation over fixed ranges in parallel, merged in order: the same result
+// as one pass (Kdl TE, 1.5M constraints: 0.08-0.13 s on one thread).
+Problem::Violation AdmmEngine::MeasureViolation(const std::vector<double>& values) const {
+  constexpr int kChunks = 64;
+  const auto split = [](int n, int k) {
+    return static_cast<int>(static_cast<std::int64_t>(n) * k / kChunks);
+  };
+  const int nv = problem_.num_variables(), nc = problem_.num_constraints();
+  std::vector<Problem::Violation> part(kChunks);
+  tbb::parallel_for(0, kChunks, [&](int k) {
+    part[k] = problem_.MeasureViolation(values, split(nv, k), split(nv, k + 1), split(nc, k),
+                                        split(nc, k + 1));
+  });
+  Problem::Violation total;
+  for (const Problem::Violation& v : part) total.Merge(v);
+  return total;
+}
+
 void AdmmEngine::GatherValues(std::vector<double>* values, int entry_side) const {
   values->assign(problem_.num_variables(), 0.0);
   for (int s = 0; s < 2; ++s) {
@@ -1032,7 +1051,8 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   summary->repair_rounds = rounds;
   summary->repair_seconds = Seconds(repair_start);
   const auto check_start = Clock::now();
-  const Problem::Violation viol = problem_.MeasureViolation(values);
+  Problem::Violation viol;
+  arena.execute([&] { viol = MeasureViolation(values); });
   summary->max_violation = viol.Max();
   summary->feasible = summary->max_violation <= options_.feasibility_tolerance;
   summary->objective = problem_.EvaluateObjective(values);

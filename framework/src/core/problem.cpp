@@ -21,6 +21,13 @@ std::string BlockName(BlockId b) {
   return std::string(SideName(b.side)) + " " + std::to_string(b.index);
 }
 
+// Sets *slot and tells whether the value changed (a NaN always counts as a change).
+bool Assign(double* slot, double value) {
+  if (*slot == value) return false;
+  *slot = value;
+  return true;
+}
+
 }  // namespace
 
 double Problem::Violation::Max() const { return std::max({constraint, bound, integrality}); }
@@ -180,15 +187,13 @@ void Problem::SetGlobalTerm(GlobalKind kind, Side side, std::vector<int> blocks,
 }
 
 void Problem::SetRhs(ConstraintId c, double rhs) {
-  constraints_.at(c).rhs = rhs;
-  Touch(ChangeKind::kConstraint, c);
+  if (Assign(&constraints_.at(c).rhs, rhs)) Touch(ChangeKind::kConstraint, c);
 }
 
 void Problem::SetCoefficient(ConstraintId c, VarId var, double coef) {
   for (Term& t : constraints_.at(c).terms) {
     if (t.var == var) {
-      t.coef = coef;
-      Touch(ChangeKind::kConstraint, c);
+      if (Assign(&t.coef, coef)) Touch(ChangeKind::kConstraint, c);
       return;
     }
   }
@@ -196,36 +201,31 @@ void Problem::SetCoefficient(ConstraintId c, VarId var, double coef) {
 }
 
 void Problem::SetBounds(VarId var, double lower, double upper) {
-  variables_.at(var).domain.lower = lower;
-  variables_.at(var).domain.upper = upper;
-  Touch(ChangeKind::kVariable, var);
+  Domain& domain = variables_.at(var).domain;
+  const bool lower_changed = Assign(&domain.lower, lower);
+  if (Assign(&domain.upper, upper) || lower_changed) Touch(ChangeKind::kVariable, var);
 }
 
 void Problem::SetLinearCost(VarId var, double coef) {
-  variables_.at(var).linear_cost = coef;
-  Touch(ChangeKind::kVariable, var);
+  if (Assign(&variables_.at(var).linear_cost, coef)) Touch(ChangeKind::kVariable, var);
 }
 
 void Problem::SetQuadraticCost(VarId var, double coef) {
-  variables_.at(var).quadratic_cost = coef;
-  Touch(ChangeKind::kVariable, var);
+  if (Assign(&variables_.at(var).quadratic_cost, coef)) Touch(ChangeKind::kVariable, var);
 }
 
 void Problem::SetLogWeight(int log_term, double weight) {
-  log_terms_.at(log_term).weight = weight;
-  Touch(ChangeKind::kLogTerm, log_term);
+  if (Assign(&log_terms_.at(log_term).weight, weight)) Touch(ChangeKind::kLogTerm, log_term);
 }
 
 void Problem::SetGlobalWeight(double weight) {
-  global_.weight = weight;
-  Touch(ChangeKind::kGlobal, 0);
+  if (Assign(&global_.weight, weight)) Touch(ChangeKind::kGlobal, 0);
 }
 
 void Problem::SetGlobalCoefficient(int k, VarId var, double coef) {
   for (Term& t : global_.exprs.at(k).terms) {
     if (t.var == var) {
-      t.coef = coef;
-      Touch(ChangeKind::kGlobal, k);
+      if (Assign(&t.coef, coef)) Touch(ChangeKind::kGlobal, k);
       return;
     }
   }
@@ -233,8 +233,7 @@ void Problem::SetGlobalCoefficient(int k, VarId var, double coef) {
 }
 
 void Problem::SetGlobalConstant(int k, double constant) {
-  global_.exprs.at(k).constant = constant;
-  Touch(ChangeKind::kGlobal, k);
+  if (Assign(&global_.exprs.at(k).constant, constant)) Touch(ChangeKind::kGlobal, k);
 }
 
 bool Problem::HasIntegers() const {
@@ -402,10 +401,27 @@ double Problem::EvaluateObjective(const std::vector<double>& values) const {
   return total;
 }
 
+void Problem::Violation::Merge(const Violation& later) {
+  bound = std::max(bound, later.bound);
+  integrality = std::max(integrality, later.integrality);
+  if (later.constraint > constraint) {
+    constraint = later.constraint;
+    worst_constraint = later.worst_constraint;
+  }
+}
+
 Problem::Violation Problem::MeasureViolation(const std::vector<double>& values) const {
+  return MeasureViolation(values, 0, num_variables(), 0, num_constraints());
+}
+
+Problem::Violation Problem::MeasureViolation(const std::vector<double>& values, VarId var_begin,
+                                             VarId var_end, ConstraintId con_begin,
+                                             ConstraintId con_end) const {
   DEDE_CHECK(static_cast<int>(values.size()) == num_variables());
+  DEDE_CHECK(0 <= var_begin && var_begin <= var_end && var_end <= num_variables());
+  DEDE_CHECK(0 <= con_begin && con_begin <= con_end && con_end <= num_constraints());
   Violation out;
-  for (VarId id = 0; id < num_variables(); ++id) {
+  for (VarId id = var_begin; id < var_end; ++id) {
     const Domain& d = variables_[id].domain;
     const double x = values[id];
     if (std::isnan(x)) {
@@ -415,7 +431,7 @@ Problem::Violation Problem::MeasureViolation(const std::vector<double>& values) 
     out.bound = std::max({out.bound, d.lower - x, x - d.upper});
     if (d.IsIntegral()) out.integrality = std::max(out.integrality, std::abs(x - std::round(x)));
   }
-  for (ConstraintId c = 0; c < num_constraints(); ++c) {
+  for (ConstraintId c = con_begin; c < con_end; ++c) {
     const Constraint& con = constraints_[c];
     double lhs = 0;
     for (const Term& t : con.terms) lhs += t.coef * values[t.var];

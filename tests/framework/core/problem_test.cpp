@@ -99,6 +99,27 @@ TEST(Problem, ViolationIsRelativeToLargeRightHandSides) {
   EXPECT_NEAR(viol.Max(), 92.5, 1e-12);
 }
 
+TEST(Problem, ViolationOverRangesMergedInOrderEqualsOnePass) {
+  Problem p(3, 1);
+  const int m = p.AddAllocation("x", Domain::Box(0, 1));
+  std::vector<VarId> v;
+  for (int r = 0; r < 3; ++r) v.push_back(p.AddEntry(m, r, 0));
+  for (int r = 0; r < 3; ++r) {
+    p.AddResourceConstraint(r, LinearExpr().Add(v[r], 1.0), Sense::kLessEqual, 0.5);
+  }
+  // Constraints 1 and 2 are violated by the same amount: the first of them is the worst.
+  const std::vector<double> values = {0.25, 2.0, 2.0};
+  const Problem::Violation whole = p.MeasureViolation(values);
+  EXPECT_EQ(whole.worst_constraint, 1);
+  Problem::Violation merged = p.MeasureViolation(values, 0, 1, 0, 1);
+  merged.Merge(p.MeasureViolation(values, 1, 2, 1, 2));
+  merged.Merge(p.MeasureViolation(values, 2, 3, 2, 3));
+  EXPECT_EQ(merged.worst_constraint, whole.worst_constraint);
+  EXPECT_EQ(merged.constraint, whole.constraint);
+  EXPECT_EQ(merged.bound, whole.bound);
+  EXPECT_NEAR(merged.bound, 1.0, 1e-12);
+}
+
 TEST(Problem, ParameterChangesBumpTheRevision) {
   Problem p(1, 1);
   const int m = p.AddAllocation("x", Domain::NonNegative());
@@ -110,6 +131,14 @@ TEST(Problem, ParameterChangesBumpTheRevision) {
   EXPECT_GT(p.revision(), before);
   EXPECT_EQ(p.constraint(c).rhs, 3.0);
   EXPECT_EQ(p.constraint(c).terms[0].coef, 4.0);
+  // Setting the value a parameter already has is not a change.
+  const auto after = p.revision();
+  p.SetRhs(c, 3.0);
+  p.SetCoefficient(c, v, 4.0);
+  p.SetBounds(v, 0.0, kInfinity);
+  EXPECT_EQ(p.revision(), after);
+  p.SetBounds(v, 0.0, 9.0);
+  EXPECT_EQ(p.revision(), after + 1);
 }
 
 TEST(Problem, ChangesSinceListsEachChangedItemOnceInOrder) {
