@@ -220,6 +220,11 @@ class Problem {
   // Objective value (user's sense) of a full assignment indexed by VarId. Log of a
   // non-positive argument gives -inf.
   double EvaluateObjective(const std::vector<double>& values) const;
+  // The objective's per-variable part (linear and quadratic costs, in the problem's sense)
+  // over variables [begin, end), and the objective given that part summed over all variables:
+  // for callers that split the sum over threads.
+  double VariableCosts(const std::vector<double>& values, VarId begin, VarId end) const;
+  double EvaluateObjective(const std::vector<double>& values, double variable_costs) const;
   // Largest violation over constraints and bounds (absolute, or relative to |rhs| when
   // |rhs| > 1), and the largest distance from an integer for integral variables.
   struct Violation {

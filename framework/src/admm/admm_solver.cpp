@@ -51,6 +51,13 @@ double Seconds(Clock::time_point since) {
 
 int SideIndex(Side s) { return s == Side::kResource ? 0 : 1; }
 
+// The objective and violation checks split variables and constraints into this many fixed
+// ranges.
+constexpr int kCheckChunks = 64;
+int ChunkBound(int n, int k) {
+  return static_cast<int>(static_cast<std::int64_t>(n) * k / kCheckChunks);
+}
+
 // A variable of a block as the block sees it.
 struct BlockVar {
   VarId var = -1;     // problem variable, or -1 for the global copy t_b
@@ -120,7 +127,8 @@ class AdmmEngine {
                 Termination* termination);
   void UpdateGlobalAlpha(int side, bool measure);
   void Residuals(IterationSummary* it, bool want_objective);
-  void GatherValues(std::vector<double>* values, int entry_side) const;
+  void GatherValues(std::vector<double>* values, int entry_side);
+  double Objective(const std::vector<double>& values) const;
   bool Repair(std::vector<double>* values, int* rounds, std::string* message);
   template <typename F>
   void ForEachBlock(int side, F&& f);
@@ -697,7 +705,7 @@ void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
   if (want_objective) {
     // A member buffer: a fresh 12 MB vector per check (Kdl TE) page-faults on every check.
     GatherValues(&trace_values_, 1);
-    it->objective = problem_.EvaluateObjective(trace_values_);
+    it->objective = Objective(trace_values_);
   }
 }
 
@@ -705,33 +713,44 @@ void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
 // Problem::MeasureViolation over fixed ranges in parallel, merged in order: the same result
 // as one pass (Kdl TE, 1.5M constraints: 0.08-0.13 s on one thread).
 Problem::Violation AdmmEngine::MeasureViolation(const std::vector<double>& values) const {
-  constexpr int kChunks = 64;
-  const auto split = [](int n, int k) {
-    return static_cast<int>(static_cast<std::int64_t>(n) * k / kChunks);
-  };
   const int nv = problem_.num_variables(), nc = problem_.num_constraints();
-  std::vector<Problem::Violation> part(kChunks);
-  tbb::parallel_for(0, kChunks, [&](int k) {
-    part[k] = problem_.MeasureViolation(values, split(nv, k), split(nv, k + 1), split(nc, k),
-                                        split(nc, k + 1));
+  std::vector<Problem::Violation> part(kCheckChunks);
+  tbb::parallel_for(0, kCheckChunks, [&](int k) {
+    part[k] = problem_.MeasureViolation(values, ChunkBound(nv, k), ChunkBound(nv, k + 1),
+                                        ChunkBound(nc, k), ChunkBound(nc, k + 1));
   });
   Problem::Violation total;
   for (const Problem::Violation& v : part) total.Merge(v);
   return total;
 }
 
-void AdmmEngine::GatherValues(std::vector<double>* values, int entry_side) const {
-  values->assign(problem_.num_variables(), 0.0);
+// Blocks write disjoint variables (an entry from its entry_side block only, a local from its
+// owner), and every variable once: in parallel, in the caller's arena, with no fill first.
+void AdmmEngine::GatherValues(std::vector<double>* values, int entry_side) {
+  values->resize(problem_.num_variables());
   for (int s = 0; s < 2; ++s) {
-    for (const Block& block : blocks_[s]) {
+    ForEachBlockLocal(s, [&](const Block& block) {
       for (std::size_t i = 0; i < block.vars.size(); ++i) {
         const VarId v = block.vars[i].var;
         if (v < 0) continue;
         if (block.vars[i].pair >= 0 && s != entry_side) continue;
         (*values)[v] = block.v[i];
       }
-    }
+    });
   }
+}
+
+// Problem::EvaluateObjective with its per-variable sum over fixed ranges in parallel, added in
+// order: deterministic, whatever the thread count.
+double AdmmEngine::Objective(const std::vector<double>& values) const {
+  const int n = problem_.num_variables();
+  std::vector<double> part(kCheckChunks);
+  tbb::parallel_for(0, kCheckChunks, [&](int k) {
+    part[k] = problem_.VariableCosts(values, ChunkBound(n, k), ChunkBound(n, k + 1));
+  });
+  double costs = 0.0;
+  for (double p : part) costs += p;
+  return problem_.EvaluateObjective(values, costs);
 }
 
 // Alternating projections: each block's variables are projected (Euclidean) onto the block's
@@ -1041,7 +1060,9 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   // Final allocation: the chosen side's entries, then repair.
   const auto repair_start = Clock::now();
   std::vector<double> values;
-  GatherValues(&values, options_.final_iterate == FinalIterate::kResourceSide ? 0 : 1);
+  arena.execute([&] {
+    GatherValues(&values, options_.final_iterate == FinalIterate::kResourceSide ? 0 : 1);
+  });
   int rounds = 0;
   std::string repair_message;
   bool repaired = true;
@@ -1055,7 +1076,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   arena.execute([&] { viol = MeasureViolation(values); });
   summary->max_violation = viol.Max();
   summary->feasible = summary->max_violation <= options_.feasibility_tolerance;
-  summary->objective = problem_.EvaluateObjective(values);
+  arena.execute([&] { summary->objective = Objective(values); });
   if (options_.verbose) {
     std::fprintf(stderr, "admm finish: gather and repair %.3f s, violation and objective %.3f s\n",
                  summary->repair_seconds, Seconds(check_start));

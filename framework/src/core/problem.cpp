@@ -374,12 +374,24 @@ bool Problem::Check(const Changes* changes, std::string* error) const {
 }
 
 double Problem::EvaluateObjective(const std::vector<double>& values) const {
+  return EvaluateObjective(values, VariableCosts(values, 0, num_variables()));
+}
+
+double Problem::VariableCosts(const std::vector<double>& values, VarId begin, VarId end) const {
   DEDE_CHECK(static_cast<int>(values.size()) == num_variables());
-  double total = objective_constant_;
-  for (VarId id = 0; id < num_variables(); ++id) {
+  DEDE_CHECK(0 <= begin && begin <= end && end <= num_variables());
+  double total = 0.0;
+  for (VarId id = begin; id < end; ++id) {
     const Variable& v = variables_[id];
     total += v.linear_cost * values[id] + v.quadratic_cost * values[id] * values[id];
   }
+  return total;
+}
+
+double Problem::EvaluateObjective(const std::vector<double>& values,
+                                  double variable_costs) const {
+  DEDE_CHECK(static_cast<int>(values.size()) == num_variables());
+  double total = objective_constant_ + variable_costs;
   auto eval = [&](const LinearExpr& e) {
     double s = e.constant;
     for (const Term& t : e.terms) s += t.coef * values[t.var];
