@@ -242,6 +242,7 @@ void SeparableCore::LoadRow(const BlockRow& row) {
   const size_t nq = row_quadratic_.size();
   rq_a_.resize(nq);
   rq_hinv_.resize(nq);
+  rq_curv_.resize(nq);
   rq_lo_.resize(nq);
   rq_hi_.resize(nq);
   rq_g_.resize(nq);
@@ -252,6 +253,7 @@ void SeparableCore::LoadRow(const BlockRow& row) {
     rq_var_[k] = i;
     rq_a_[k] = row_a_[pos];
     rq_hinv_[k] = 1.0 / h_[i];
+    rq_curv_[k] = rq_a_[k] * rq_a_[k] * rq_hinv_[k];
     rq_lo_[k] = lo_[i];
     rq_hi_[k] = hi_[i];
   }
@@ -418,15 +420,19 @@ SeparableCore::RowEval SeparableCore::EvalRow(double lambda) const {
   const size_t nq = rq_a_.size();
   const double* a = rq_a_.data();
   const double* hinv = rq_hinv_.data();
+  const double* curv = rq_curv_.data();
   const double* lo = rq_lo_.data();
   const double* hi = rq_hi_.data();
   const double* g = rq_g_.data();
   // Branch-free: which variables sit at a bound is unpredictable, and mispredictions would
-  // dominate the loop.
+  // dominate the loop. (Written as a conditional, the slope term compiled to two branches and
+  // a stack spill: Kdl TE's link blocks spent 8.7% of the run here.) curv is finite, so a
+  // variable at a bound adds 0 * curv = 0, as before.
   for (size_t k = 0; k < nq; ++k) {
     const double raw = -(g[k] + lambda * a[k]) * hinv[k];
     const double x = std::min(std::max(raw, lo[k]), hi[k]);
-    slope -= (raw > lo[k] && raw < hi[k]) ? a[k] * a[k] * hinv[k] : 0.0;
+    const bool inside = (raw > lo[k]) & (raw < hi[k]);
+    slope -= static_cast<double>(inside) * curv[k];
     sum += a[k] * x;
   }
   if (row_special_.empty()) {
@@ -508,7 +514,8 @@ void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target,
     const double x = std::min(std::max(raw, rq_lo_[k]), rq_hi_[k]);
     const int i = rq_var_[k];
     out[i] = x;
-    inv_curv_[i] = raw > rq_lo_[k] && raw < rq_hi_[k] ? rq_hinv_[k] : 0.0;
+    const bool inside = (raw > rq_lo_[k]) & (raw < rq_hi_[k]);  // branch-free, as EvalRow
+    inv_curv_[i] = static_cast<double>(inside) * rq_hinv_[k];
     total += rq_a_[k] * x;
   }
   for (int pos : row_special_) {

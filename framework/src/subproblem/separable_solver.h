@@ -126,7 +126,7 @@ class SeparableCore {
   std::vector<int> row_special_;        // positions of kLinear and kLog variables
   // Per kQuadratic row position (same order as row_quadratic_), structure of arrays for the
   // hot loop: y = a v = clip(-(g + lambda a) a / h, ...), kept as a, 1/h, lo, hi, g.
-  std::vector<double> rq_a_, rq_hinv_, rq_lo_, rq_hi_, rq_g_;
+  std::vector<double> rq_a_, rq_hinv_, rq_curv_, rq_lo_, rq_hi_, rq_g_;  // rq_curv_ = a^2 / h
   std::vector<int> rq_var_;
   std::vector<int> free_vars_;  // variables outside the row
   // Per revision: reachable range of a'v (its ends open if only approached at a log
