@@ -85,6 +85,10 @@ std::unique_ptr<AggregateSolver> AggregateSolver::TryCreate(const BlockProblem& 
     for (int& i : copy.index) i = solver->reduced_of_[i];
     reduced.logs.push_back(std::move(copy));
   }
+  for (const Link& link : solver->links_) {
+    solver->link_var_.push_back(link.var);
+    solver->link_k_.push_back(solver->reduced_of_[link.base]);
+  }
   solver->LoadParameters(structure);
   solver->LoadLinear(structure);
   solver->inner_ = make_inner(reduced);
@@ -103,6 +107,7 @@ void AggregateSolver::LoadParameters(const BlockProblem& problem) {
     reduced.prox_weight[k] = problem.prox_weight[j];
   }
   infeasible_bounds_ = false;
+  unit_links_ = true;
   for (Link& link : links_) {
     const BlockRow& row = problem.rows[link.row];
     const double a_var = row.coef[link.var_pos];
@@ -117,6 +122,8 @@ void AggregateSolver::LoadParameters(const BlockProblem& problem) {
     link.alpha = row.rhs / a_var;
     link.beta = -a_base / a_var;
     link.curvature = 2.0 * problem.quadratic[link.var] + problem.prox_weight[link.var];
+    unit_links_ = unit_links_ && link.alpha == 0.0 && link.beta == 1.0 &&
+                  link.curvature >= 0.0 && std::isfinite(link.curvature);
     const int k = reduced_of_[link.base];
     reduced.quadratic[k] += 0.5 * link.curvature * link.beta * link.beta;
     // lo <= alpha + beta w <= hi as an interval on w.
@@ -147,6 +154,18 @@ void AggregateSolver::LoadLinear(const BlockProblem& problem) {
     reduced.linear[k] = problem.linear[j];
     reduced.prox_target[k] = problem.prox_target[j];
   }
+  if (unit_links_) {
+    // beta (H alpha + g) with alpha = 0, beta = 1 and a finite H >= 0 is 0 + g, bit for bit.
+    const double* linear = problem.linear.data();
+    const double* weight = problem.prox_weight.data();
+    const double* target = problem.prox_target.data();
+    double* out = reduced.linear.data();
+    for (std::size_t l = 0; l < link_var_.size(); ++l) {
+      const int i = link_var_[l];
+      out[link_k_[l]] += 0.0 + (linear[i] - weight[i] * target[i]);
+    }
+    return;
+  }
   for (const Link& link : links_) {
     const int i = link.var;
     const double g = problem.linear[i] - problem.prox_weight[i] * problem.prox_target[i];
@@ -174,6 +193,16 @@ BlockStatus AggregateSolver::Solve(const BlockProblem& problem, std::vector<doub
     return status;
   }
   for (std::size_t k = 0; k < kept_vars_.size(); ++k) (*v)[kept_vars_[k]] = w_[k];
+  if (unit_links_) {
+    double* out = v->data();
+    const double* lower = problem.lower.data();
+    const double* upper = problem.upper.data();
+    for (std::size_t l = 0; l < link_var_.size(); ++l) {
+      const int i = link_var_[l];
+      out[i] = std::min(std::max(0.0 + w_[link_k_[l]], lower[i]), upper[i]);
+    }
+    return BlockStatus::kOptimal;
+  }
   for (const Link& link : links_) {
     const double value = link.alpha + link.beta * w_[reduced_of_[link.base]];
     (*v)[link.var] = std::min(std::max(value, problem.lower[link.var]), problem.upper[link.var]);

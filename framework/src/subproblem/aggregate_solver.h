@@ -57,6 +57,12 @@ class AggregateSolver final : public BlockSolver {
   int num_vars_ = 0;
   int num_rows_ = 0;
   std::vector<Link> links_;
+  // The same links, compact, for the per-solve loops when every map is v = 0 + 1 * v[base]
+  // with a finite, non-negative curvature (a path's link entries equal its flow): the
+  // general formulas then reduce, exactly, to ones that read no Link.
+  std::vector<int> link_var_;  // links_[l].var
+  std::vector<int> link_k_;    // reduced index of links_[l].base
+  bool unit_links_ = false;    // per revision
   std::vector<int> reduced_of_;  // original variable -> reduced index (-1: eliminated)
   std::vector<int> kept_vars_;   // reduced index -> original variable
   std::vector<int> kept_rows_;   // reduced row -> original row

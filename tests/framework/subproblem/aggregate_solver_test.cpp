@@ -159,6 +159,33 @@ TEST(AggregateSolver, FollowsParameterChangesAndWarmStarts) {
   }
 }
 
+// Unit maps (x = f) take a compact path; a coefficient change that breaks them, and one that
+// restores them, must switch paths with the revision.
+TEST(AggregateSolver, UnitMapsSwitchPathsWhenACoefficientChanges) {
+  std::mt19937 rng(11);
+  BlockProblem b = PathBlock(rng, 3, Sense::kLessEqual, false);
+  b.linear[0] = -10.0;  // the first path carries flow, so x = f and x = f / 2 differ
+  std::string error;
+  std::unique_ptr<BlockSolver> solver = CreateBlockSolver(b, {}, &error);
+  ASSERT_NE(solver, nullptr) << error;
+  std::vector<double> v(b.num_vars(), 0.0);
+  for (int step = 0; step < 6; ++step) {
+    // Row 0 is x - f = 0 for the first path's first link; 2x - f = 0 makes x = f / 2.
+    b.rows.front().coef[0] = step % 2 == 1 ? 2.0 : 1.0;
+    ++b.revision;
+    for (int i = 0; i < b.num_vars(); ++i) {
+      if (b.prox_weight[i] > 0) b.prox_target[i] = Uniform(rng, -1.0, 3.0);
+    }
+    ASSERT_EQ(solver->Solve(b, &v), BlockStatus::kOptimal) << "step " << step;
+    const testing::Solution clp = SolveOnce(b, true);
+    ASSERT_EQ(clp.status, BlockStatus::kOptimal) << "step " << step;
+    EXPECT_LE(MaxBlockViolation(b, v), 1e-8) << "step " << step;
+    EXPECT_NEAR(EvaluateBlockObjective(b, v), clp.objective,
+                1e-6 * std::max(1.0, std::fabs(clp.objective)))
+        << "step " << step;
+  }
+}
+
 TEST(AggregateSolver, LeavesCoupledAndIntegralBlocksToOtherSolvers) {
   // x2 = f0 + f1 (two paths share the link): not a one-variable image; stays with Clp.
   BlockProblem shared = EmptyBlock(3);
