@@ -577,10 +577,23 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
     }
     BlockProblem& bp = block.problem;
     const std::size_t n = block.vars.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      const int p = block.vars[i].pair;
-      if (p < 0) continue;
-      bp.prox_target[i] = side == 0 ? ps_[p].z - ps_[p].u : ps_[p].xh + ps_[p].u;
+    const BlockVar* vars = block.vars.data();
+    double* target = bp.prox_target.data();
+    const PairState* ps = ps_.data();
+    // One loop per side, with plain pointers: `side` was reloaded from memory for every pair.
+    // (Prefetching the scattered resource-side pairs 16 or 32 ahead made no difference.)
+    if (side == 0) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const int p = vars[i].pair;
+        if (p < 0) continue;
+        target[i] = ps[p].z - ps[p].u;
+      }
+    } else {
+      for (std::size_t i = 0; i < n; ++i) {
+        const int p = vars[i].pair;
+        if (p < 0) continue;
+        target[i] = ps[p].xh + ps[p].u;
+      }
     }
     const bool integral = integer_phase && block.has_integers;
     BlockSolver* solver = integral ? block.integer_solver.get() : block.solver.get();
