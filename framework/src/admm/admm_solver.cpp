@@ -111,6 +111,10 @@ class AdmmEngine {
   void Build();
   void AddBlockVar(Block* block, VarId var, int pair);
   void RefreshParameters();
+  // [rho_min, rho_max], widened to take in the initial rho: the range every rho update keeps
+  // to (residual balancing and the integer phase's growth).
+  double RhoFloor() const { return std::min(options_.rho_min, options_.rho); }
+  double RhoCeiling() const { return std::max(options_.rho_max, options_.rho); }
   Problem::Violation MeasureViolation(const std::vector<double>& values) const;
   bool CreateSolvers(std::string* error);
   void PrimeSolvers();
@@ -1015,7 +1019,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
         break;
       }
       if (integer_phase && options_.integer_rho_growth > 1 &&
-          rho_ * options_.integer_rho_growth <= options_.rho_max) {
+          rho_ * options_.integer_rho_growth <= RhoCeiling()) {
         // Nonconvex ADMM over integer blocks can cycle between integral points that each side
         // prefers; a growing penalty forces the two copies onto a common integral point.
         const double proposed = rho_ * options_.integer_rho_growth;
@@ -1032,9 +1036,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
           // The initial rho widens [rho_min, rho_max] rather than being pulled into it: a
           // rho set above rho_max (max-flow TE starts at 1e7) must not drop 10x at the first
           // update because of the bound alone, whatever the residuals say.
-          const double proposed =
-              std::clamp(rho_ * std::sqrt(pn / dn), std::min(options_.rho_min, options_.rho),
-                         std::max(options_.rho_max, options_.rho));
+          const double proposed = std::clamp(rho_ * std::sqrt(pn / dn), RhoFloor(), RhoCeiling());
           if (proposed > rho_ * options_.rho_update_tolerance ||
               proposed < rho_ / options_.rho_update_tolerance) {
             // Scaled duals u = y / rho must follow rho.

@@ -146,8 +146,10 @@ TEST(Problem, ChangesSinceListsEachChangedItemOnceInOrder) {
   const int m = p.AddAllocation("x", Domain::NonNegative());
   const VarId v0 = p.AddEntry(m, 0, 0);
   const VarId v1 = p.AddEntry(m, 1, 1);
-  const ConstraintId c0 = p.AddResourceConstraint(0, LinearExpr().Add(v0, 1.0), Sense::kLessEqual, 1);
-  const ConstraintId c1 = p.AddResourceConstraint(1, LinearExpr().Add(v1, 1.0), Sense::kLessEqual, 1);
+  const ConstraintId c0 =
+      p.AddResourceConstraint(0, LinearExpr().Add(v0, 1.0), Sense::kLessEqual, 1);
+  const ConstraintId c1 =
+      p.AddResourceConstraint(1, LinearExpr().Add(v1, 1.0), Sense::kLessEqual, 1);
   const auto built = p.revision();
   Problem::Changes changes;
   ASSERT_TRUE(p.ChangesSince(built, &changes));
@@ -191,7 +193,8 @@ TEST(Problem, ValidationAfterAParameterChangeChecksTheChangedItems) {
   const int m = p.AddAllocation("x", Domain::NonNegative());
   const VarId v0 = p.AddEntry(m, 0, 0);
   const VarId v1 = p.AddEntry(m, 1, 0);
-  const ConstraintId c = p.AddResourceConstraint(1, LinearExpr().Add(v1, 1.0), Sense::kLessEqual, 1);
+  const ConstraintId c =
+      p.AddResourceConstraint(1, LinearExpr().Add(v1, 1.0), Sense::kLessEqual, 1);
   std::string error;
   ASSERT_TRUE(p.Validate(&error)) << error;
   p.SetRhs(c, std::nan(""));
