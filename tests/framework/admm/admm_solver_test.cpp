@@ -446,6 +446,36 @@ TEST(AdmmSolver, TimeLimitHoldsThroughIntegerBranchAndBound) {
   EXPECT_LT(summary.solve_seconds, 0.5 + 1.5);
 }
 
+// In the integer phase rho grows by integer_rho_growth at every check, up to rho_max (or up to
+// the initial rho when that is larger), and never past it.
+TEST(AdmmSolver, IntegerPhaseRhoGrowsUpToTheCeiling) {
+  const auto problem = GeneralizedAssignment(4, 40, 3);
+  for (const double initial : {0.1, 4.0}) {
+    AdmmOptions options;
+    options.num_threads = 1;
+    options.rho = initial;
+    options.rho_max = 1.0;
+    options.rho_update = RhoUpdate::kFixed;
+    options.max_iterations = 2;  // the integer phase starts at iteration 3
+    options.integer_iterations = 40;
+    options.integer_rho_growth = 2.0;
+    options.check_termination_every = 1;
+    AdmmSolver solver(*problem, options);
+    Allocation allocation;
+    SolveSummary summary;
+    solver.Solve(&allocation, &summary);
+    ASSERT_GE(summary.trace.size(), 8u) << summary.FullReport();
+    const double ceiling = std::max(1.0, initial);
+    double highest = 0;
+    for (const IterationSummary& it : summary.trace) {
+      EXPECT_LE(it.rho, ceiling * (1 + 1e-12)) << "iteration " << it.iteration;
+      highest = std::max(highest, it.rho);
+    }
+    // 0.1 doubles to 0.8 (1.6 would pass rho_max); 4 is above rho_max already and stays.
+    EXPECT_DOUBLE_EQ(highest, initial < 1.0 ? 0.8 : 4.0) << "initial rho " << initial;
+  }
+}
+
 // Many small demand blocks with three rows each: every block is a QP for Clp, so one half step
 // takes a long time compared with the budget below.
 std::unique_ptr<Problem> ThreeRowDemandBlocks(int resources, int demands) {
