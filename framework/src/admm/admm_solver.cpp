@@ -51,6 +51,10 @@ double Seconds(Clock::time_point since) {
 
 int SideIndex(Side s) { return s == Side::kResource ? 0 : 1; }
 
+// Blocks at least this heavy (Block::work) read the clock before each solve; lighter ones
+// before every eighth.
+constexpr double kClockEveryBlockWork = 10000;
+
 // The objective and violation checks split variables and constraints into this many fixed
 // ranges.
 constexpr int kCheckChunks = 64;
@@ -572,9 +576,12 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
     Block& block = blocks_[side][b];
     if (block.vars.empty()) return;
     if (interrupted.load(std::memory_order_relaxed)) return;
-    if ((deadline > 0 && std::chrono::duration_cast<std::chrono::nanoseconds>(
-                             Clock::now().time_since_epoch())
-                                 .count() > deadline) ||
+    // The clock is read before every eighth block and before every large one (a read costs
+    // 56 ns here, and Kdl TE has 30,000 blocks per iteration), a stop request before each.
+    const bool read_clock = deadline > 0 && ((b & 7) == 0 || block.work >= kClockEveryBlockWork);
+    if ((read_clock && std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           Clock::now().time_since_epoch())
+                               .count() > deadline) ||
         stop_.stop_requested()) {
       interrupted = true;
       return;
