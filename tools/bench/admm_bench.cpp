@@ -1,13 +1,19 @@
 // dede_bench admm: time per ADMM iteration on a synthetic separable LP (default ~1M entries),
 // for 1 and N threads, measured in one run so the ratio is meaningful on a noisy machine.
+// dede_bench convergence: iterations and seconds to 1e-3 / 1e-4 of Clp's optimum on a fixed
+// suite of deployments (tools/bench/convergence/), Clp's time beside them.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "dede/solver.h"
+#include "convergence_bench.h"
 #include "synthetic.h"
 
 namespace {
@@ -65,7 +71,43 @@ int main(int argc, char** argv) {
   admm->add_flag("--quality", quality, "also solve to tolerance and compare with the exact LP");
   admm->add_option("--exact-time-limit", exact_time_limit, "seconds for the exact LP")
       ->capture_default_str();
+  dede::tools::ConvergenceOptions conv;
+  auto* convergence = app.add_subcommand(
+      "convergence", "ADMM vs Clp to 1e-3 / 1e-4 of the optimum on a suite of deployments");
+  convergence->add_option("deployments", conv.deployments,
+                          "deployment files (default: every tools/bench/convergence/*.yaml)");
+  convergence->add_option("--round", conv.round, "plugin round to solve")->capture_default_str();
+  convergence->add_option("--threads", conv.threads, "ADMM threads (0: all)")->capture_default_str();
+  convergence->add_option("--time-factor", conv.admm_time_factor,
+                          "ADMM budget: this many times Clp's time ...")
+      ->capture_default_str();
+  convergence->add_option("--min-seconds", conv.min_admm_seconds, "... but at least this")
+      ->capture_default_str();
+  convergence->add_option("--max-seconds", conv.max_admm_seconds, "... and at most this")
+      ->capture_default_str();
+  convergence->add_option("--check-every", conv.check_every, "iterations between trace points")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  convergence->add_option("--trace-csv", conv.trace_csv, "write every trace point here");
+  convergence->add_option("--markdown", conv.markdown, "write the table here");
+  convergence->add_flag("--verbose", conv.verbose, "print the ADMM residual trace");
   CLI11_PARSE(app, argc, argv);
+  if (convergence->parsed()) {
+    if (conv.deployments.empty()) {
+      const std::filesystem::path dir =
+          std::filesystem::path(DEDE_SOURCE_DIR) / "tools" / "bench" / "convergence";
+      std::error_code ec;
+      for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        if (entry.path().extension() == ".yaml") conv.deployments.push_back(entry.path().string());
+      }
+      std::sort(conv.deployments.begin(), conv.deployments.end());
+      if (conv.deployments.empty()) {
+        std::fprintf(stderr, "dede_bench convergence: no deployments in %s\n", dir.c_str());
+        return 1;
+      }
+    }
+    return dede::tools::RunConvergence(conv);
+  }
 
   const auto t0 = std::chrono::steady_clock::now();
   const auto problem = dede::tools::MakeTransportLp(spec);

@@ -13,10 +13,7 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,7 +30,6 @@
 
 namespace {
 
-namespace fs = std::filesystem;
 using dede::Status;
 
 constexpr int kExitUsage = 1;
@@ -43,31 +39,6 @@ constexpr int kExitRunFailed = 3;
 int Fail(const Status& status, int code) {
   std::cerr << "dede: " << status.message() << "\n";
   return code;
-}
-
-fs::path ExecutableDir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::current_path() : exe.parent_path();
-}
-
-// Where plugins are looked for, in order: the deployment's plugin.paths, $DEDE_PLUGIN_PATH
-// (colon-separated), --path options, the build tree (<build>/plugins next to <build>/tools),
-// and an installed layout (<prefix>/lib/dede/plugins).
-std::vector<std::string> PluginSearchPath(const std::vector<std::string>& first) {
-  std::vector<std::string> paths = first;
-  if (const char* env = std::getenv("DEDE_PLUGIN_PATH")) {
-    std::stringstream in(env);
-    std::string item;
-    while (std::getline(in, item, ':'))
-      if (!item.empty()) paths.push_back(item);
-  }
-  const fs::path exe_dir = ExecutableDir();
-  for (const fs::path& candidate : {exe_dir / ".." / ".." / "plugins", exe_dir / ".." / "lib" / "dede" / "plugins"}) {
-    std::error_code ec;
-    if (fs::is_directory(candidate, ec)) paths.push_back(fs::weakly_canonical(candidate).string());
-  }
-  return paths;
 }
 
 // Loads every plugin on the path; a broken library elsewhere on the path does not stop the
@@ -94,7 +65,7 @@ int LoadDeploymentAndPlugin(const std::string& file, Loaded* out) {
   auto config = dede::internal::LoadDeployment(file);
   if (!config.ok()) return Fail(config.status(), kExitInvalidInput);
   out->config = std::move(config.value());
-  LoadPlugins(PluginSearchPath(out->config.plugin_paths), &out->registry);
+  LoadPlugins(dede::internal::PluginSearchPath(out->config.plugin_paths), &out->registry);
   auto plugin = out->registry.Create(out->config.plugin);
   if (!plugin.ok()) {
     return Fail(Status(plugin.status().code(),
@@ -174,7 +145,7 @@ int ValidateCommand(const std::string& file) {
 
 int PluginsCommand(const std::vector<std::string>& extra) {
   dede::internal::PluginRegistry registry;
-  const std::vector<std::string> paths = PluginSearchPath(extra);
+  const std::vector<std::string> paths = dede::internal::PluginSearchPath(extra);
   LoadPlugins(paths, &registry);
   std::cout << "search path:";
   for (const std::string& p : paths) std::cout << " " << p;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <stop_token>
@@ -33,6 +34,10 @@ enum class Termination : std::uint8_t {
 const char* TerminationName(Termination t);
 
 enum class RhoUpdate : std::uint8_t { kFixed, kResidualBalancing };
+
+// Anderson acceleration: type I (S^T Y gamma = S^T g, Broyden-like) or type II (least squares
+// on the residual differences). See AdmmOptions::anderson_memory.
+enum class AndersonType : std::uint8_t { kTypeI, kTypeII };
 
 // The copy of the shared entries that the returned allocation is read from. kDemandSide: the
 // last half step's z, which satisfies every demand constraint exactly; kResourceSide: x, which
@@ -64,6 +69,14 @@ struct AdmmOptions {
   // pulls rho towards the range because of the bound alone.
   double rho_min = 1e-6;
   double rho_max = 1e6;
+  // Safeguarded Anderson acceleration of the iteration: every `anderson_interval` iterations
+  // the demand half step's target (one value per consensus pair: the Douglas-Rachford state
+  // of the ADMM) is extrapolated from the last `anderson_memory` ones; an extrapolation whose
+  // fixed-point residual grows is undone. 0 turns it off. Memory: 2 anderson_memory + 7
+  // doubles per consensus pair. Not used in the integer phase; a rho change restarts it.
+  int anderson_memory = 0;
+  int anderson_interval = 10;
+  AndersonType anderson_type = AndersonType::kTypeI;
   double time_limit_seconds = std::numeric_limits<double>::infinity();
   int num_threads = 0;               // 0: all hardware threads
   // Feasibility repair after the iterations: alternating projections onto the resource-side
@@ -88,6 +101,9 @@ struct IterationSummary {
   int iteration = 0;
   double primal_residual = 0, dual_residual = 0;
   double primal_tolerance = 0, dual_tolerance = 0;
+  // max(||x||, ||z||) over the consensus pairs: primal_residual / primal_scale is the relative
+  // disagreement of the two copies.
+  double primal_scale = 0;
   double rho = 0;
   double objective = 0;  // objective at the demand-side iterate (user's sense)
   double seconds = 0;    // since the solve started
@@ -105,6 +121,8 @@ struct SolveSummary {
   std::string method;               // "admm", "clp", "cbc", ...
   int iterations = -1;              // -1: not computed
   int rho_updates = -1;
+  int anderson_steps = -1;          // extrapolations used (-1: acceleration off)
+  int anderson_rejections = -1;     // extrapolations undone by the safeguard
   int repair_rounds = -1;
   int num_threads = -1;
   double rho = -1;
@@ -148,6 +166,12 @@ class AdmmSolver {
   void WarmStart(const std::vector<double>& values);
   // Options that take effect at the next Solve (threads, tolerances, budgets).
   void SetOptions(const AdmmOptions& options);
+  // Called on the solving thread at every termination check with that check's summary (after
+  // it is added to the trace); returning false ends the solve as kCancelled, with the current
+  // iterate returned as for a stop request. For progress displays and benchmarks that stop
+  // at their own criterion. An empty function (the default) is not called.
+  using Observer = std::function<bool(const IterationSummary&)>;
+  void SetObserver(Observer observer);
   const AdmmOptions& options() const;
   // Why the solver could not be built (empty if it can be used).
   const std::string& setup_error() const;

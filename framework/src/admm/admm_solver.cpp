@@ -29,6 +29,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "admm/anderson.h"
 #include "admm/block_executor.h"
 #include "core/check.h"
 #include "dede/solver.h"
@@ -105,6 +106,7 @@ class AdmmEngine {
 
   const AdmmOptions& options() const { return options_; }
   void SetOptions(const AdmmOptions& options) { options_ = options; }
+  void SetObserver(AdmmSolver::Observer observer) { observer_ = std::move(observer); }
   const std::string& setup_error() const { return setup_error_; }
   void Reset() { cold_ = true; }
   void WarmStart(const std::vector<double>& values);
@@ -134,6 +136,8 @@ class AdmmEngine {
   bool HalfStep(int side, bool integer_phase, bool measure, std::string* message,
                 Termination* termination);
   void UpdateGlobalAlpha(int side, bool measure);
+  // Anderson step on the demand half step's targets q = xh + u (see anderson.h).
+  void Accelerate();
   void Residuals(IterationSummary* it, bool want_objective);
   void GatherValues(std::vector<double>* values, int entry_side);
   double Objective(const std::vector<double>& values) const;
@@ -148,6 +152,7 @@ class AdmmEngine {
 
   const Problem& problem_;
   AdmmOptions options_;
+  AdmmSolver::Observer observer_;
   std::unique_ptr<BlockExecutor> executor_ = MakeLocalBlockExecutor();
   // Steady-clock deadline of the running solve in ns (0: none), read by branch and bound.
   std::atomic<std::int64_t> deadline_ns_{0};
@@ -170,6 +175,8 @@ class AdmmEngine {
   };
   std::vector<PairState> ps_;
   std::vector<double> trace_values_;  // the iterate the trace's objective is evaluated at
+  std::unique_ptr<AndersonAccelerator> anderson_;  // while anderson_memory > 0
+  std::vector<double> anderson_f_, anderson_next_;
   double relaxation_ = 1.0;  // over-relaxation in effect this iteration
   // Squared norms for the residuals, accumulated per demand block (plus one slot for the
   // global pairs) on check iterations and summed in block order: deterministic.
@@ -502,6 +509,8 @@ void AdmmEngine::SetRho(double rho) {
   // Every penalized slot holds rho_ (CreateSolvers and this function keep it so).
   if (rho == rho_) return;
   rho_ = rho;
+  // q = xh + u mixes primal values with duals scaled by 1 / rho: the map has changed.
+  if (anderson_) anderson_->Reset();
   for (int s = 0; s < 2; ++s) {
     for (Block& block : blocks_[s]) {
       bool changed = false;
@@ -707,6 +716,25 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
   if (measure) norms_.back() = acc;
 }
 
+// Between the half steps: q = xh + u is the demand half step's target and the whole state of
+// the iteration, so it is what the accelerator extrapolates; the demand half step then reads
+// xh = q_next - u (and sets u = q_next - z). Pairs are independent: any split is deterministic.
+void AdmmEngine::Accelerate() {
+  const std::size_t np = ps_.size();
+  anderson_f_.resize(np);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, np, 4096),
+                    [&](const tbb::blocked_range<std::size_t>& range) {
+                      for (std::size_t p = range.begin(); p != range.end(); ++p)
+                        anderson_f_[p] = ps_[p].xh + ps_[p].u;
+                    });
+  anderson_->Apply(anderson_f_, &anderson_next_);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, np, 4096),
+                    [&](const tbb::blocked_range<std::size_t>& range) {
+                      for (std::size_t p = range.begin(); p != range.end(); ++p)
+                        ps_[p].xh = anderson_next_[p] - ps_[p].u;
+                    });
+}
+
 void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
   Norms n;
   for (const Norms& b : norms_) {  // fixed order: independent of the thread count
@@ -725,6 +753,7 @@ void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
   it->rho = rho_;
   xz_norm_ = std::max(std::sqrt(n.x), std::sqrt(n.z));
   u_norm_ = std::sqrt(n.u);
+  it->primal_scale = xz_norm_;
   if (want_objective) {
     // A member buffer: a fresh 12 MB vector per check (Kdl TE) page-faults on every check.
     GatherValues(&trace_values_, 1);
@@ -937,6 +966,22 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
     ColdStart();
     if (options_.verbose) std::fprintf(stderr, "admm cold start %.3f s\n", Seconds(t_cold));
   }
+  if (options_.anderson_memory > 0) {
+    const AndersonKind kind = options_.anderson_type == AndersonType::kTypeI
+                                  ? AndersonKind::kTypeI
+                                  : AndersonKind::kTypeII;
+    if (anderson_ && anderson_->memory() == options_.anderson_memory && anderson_->kind() == kind) {
+      // A new solve is a new map (parameters, warm start): the history starts afresh.
+      anderson_->Reset();
+      anderson_->ResetStats();
+    } else {
+      anderson_ = std::make_unique<AndersonAccelerator>(ps_.size(), options_.anderson_memory, kind,
+                                                        /*safeguard=*/1.0,
+                                                        /*regularization=*/1e-10);
+    }
+  } else {
+    anderson_.reset();
+  }
 
   Termination termination = Termination::kMaxIterations;
   std::string message;
@@ -976,6 +1021,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
         break;
       }
       UpdateGlobalAlpha(0, measure);
+      if (anderson_ && !integer_phase && k % options_.anderson_interval == 0) Accelerate();
       resource_seconds += Seconds(t0);
       t0 = Clock::now();
       if (!HalfStep(1, integer_phase, measure, &message, &termination)) {
@@ -1000,6 +1046,11 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
                      "  obj %.9g\n",
                      k, it.seconds, it.primal_residual, it.primal_tolerance, it.dual_residual,
                      it.dual_tolerance, it.rho, it.objective);
+      }
+      if (observer_ && !observer_(it)) {
+        termination = Termination::kCancelled;
+        message = "Stopped by the observer after " + std::to_string(k) + " iterations.";
+        break;
       }
       const bool converged =
           it.primal_residual <= it.primal_tolerance && it.dual_residual <= it.dual_tolerance;
@@ -1057,6 +1108,10 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   });
   summary->iterations = iterations;
   summary->rho_updates = rho_updates;
+  if (anderson_) {
+    summary->anderson_steps = anderson_->stats().steps;
+    summary->anderson_rejections = anderson_->stats().rejections;
+  }
   summary->rho = rho_;
   summary->resource_seconds = resource_seconds;
   summary->demand_seconds = demand_seconds;
@@ -1136,6 +1191,7 @@ void AdmmSolver::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
 void AdmmSolver::Reset() { engine_->Reset(); }
 void AdmmSolver::WarmStart(const std::vector<double>& values) { engine_->WarmStart(values); }
 void AdmmSolver::SetOptions(const AdmmOptions& options) { engine_->SetOptions(options); }
+void AdmmSolver::SetObserver(Observer observer) { engine_->SetObserver(std::move(observer)); }
 const AdmmOptions& AdmmSolver::options() const { return engine_->options(); }
 const std::string& AdmmSolver::setup_error() const { return engine_->setup_error(); }
 

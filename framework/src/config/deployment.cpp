@@ -76,6 +76,7 @@ Bounds Above(double min) { return {min, kInf, true, false}; }
 Bounds AboveFinite(double min) { return {min, kInf, true, true}; }
 Bounds AtLeastFinite(double min) { return {min, kInf, false, true}; }
 Bounds Open(double min, double max) { return {min, max, true, true}; }
+Bounds Closed(double min, double max) { return {min, max, false, false}; }
 
 std::string BoundsText(const Bounds& b) {
   const bool has_min = b.min > -kInf;
@@ -490,6 +491,18 @@ std::vector<Spec> BuildSpecs() {
       "Upper clamp of rho updates (an initial rho above it raises it); at least rho_min.", true,
       true));
   s.back().info.bounds = ">= rho_min";
+  s.push_back(Int("solver.admm.anderson_memory",
+      [](auto& c) -> auto& { return c.admm.anderson_memory; }, Closed(0, 50),
+      "Safeguarded Anderson acceleration: extrapolate the iteration's state from this many "
+      "past ones every anderson_interval iterations; 0: off. Costs 2 memory + 7 doubles per "
+      "shared entry.", true, true));
+  s.push_back(Int("solver.admm.anderson_interval",
+      [](auto& c) -> auto& { return c.admm.anderson_interval; }, AtLeast(1),
+      "ADMM iterations between two Anderson steps.", true, true));
+  s.push_back(Choice<AndersonType>("solver.admm.anderson_type",
+      [](auto& c) -> auto& { return c.admm.anderson_type; },
+      {{"type1", AndersonType::kTypeI}, {"type2", AndersonType::kTypeII}},
+      "type1 (S'Y gamma = S'g) or type2 (least squares on the residual differences).", true));
   s.push_back(Double("solver.admm.time_limit_seconds",
       [](auto& c) -> auto& { return c.admm.time_limit_seconds; }, Above(0),
       "Wall-clock budget of one solve; .inf: none.", true, true));

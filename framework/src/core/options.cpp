@@ -25,6 +25,10 @@ bool AdmmOptions::IsValid(std::string* error) const {
   if (check_termination_every < 1)
     return fail("check_termination_every", check_termination_every, "check_termination_every >= 1");
   if (rho_update_every < 1) return fail("rho_update_every", rho_update_every, "rho_update_every >= 1");
+  if (anderson_memory < 0 || anderson_memory > 50)
+    return fail("anderson_memory", anderson_memory, "0 <= anderson_memory <= 50");
+  if (anderson_interval < 1)
+    return fail("anderson_interval", anderson_interval, "anderson_interval >= 1");
   if (!(rho_update_tolerance >= 1))
     return fail("rho_update_tolerance", rho_update_tolerance, "rho_update_tolerance >= 1");
   if (!(rho_min > 0)) return fail("rho_min", rho_min, "rho_min > 0");

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <cstdlib>
 #include <system_error>
 
 #include "core/check.h"
@@ -116,6 +118,24 @@ Status CheckDescriptor(const std::string& path, const PluginDescriptor* d) {
 }
 
 }  // namespace
+
+std::vector<std::string> PluginSearchPath(const std::vector<std::string>& first) {
+  std::vector<std::string> paths = first;
+  if (const char* env = std::getenv("DEDE_PLUGIN_PATH")) {
+    std::stringstream in(env);
+    std::string item;
+    while (std::getline(in, item, ':'))
+      if (!item.empty()) paths.push_back(item);
+  }
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path exe_dir = ec ? fs::current_path() : exe.parent_path();
+  for (const fs::path& candidate :
+       {exe_dir / ".." / ".." / "plugins", exe_dir / ".." / "lib" / "dede" / "plugins"}) {
+    if (fs::is_directory(candidate, ec)) paths.push_back(fs::weakly_canonical(candidate).string());
+  }
+  return paths;
+}
 
 const char* HostToolchain() { return DEDE_PLUGIN_TOOLCHAIN; }
 

@@ -141,6 +141,12 @@ Status CallPlugin(const char* what, const PluginInstance& instance, F&& f) {
 // Calls the descriptor's `create` through CallPlugin. kInternal if it throws or returns null.
 Result<PluginInstance> CreatePlugin(std::shared_ptr<const PluginHandle> handle);
 
+// Where a host program looks for plugins, in order: `first` (a deployment's plugin.paths),
+// $DEDE_PLUGIN_PATH (colon-separated), then next to the running executable: the build tree
+// (<build>/plugins beside <build>/tools/<program>/) and an installed layout
+// (<prefix>/lib/dede/plugins). Only directories that exist are added after `first`.
+std::vector<std::string> PluginSearchPath(const std::vector<std::string>& first);
+
 // The plugins found in directories and files, by name.
 class PluginRegistry {
  public:
