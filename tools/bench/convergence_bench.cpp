@@ -46,6 +46,7 @@ struct Row {
   double final_gap = std::numeric_limits<double>::quiet_NaN();
   double final_residual = std::numeric_limits<double>::quiet_NaN();
   Reached reached[2];
+  int anderson_steps = -1, anderson_rejections = -1;
 };
 
 // A trace point reaches `level` when the demand-side iterate's objective is within `level`
@@ -159,6 +160,8 @@ Row RunOne(const std::string& file, const ConvergenceOptions& options, std::FILE
   Allocation allocation;
   SolveSummary summary;
   solver.Solve(&allocation, &summary);
+  row.anderson_steps = summary.anderson_steps;
+  row.anderson_rejections = summary.anderson_rejections;
   if (summary.termination == Termination::kFailure ||
       summary.termination == Termination::kInfeasible) {
     row.skipped = "ADMM failed: " + summary.message;
@@ -208,8 +211,8 @@ int RunConvergence(const ConvergenceOptions& options) {
   std::string table;
   table +=
       "| instance | variables | Clp s | ADMM it 1e-3 | s 1e-3 | / Clp | it 1e-4 | s 1e-4 | / Clp | "
-      "last it | last s | last gap | last resid |\n";
-  table += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+      "last it | last s | last gap | last resid | Anderson steps / undone |\n";
+  table += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const Row& r : rows) {
     char line[512];
     if (!r.skipped.empty()) {
@@ -219,12 +222,16 @@ int RunConvergence(const ConvergenceOptions& options) {
       continue;
     }
     std::snprintf(line, sizeof(line),
-                  "| %s | %lld | %.2f | %s | %s | %s | %s | %s | %s | %d | %.2f | %.1e | %.1e |\n",
+                  "| %s | %lld | %.2f | %s | %s | %s | %s | %s | %s | %d | %.2f | %.1e | %.1e | %s |\n",
                   r.name.c_str(), r.entries, r.clp_seconds, Cell(r.reached[0], false).c_str(),
                   Cell(r.reached[0], true).c_str(), Ratio(r.reached[0], r.clp_seconds).c_str(),
                   Cell(r.reached[1], false).c_str(), Cell(r.reached[1], true).c_str(),
                   Ratio(r.reached[1], r.clp_seconds).c_str(), r.iterations, r.admm_seconds,
-                  r.final_gap, r.final_residual);
+                  r.final_gap, r.final_residual,
+                  r.anderson_steps < 0 ? "off"
+                                       : (std::to_string(r.anderson_steps) + " / " +
+                                          std::to_string(r.anderson_rejections))
+                                             .c_str());
     table += line;
   }
   std::printf("%s", table.c_str());

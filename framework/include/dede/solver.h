@@ -65,6 +65,10 @@ struct AdmmOptions {
   RhoUpdate rho_update = RhoUpdate::kResidualBalancing;
   int rho_update_every = 50;         // in iterations; a multiple of check_termination_every
   double rho_update_tolerance = 5.0; // adopt a new rho only if it differs by more than this factor
+  // With residual balancing, the copies of a max-min / min-max term's scalar get their own
+  // penalty factor (on top of rho), balanced on their own residuals at every rho update:
+  // their scale and duals are the objective's, not the allocation entries'.
+  bool global_rho_balancing = true;
   // Range of the updated rho. An initial rho outside it widens it: residual balancing never
   // pulls rho towards the range because of the bound alone.
   double rho_min = 1e-6;

@@ -138,6 +138,9 @@ class AdmmEngine {
   void UpdateGlobalAlpha(int side, bool measure);
   // Anderson step on the demand half step's targets q = xh + u (see anderson.h).
   void Accelerate();
+  // Residual balancing of the global pairs' own penalty factor (see Solve).
+  void SetGlobalWeight(double weight);
+  bool BalanceGlobalWeight();
   void Residuals(IterationSummary* it, bool want_objective);
   void GatherValues(std::vector<double>* values, int entry_side);
   double Objective(const std::vector<double>& values) const;
@@ -174,6 +177,11 @@ class AdmmEngine {
     double x = 0, z = 0, u = 0, xh = 0;
   };
   std::vector<PairState> ps_;
+  // Penalty of pair p is rho_ * pair_weight_[p] (1 unless the global pairs are reweighted).
+  std::vector<double> pair_weight_;
+  double Weight(int pair) const { return pair >= 0 ? rho_ * pair_weight_[pair] : 0.0; }
+  double global_weight_ = 1.0;           // pair_weight_ of every global pair
+  std::vector<double> global_z_prev_;    // their z before the last measured demand half step
   std::vector<double> trace_values_;  // the iterate the trace's objective is evaluated at
   std::unique_ptr<AndersonAccelerator> anderson_;  // while anderson_memory > 0
   std::vector<double> anderson_f_, anderson_next_;
@@ -322,6 +330,7 @@ void AdmmEngine::Build() {
   }
   tbb::task_arena(ThreadCount()).execute([&] { RefreshParameters(); });
   rho_ = options_.rho;  // the solvers are built, and primed, with the penalty they start with
+  pair_weight_.assign(pairs_.size(), 1.0);
   if (!CreateSolvers(&error)) {
     setup_error_ = error;
   } else {
@@ -436,7 +445,7 @@ bool AdmmEngine::CreateSolvers(std::string* error) {
       // Structure with every copy penalized (prox weight > 0) so the factory sees the
       // curvature the iterations will have.
       for (std::size_t i = 0; i < block.vars.size(); ++i)
-        block.problem.prox_weight[i] = block.vars[i].pair >= 0 ? rho_ : 0.0;
+        block.problem.prox_weight[i] = Weight(block.vars[i].pair);
       std::string why;
       block.solver = CreateBlockSolver(block.problem, solver_options, &why);
       if (!block.solver) {
@@ -450,6 +459,7 @@ bool AdmmEngine::CreateSolvers(std::string* error) {
 
 void AdmmEngine::ColdStart() {
   std::fill(ps_.begin(), ps_.end(), PairState{});
+  SetGlobalWeight(1.0);
   alpha_ = 0;
   for (int s = 0; s < 2; ++s)
     for (Block& block : blocks_[s]) std::fill(block.v.begin(), block.v.end(), 0.0);
@@ -466,6 +476,7 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
   // over 1.5M pairs and 30,000 blocks took 0.03-0.14 s).
   alpha_ = 0;
   SetRho(options_.rho);
+  SetGlobalWeight(1.0);
   cold_ = false;
   const GlobalTerm& global = problem_.global_term();
   std::vector<double> expr_value(global.exprs.size(), 0.0);
@@ -506,7 +517,7 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
 }
 
 void AdmmEngine::SetRho(double rho) {
-  // Every penalized slot holds rho_ (CreateSolvers and this function keep it so).
+  // Every penalized slot holds Weight(pair) (CreateSolvers and this function keep it so).
   if (rho == rho_) return;
   rho_ = rho;
   // q = xh + u mixes primal values with duals scaled by 1 / rho: the map has changed.
@@ -515,7 +526,7 @@ void AdmmEngine::SetRho(double rho) {
     for (Block& block : blocks_[s]) {
       bool changed = false;
       for (std::size_t i = 0; i < block.vars.size(); ++i) {
-        const double weight = block.vars[i].pair >= 0 ? rho_ : 0.0;
+        const double weight = Weight(block.vars[i].pair);
         if (block.problem.prox_weight[i] != weight) {
           block.problem.prox_weight[i] = weight;
           changed = true;
@@ -638,8 +649,10 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
       const int p = block.vars[i].pair;
       if (p < 0) continue;
       const double z_new = block.v[i];
+      // The dual residual and the dual norm carry the pair's penalty factor (a global copy's).
+      const double w = block.vars[i].var < 0 ? global_weight_ : 1.0;
       if (measure) {
-        const double dz = z_new - ps_[p].z;
+        const double dz = w * (z_new - ps_[p].z);
         const double d = ps_[p].x - z_new;
         acc.s += dz * dz;
         acc.r += d * d;
@@ -648,7 +661,7 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
       }
       ps_[p].z = z_new;
       ps_[p].u += ps_[p].xh - z_new;
-      if (measure) acc.u += ps_[p].u * ps_[p].u;
+      if (measure) acc.u += (w * ps_[p].u) * (w * ps_[p].u);
     }
     if (measure) norms_[b] = acc;
   });
@@ -681,14 +694,17 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
 void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
   if (global_side_ < 0 || side == global_side_ || global_pairs_.empty()) return;
   const GlobalTerm& global = problem_.global_term();
-  const double n = static_cast<double>(global_pairs_.size());
   const double a = relaxation_;
   double sum = 0;
   if (side == 0) {
     // alpha is a resource-side (x) value, t_b demand-side: max-min over demands.
     // alpha = argmin -w alpha + rho/2 sum_b (alpha - z_b + u_b)^2.
-    for (int p : global_pairs_) sum += ps_[p].z - ps_[p].u;
-    alpha_ = sum / n + global.weight / (rho_ * n);
+    double wsum = 0;
+    for (int p : global_pairs_) {
+      sum += pair_weight_[p] * (ps_[p].z - ps_[p].u);
+      wsum += pair_weight_[p];
+    }
+    alpha_ = sum / wsum + global.weight / (rho_ * wsum);
     for (int p : global_pairs_) {
       ps_[p].x = alpha_;
       ps_[p].xh = a * alpha_ + (1 - a) * ps_[p].z;
@@ -697,12 +713,17 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
   }
   // alpha is a demand-side (z) value, t_b resource-side: min-max over resources.
   // alpha = argmin w alpha + rho/2 sum_b (xh_b - alpha + u_b)^2.
-  for (int p : global_pairs_) sum += ps_[p].xh + ps_[p].u;
-  alpha_ = sum / n - global.weight / (rho_ * n);
+  double wsum = 0;
+  for (int p : global_pairs_) {
+    sum += pair_weight_[p] * (ps_[p].xh + ps_[p].u);
+    wsum += pair_weight_[p];
+  }
+  alpha_ = sum / wsum - global.weight / (rho_ * wsum);
   Norms acc;
   for (int p : global_pairs_) {
+    const double w = global_weight_;
     if (measure) {
-      const double dz = alpha_ - ps_[p].z;
+      const double dz = w * (alpha_ - ps_[p].z);
       const double d = ps_[p].x - alpha_;
       acc.s += dz * dz;
       acc.r += d * d;
@@ -711,7 +732,7 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
     }
     ps_[p].z = alpha_;
     ps_[p].u += ps_[p].xh - alpha_;
-    if (measure) acc.u += ps_[p].u * ps_[p].u;
+    if (measure) acc.u += (w * ps_[p].u) * (w * ps_[p].u);
   }
   if (measure) norms_.back() = acc;
 }
@@ -733,6 +754,53 @@ void AdmmEngine::Accelerate() {
                       for (std::size_t p = range.begin(); p != range.end(); ++p)
                         ps_[p].xh = anderson_next_[p] - ps_[p].u;
                     });
+}
+
+// The global pairs (t_b, alpha) get their own penalty factor: their duals at the optimum are
+// the objective weight shared among the bottleneck blocks, and their values the objective's
+// scale, neither of which is tied to the entries' (a min-max utilisation over 1,790 links
+// against path flows in Gb/s; a max-min of normalised throughputs against time shares).
+void AdmmEngine::SetGlobalWeight(double weight) {
+  if (weight == global_weight_) return;
+  const double scale = global_weight_ / weight;  // u = y / (rho w) follows w
+  global_weight_ = weight;
+  for (int p : global_pairs_) {
+    pair_weight_[p] = weight;
+    ps_[p].u *= scale;
+    const Pair& pair = pairs_[p];
+    Block& block = blocks_[global_side_][pair.block[global_side_]];
+    block.problem.prox_weight[pair.slot[global_side_]] = Weight(p);
+    ++block.problem.revision;
+  }
+  if (anderson_) anderson_->Reset();
+}
+
+// OSQP-style balancing restricted to the global pairs: returns true if the factor changed.
+bool AdmmEngine::BalanceGlobalWeight() {
+  if (global_pairs_.empty() || global_z_prev_.size() != global_pairs_.size()) return false;
+  double r = 0, dz = 0, x = 0, z = 0, u = 0;
+  for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
+    const PairState& q = ps_[global_pairs_[k]];
+    r += (q.x - q.z) * (q.x - q.z);
+    dz += (q.z - global_z_prev_[k]) * (q.z - global_z_prev_[k]);
+    x += q.x * q.x;
+    z += q.z * q.z;
+    u += q.u * q.u;
+  }
+  const double pn = std::sqrt(r) / std::max(std::sqrt(std::max(x, z)), 1e-300);
+  const double dn = std::sqrt(dz) / std::max(std::sqrt(u), 1e-300);
+  if (!(pn > 0 && dn > 0 && std::isfinite(pn) && std::isfinite(dn))) return false;
+  const double proposed = std::clamp(global_weight_ * std::sqrt(pn / dn), 1e-6, 1e6);
+  if (proposed > global_weight_ * options_.rho_update_tolerance ||
+      proposed < global_weight_ / options_.rho_update_tolerance) {
+    if (options_.verbose) {
+      std::fprintf(stderr, "admm global penalty factor %.3g -> %.3g (relative residuals %.2e / %.2e)\n",
+                   global_weight_, proposed, pn, dn);
+    }
+    SetGlobalWeight(proposed);
+    return true;
+  }
+  return false;
 }
 
 void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
@@ -1024,6 +1092,11 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
       if (anderson_ && !integer_phase && k % options_.anderson_interval == 0) Accelerate();
       resource_seconds += Seconds(t0);
       t0 = Clock::now();
+      if (measure && !global_pairs_.empty()) {
+        global_z_prev_.resize(global_pairs_.size());
+        for (std::size_t g = 0; g < global_pairs_.size(); ++g)
+          global_z_prev_[g] = ps_[global_pairs_[g]].z;
+      }
       if (!HalfStep(1, integer_phase, measure, &message, &termination)) {
         failed = !Interrupted(termination);
         if (!failed) iterations = k;
@@ -1103,6 +1176,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
             ++rho_updates;
           }
         }
+        if (options_.global_rho_balancing && BalanceGlobalWeight()) ++rho_updates;
       }
     }
   });

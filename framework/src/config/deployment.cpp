@@ -481,6 +481,11 @@ std::vector<Spec> BuildSpecs() {
       [](auto& c) -> auto& { return c.admm.rho_update_tolerance; }, AtLeast(1),
       "Adopt a new rho only if it differs from the current one by more than this factor.",
       true, true));
+  s.push_back(Bool("solver.admm.global_rho_balancing",
+      [](auto& c) -> auto& { return c.admm.global_rho_balancing; },
+      "With residual_balancing, balance the penalty of a max-min / min-max term's copies on "
+      "their own residuals (their scale and duals are the objective's, not the entries').",
+      true));
   s.push_back(Double("solver.admm.rho_min", [](auto& c) -> auto& { return c.admm.rho_min; },
       AboveFinite(0),
       "Lower clamp of rho updates (an initial rho below it lowers it); at most rho_max.", true,
