@@ -138,6 +138,15 @@ Status ClusterSchedulingPlugin::Report(int round, const Problem& problem,
     sum_sq += u * u;
   }
   const double value = model_.Value(allocation, active);
+  // Share of the GPUs the allocation uses: sum over jobs and types of s_j x[r, j] over the
+  // cluster's GPU count (max-min alone leaves capacity idle that the minimum does not need).
+  double gpus_used = 0.0, gpus = 0.0;
+  for (const WorkerType& t : instance_.types) gpus += t.count;
+  for (int j = 0; j < num_jobs(); ++j) {
+    if (!active[j]) continue;
+    for (const ClusterModel::Entry& e : model_.entries(j))
+      gpus_used += instance_.jobs[j].scale_factor * allocation[e.var];
+  }
   const std::vector<int> completed_now = Advance(allocation);
 
   int completed = 0, arrived = 0;
@@ -155,6 +164,7 @@ Status ClusterSchedulingPlugin::Report(int round, const Problem& problem,
       {value_name, value},
       // Jain's index of the active jobs' normalized throughputs: 1 = all equal.
       {"jain_fairness", sum_sq > 0 ? sum * sum / (num_active * sum_sq) : 0.0},
+      {"gpu_utilization", gpus > 0 ? gpus_used / gpus : 0.0},
       {"active_jobs", static_cast<double>(num_active)},
       {"completed_jobs", static_cast<double>(completed)},
       {"completed_this_round", static_cast<double>(completed_now.size())},

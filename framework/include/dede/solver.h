@@ -69,6 +69,13 @@ struct AdmmOptions {
   // penalty factor (on top of rho), balanced on their own residuals at every rho update:
   // their scale and duals are the objective's, not the allocation entries'.
   bool global_rho_balancing = true;
+  // Work-conserving max-min: after the max-min solve converges, a second stage maximises the
+  // sum of the max-min term's expressions with each kept at or above the minimum found (less
+  // fill_slack relative to it), warm-started, within what is left of the iteration and time
+  // budgets; capacity the minimum does not need is then used. Continuous problems only. The
+  // solve's termination is the first stage's; the message and fill_iterations tell the rest.
+  bool fill_after_max_min = false;
+  double fill_slack = 1e-3;
   // Range of the updated rho. An initial rho outside it widens it: residual balancing never
   // pulls rho towards the range because of the bound alone.
   double rho_min = 1e-6;
@@ -127,6 +134,7 @@ struct SolveSummary {
   int rho_updates = -1;
   int anderson_steps = -1;          // extrapolations used (-1: acceleration off)
   int anderson_rejections = -1;     // extrapolations undone by the safeguard
+  int fill_iterations = -1;         // second stage of a work-conserving max-min (-1: none)
   int repair_rounds = -1;
   int num_threads = -1;
   double rho = -1;

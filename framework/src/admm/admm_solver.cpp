@@ -138,6 +138,14 @@ class AdmmEngine {
   void UpdateGlobalAlpha(int side, bool measure);
   // Anderson step on the demand half step's targets q = xh + u (see anderson.h).
   void Accelerate();
+  // The second stage of a work-conserving max-min: BeginFill fixes every global copy at the
+  // minimum found (less fill_slack) and gives the entries of each expression its coefficient
+  // as a cost, so the iterations then maximise the total; EndFill restores the blocks and
+  // returns the total reached.
+  void BeginFill(double* floor, double* total);
+  double EndFill();
+  double GlobalTotal(const std::vector<double>& values) const;
+  double GlobalMinimum(const std::vector<double>& values) const;
   // Residual balancing of the global pairs' own penalty factor (see Solve).
   void SetGlobalWeight(double weight);
   bool BalanceGlobalWeight();
@@ -176,11 +184,26 @@ class AdmmEngine {
   struct PairState {
     double x = 0, z = 0, u = 0, xh = 0;
   };
+  // A copy of the iteration's state (the second stage of a work-conserving max-min hands the
+  // first stage's on to the next solve).
+  struct Iterates {
+    std::vector<PairState> ps;
+    std::vector<std::vector<double>> v[2];
+    double alpha = 0, rho = 0, global_weight = 1;
+  };
+  void SaveIterates(Iterates* out) const;
+  void RestoreIterates(Iterates* in);
   std::vector<PairState> ps_;
   // Penalty of pair p is rho_ * pair_weight_[p] (1 unless the global pairs are reweighted).
   std::vector<double> pair_weight_;
   double Weight(int pair) const { return pair >= 0 ? rho_ * pair_weight_[pair] : 0.0; }
   double global_weight_ = 1.0;           // pair_weight_ of every global pair
+  bool filling_ = false;                 // in the second stage of a work-conserving max-min
+  struct FillSaved {
+    double lower = 0, upper = 0;         // of t_b
+    std::vector<double> linear;          // of the block's slots
+  };
+  std::vector<FillSaved> fill_saved_;    // by global term position
   std::vector<double> global_z_prev_;    // their z before the last measured demand half step
   std::vector<double> trace_values_;  // the iterate the trace's objective is evaluated at
   std::unique_ptr<AndersonAccelerator> anderson_;  // while anderson_memory > 0
@@ -692,7 +715,7 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
 // Closed-form update of the global scalar alpha, which lives on side 1 - global_side_, with
 // the same fused per-pair updates as HalfStep.
 void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
-  if (global_side_ < 0 || side == global_side_ || global_pairs_.empty()) return;
+  if (global_side_ < 0 || side == global_side_ || global_pairs_.empty() || filling_) return;
   const GlobalTerm& global = problem_.global_term();
   const double a = relaxation_;
   double sum = 0;
@@ -754,6 +777,107 @@ void AdmmEngine::Accelerate() {
                       for (std::size_t p = range.begin(); p != range.end(); ++p)
                         ps_[p].xh = anderson_next_[p] - ps_[p].u;
                     });
+}
+
+void AdmmEngine::SaveIterates(Iterates* out) const {
+  out->ps = ps_;
+  for (int s = 0; s < 2; ++s) {
+    out->v[s].resize(blocks_[s].size());
+    for (std::size_t b = 0; b < blocks_[s].size(); ++b) out->v[s][b] = blocks_[s][b].v;
+  }
+  out->alpha = alpha_;
+  out->rho = rho_;
+  out->global_weight = global_weight_;
+}
+
+void AdmmEngine::RestoreIterates(Iterates* in) {
+  // The penalties first (SetGlobalWeight rescales the global pairs' duals), then the
+  // iterates as they were under them.
+  SetRho(in->rho);
+  SetGlobalWeight(in->global_weight);
+  ps_ = std::move(in->ps);
+  for (int s = 0; s < 2; ++s) {
+    for (std::size_t b = 0; b < blocks_[s].size(); ++b) blocks_[s][b].v = std::move(in->v[s][b]);
+  }
+  alpha_ = in->alpha;
+  if (anderson_) anderson_->Reset();
+}
+
+double AdmmEngine::GlobalMinimum(const std::vector<double>& values) const {
+  double minimum = kInfinity;
+  for (const LinearExpr& e : problem_.global_term().exprs) {
+    double v = e.constant;
+    for (const Term& t : e.terms) v += t.coef * values[t.var];
+    minimum = std::min(minimum, v);
+  }
+  return minimum;
+}
+
+double AdmmEngine::GlobalTotal(const std::vector<double>& values) const {
+  double total = 0;
+  for (const LinearExpr& e : problem_.global_term().exprs) {
+    double v = e.constant;
+    for (const Term& t : e.terms) v += t.coef * values[t.var];
+    total += v;
+  }
+  return total;
+}
+
+void AdmmEngine::BeginFill(double* floor, double* total) {
+  std::vector<double> values;
+  GatherValues(&values, global_side_);
+  const GlobalTerm& global = problem_.global_term();
+  const double minimum = GlobalMinimum(values);
+  *total = GlobalTotal(values);
+  *floor = minimum - options_.fill_slack * std::abs(minimum);
+  const double sign = problem_.objective_sense() == ObjectiveSense::kMaximize ? -1.0 : 1.0;
+  fill_saved_.assign(global.blocks.size(), FillSaved{});
+  for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
+    const Pair& pair = pairs_[global_pairs_[k]];
+    Block& block = blocks_[global_side_][pair.block[global_side_]];
+    BlockProblem& bp = block.problem;
+    const int t = pair.slot[global_side_];
+    FillSaved& saved = fill_saved_[k];
+    saved.lower = bp.lower[t];
+    saved.upper = bp.upper[t];
+    saved.linear = bp.linear;
+    bp.lower[t] = bp.upper[t] = *floor;
+    // The global row is e_b - t_b (>= rhs): every other slot of it is a term of e_b, whose
+    // coefficient becomes its cost (maximise the sum, in the problem's sense, in this block:
+    // the other copy of an entry keeps its own cost).
+    const BlockRow& row = bp.rows[block.global_row];
+    for (std::size_t j = 0; j < row.index.size(); ++j) {
+      if (row.index[j] == t) continue;
+      bp.linear[row.index[j]] += sign * global.weight * row.coef[j];
+    }
+    ++bp.revision;
+    block.v[t] = *floor;
+    PairState& q = ps_[global_pairs_[k]];
+    q.x = q.z = q.xh = *floor;
+    q.u = 0;
+  }
+  alpha_ = *floor;
+  filling_ = true;
+  if (anderson_) anderson_->Reset();
+}
+
+double AdmmEngine::EndFill() {
+  for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
+    const Pair& pair = pairs_[global_pairs_[k]];
+    Block& block = blocks_[global_side_][pair.block[global_side_]];
+    BlockProblem& bp = block.problem;
+    const int t = pair.slot[global_side_];
+    bp.lower[t] = fill_saved_[k].lower;
+    bp.upper[t] = fill_saved_[k].upper;
+    bp.linear = std::move(fill_saved_[k].linear);
+    ++bp.revision;
+  }
+  fill_saved_.clear();
+  filling_ = false;
+  if (anderson_) anderson_->Reset();
+  std::vector<double> values;
+  GatherValues(&values, global_side_);
+  return GlobalTotal(values);
 }
 
 // The global pairs (t_b, alpha) get their own penalty factor: their duals at the optimum are
@@ -1063,8 +1187,10 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   bool inaccurate_ok = false;
   IterationSummary last;
 
-  arena.execute([&] {
-    for (int k = 1; k <= total_budget; ++k) {
+  // The iterations from k = first to last (the second stage of a work-conserving max-min
+  // continues the numbering).
+  const auto iterate = [&](int first, int last_k) {
+    for (int k = first; k <= last_k; ++k) {
       if (stop.stop_requested()) {
         termination = Termination::kCancelled;
         message = "Stop requested after " + std::to_string(iterations) + " iterations.";
@@ -1179,7 +1305,55 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
         if (options_.global_rho_balancing && BalanceGlobalWeight()) ++rho_updates;
       }
     }
-  });
+  };
+  arena.execute([&] { iterate(1, total_budget); });
+  // Work-conserving max-min: once the minimum is found, maximise the total of the global
+  // term's expressions with every one kept at or above it (see FillAfterMaxMin).
+  std::string fill_message;
+  std::vector<double> first_stage_values;  // kept while the second stage runs
+  // The first stage's iterates: the next solve warm-starts from them, not from the second
+  // stage's (whose t_b were fixed), so a new round's minimum is found as fast as without it.
+  Iterates first_stage_state;
+  double fill_floor = -kInfinity;
+  if (!failed && options_.fill_after_max_min && global_side_ >= 0 && !has_integers &&
+      problem_.global_term().kind == GlobalKind::kMaxMin &&
+      (termination == Termination::kConverged || inaccurate_ok) &&
+      Seconds(start) < options_.time_limit_seconds) {
+    const Termination first_termination = termination;
+    const std::string first_message = message;
+    const int first_iterations = iterations;
+    double floor = 0, total_before = 0;
+    arena.execute([&] {
+      GatherValues(&first_stage_values,
+                   options_.final_iterate == FinalIterate::kResourceSide ? 0 : 1);
+      SaveIterates(&first_stage_state);
+      BeginFill(&floor, &total_before);
+    });
+    fill_floor = floor;
+    termination = Termination::kMaxIterations;
+    inaccurate_ok = false;
+    arena.execute([&] { iterate(iterations + 1, iterations + options_.max_iterations); });
+    double total_after = 0;
+    arena.execute([&] { total_after = EndFill(); });
+    summary->fill_iterations = iterations - first_iterations;
+    std::ostringstream out;
+    out.precision(6);
+    out << " Then " << summary->fill_iterations << " iterations maximising the total of the "
+        << "max-min expressions, each >= " << floor << ": total " << total_before << " -> "
+        << total_after << " (" << TerminationName(
+               failed ? termination
+                      : (termination == Termination::kMaxIterations && inaccurate_ok
+                             ? Termination::kConvergedInaccurate
+                             : termination))
+        << ").";
+    fill_message = out.str();
+    if (!failed) {
+      // The allocation holds the minimum found by the first stage whatever the second did
+      // within its budget: the solve's outcome is the first stage's.
+      termination = first_termination;
+      message = first_message;
+    }
+  }
   summary->iterations = iterations;
   summary->rho_updates = rho_updates;
   if (anderson_) {
@@ -1194,7 +1368,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   summary->solve_seconds = Seconds(start);
   if (failed) {
     summary->termination = termination;
-    summary->message = message;
+    summary->message = message + fill_message;
     summary->total_seconds = summary->setup_seconds + summary->solve_seconds;
     cold_ = true;
     return;
@@ -1213,11 +1387,33 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   arena.execute([&] {
     GatherValues(&values, options_.final_iterate == FinalIterate::kResourceSide ? 0 : 1);
   });
+  if (!first_stage_state.ps.empty()) RestoreIterates(&first_stage_state);
   int rounds = 0;
   std::string repair_message;
   bool repaired = true;
   if (options_.repair) {
     arena.execute([&] { repaired = Repair(&values, &rounds, &repair_message); });
+  }
+  if (!first_stage_values.empty()) {
+    // The second stage must not cost the minimum more than fill_slack beyond its floor (it
+    // can, when its budget ends before the copies agree and the repair trims the
+    // expressions): then the first stage's allocation is returned instead.
+    const double minimum = GlobalMinimum(values);
+    const double allowed = fill_floor - options_.fill_slack * std::abs(fill_floor);
+    if (!(minimum >= allowed)) {
+      std::ostringstream out;
+      out.precision(6);
+      out << " The second stage's allocation was dropped: its minimum " << minimum << " < "
+          << allowed << "; the first stage's is returned.";
+      fill_message += out.str();
+      values = std::move(first_stage_values);
+      rounds = 0;
+      repair_message.clear();
+      repaired = true;
+      if (options_.repair) {
+        arena.execute([&] { repaired = Repair(&values, &rounds, &repair_message); });
+      }
+    }
   }
   summary->repair_rounds = rounds;
   summary->repair_seconds = Seconds(repair_start);
@@ -1232,7 +1428,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
                  summary->repair_seconds, Seconds(check_start));
   }
   summary->termination = termination;
-  summary->message = message;
+  summary->message = message + fill_message;
   if (!repaired || !summary->feasible) {
     std::ostringstream out;
     out << " Allocation is NOT feasible: max violation " << summary->max_violation

@@ -486,6 +486,14 @@ std::vector<Spec> BuildSpecs() {
       "With residual_balancing, balance the penalty of a max-min / min-max term's copies on "
       "their own residuals (their scale and duals are the objective's, not the entries').",
       true));
+  s.push_back(Bool("solver.admm.fill_after_max_min",
+      [](auto& c) -> auto& { return c.admm.fill_after_max_min; },
+      "Work-conserving max-min: after the max-min solve, maximise the total of the max-min "
+      "expressions with each kept at or above the minimum found (continuous problems).", true));
+  s.push_back(Double("solver.admm.fill_slack",
+      [](auto& c) -> auto& { return c.admm.fill_slack; }, Bounds{0, 1, false, true},
+      "Relative amount the second stage may lower the minimum found by the first (>= 0, < 1).",
+      true, true));
   s.push_back(Double("solver.admm.rho_min", [](auto& c) -> auto& { return c.admm.rho_min; },
       AboveFinite(0),
       "Lower clamp of rho updates (an initial rho below it lowers it); at most rho_max.", true,

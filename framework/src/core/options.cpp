@@ -27,6 +27,7 @@ bool AdmmOptions::IsValid(std::string* error) const {
   if (rho_update_every < 1) return fail("rho_update_every", rho_update_every, "rho_update_every >= 1");
   if (anderson_memory < 0 || anderson_memory > 50)
     return fail("anderson_memory", anderson_memory, "0 <= anderson_memory <= 50");
+  if (!(fill_slack >= 0 && fill_slack < 1)) return fail("fill_slack", fill_slack, "0 <= fill_slack < 1");
   if (anderson_interval < 1)
     return fail("anderson_interval", anderson_interval, "anderson_interval >= 1");
   if (!(rho_update_tolerance >= 1))

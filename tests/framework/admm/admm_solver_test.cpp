@@ -729,5 +729,46 @@ TEST(AdmmSolver, GlobalTermPenaltyBalancingReachesTheOptimumInFewerIterations) {
   EXPECT_TRUE(reached[0] < 0 || reached[1] < reached[0]);
 }
 
+// Work-conserving max-min. Job 1 runs only on resource 1 (capacity 0.5), so the minimum is
+// 0.5; job 0 may use resource 0 (capacity 1) and resource 1. Any value of job 0 in [0.5, 1] is
+// max-min optimal; the second stage must give it all of resource 0 (value 1) and keep job 1
+// at 0.5.
+TEST(AdmmSolver, FillAfterMaxMinUsesCapacityTheMinimumDoesNotNeed) {
+  Problem p(2, 2);
+  const int m = p.AddAllocation("x", Domain::Box(0.0, 1.0));
+  const VarId x00 = p.AddEntry(m, 0, 0);
+  const VarId x10 = p.AddEntry(m, 1, 0);
+  const VarId x11 = p.AddEntry(m, 1, 1);
+  p.AddResourceConstraint(0, LinearExpr().Add(x00, 1.0), Sense::kLessEqual, 1.0);
+  p.AddResourceConstraint(1, LinearExpr().Add(x10, 1.0).Add(x11, 1.0), Sense::kLessEqual, 0.5);
+  p.AddDemandConstraint(0, LinearExpr().Add(x00, 1.0).Add(x10, 1.0), Sense::kLessEqual, 1.0);
+  p.AddDemandConstraint(1, LinearExpr().Add(x11, 1.0), Sense::kLessEqual, 1.0);
+  p.SetObjectiveSense(ObjectiveSense::kMaximize);
+  p.SetGlobalTerm(GlobalKind::kMaxMin, Side::kDemand, {0, 1},
+                  {LinearExpr().Add(x00, 1.0).Add(x10, 1.0), LinearExpr().Add(x11, 1.0)});
+  AdmmOptions options;
+  options.fill_after_max_min = true;
+  options.eps_abs = 1e-7;
+  options.eps_rel = 1e-6;
+  AdmmSolver solver(p, options);
+  Allocation a;
+  SolveSummary summary;
+  solver.Solve(&a, &summary);
+  ASSERT_TRUE(summary.IsSolutionUsable()) << summary.FullReport();
+  EXPECT_NEAR(summary.objective, 0.5, 1e-3) << summary.message;
+  EXPECT_GT(summary.fill_iterations, 0);
+  EXPECT_NE(summary.message.find("maximising the total"), std::string::npos) << summary.message;
+  EXPECT_NEAR(a[x00] + a[x10], 1.0, 1e-3) << summary.message;
+  EXPECT_NEAR(a[x11], 0.5, 1e-3);
+  // The blocks are restored: the next solve (without the option) is a plain max-min again.
+  options.fill_after_max_min = false;
+  solver.SetOptions(options);
+  SolveSummary again;
+  solver.Solve(&a, &again);
+  ASSERT_TRUE(again.IsSolutionUsable()) << again.FullReport();
+  EXPECT_NEAR(again.objective, 0.5, 1e-3);
+  EXPECT_EQ(again.fill_iterations, -1);
+}
+
 }  // namespace
 }  // namespace dede
