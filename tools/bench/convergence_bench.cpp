@@ -87,15 +87,19 @@ Row RunOne(const std::string& file, const ConvergenceOptions& options, std::FILE
   if (status.ok()) status = plugin.value()->Describe(&problem);
   if (status.ok()) status = plugin.value()->Refresh(options.round, &problem, &finished);
   if (!status.ok() || finished) {
-    row.skipped = status.ok() ? "no data for round " + std::to_string(options.round)
-                              : status.message();
+    row.skipped =
+        status.ok() ? "no data for round " + std::to_string(options.round) : status.message();
     return row;
   }
   row.entries = problem.num_variables();
   row.blocks = problem.num_resources() + problem.num_demands();
-  std::fprintf(stderr, "%s: %d resources, %d demands, %d variables, %d constraints\n",
-               row.name.c_str(), problem.num_resources(), problem.num_demands(),
-               problem.num_variables(), problem.num_constraints());
+  std::fprintf(stderr,
+               "%s: %d resources, %d demands, %d variables, %d constraints\n",
+               row.name.c_str(),
+               problem.num_resources(),
+               problem.num_demands(),
+               problem.num_variables(),
+               problem.num_constraints());
 
   // The reference: the whole problem in Clp (the deployment's solver.exact options).
   {
@@ -110,8 +114,12 @@ Row RunOne(const std::string& file, const ConvergenceOptions& options, std::FILE
       return row;
     }
     row.optimum = summary.objective;
-    std::fprintf(stderr, "%s: Clp (%s) %.10g in %.2f s\n", row.name.c_str(),
-                 LpMethodName(config->exact.lp_method), row.optimum, row.clp_seconds);
+    std::fprintf(stderr,
+                 "%s: Clp (%s) %.10g in %.2f s\n",
+                 row.name.c_str(),
+                 LpMethodName(config->exact.lp_method),
+                 row.optimum,
+                 row.clp_seconds);
   }
 
   // ADMM from a cold start with the deployment's options, stopped once both levels hold.
@@ -122,15 +130,14 @@ Row RunOne(const std::string& file, const ConvergenceOptions& options, std::FILE
   admm.eps_rel = 1e-15;  // never converges by its own test: the observer decides
   admm.check_termination_every = options.check_every;
   if (admm.rho_update_every % admm.check_termination_every != 0) {
-    admm.rho_update_every =
-        std::max(1, admm.rho_update_every / admm.check_termination_every) *
-        admm.check_termination_every;
+    admm.rho_update_every = std::max(1, admm.rho_update_every / admm.check_termination_every) *
+                            admm.check_termination_every;
   }
   admm.repair = false;
   admm.verbose = options.verbose;
-  row.admm_budget = std::min(options.max_admm_seconds,
-                             std::max(options.min_admm_seconds,
-                                      options.admm_time_factor * row.clp_seconds));
+  row.admm_budget =
+      std::min(options.max_admm_seconds,
+               std::max(options.min_admm_seconds, options.admm_time_factor * row.clp_seconds));
   admm.time_limit_seconds = row.admm_budget;
   const auto t_setup = Clock::now();
   AdmmSolver solver(problem, admm);
@@ -147,8 +154,15 @@ Row RunOne(const std::string& file, const ConvergenceOptions& options, std::FILE
     row.final_gap = gap;
     row.final_residual = residual;
     if (trace_csv != nullptr) {
-      std::fprintf(trace_csv, "%s,%d,%.6f,%.12g,%.6e,%.6e,%.6e\n", row.name.c_str(),
-                   it.iteration, row.admm_setup + it.seconds, it.objective, gap, residual, it.rho);
+      std::fprintf(trace_csv,
+                   "%s,%d,%.6f,%.12g,%.6e,%.6e,%.6e\n",
+                   row.name.c_str(),
+                   it.iteration,
+                   row.admm_setup + it.seconds,
+                   it.objective,
+                   gap,
+                   residual,
+                   it.rho);
     }
     for (int l = 0; l < 2; ++l) {
       if (row.reached[l].iterations < 0 && gap <= kLevels[l] && residual <= kLevels[l]) {
@@ -203,7 +217,8 @@ int RunConvergence(const ConvergenceOptions& options) {
   for (const std::string& file : options.deployments) {
     rows.push_back(RunOne(file, options, trace));
     const Row& r = rows.back();
-    if (!r.skipped.empty()) std::fprintf(stderr, "%s: skipped: %s\n", r.name.c_str(), r.skipped.c_str());
+    if (!r.skipped.empty())
+      std::fprintf(stderr, "%s: skipped: %s\n", r.name.c_str(), r.skipped.c_str());
     if (trace != nullptr) std::fflush(trace);
   }
   if (trace != nullptr) std::fclose(trace);
@@ -216,22 +231,36 @@ int RunConvergence(const ConvergenceOptions& options) {
   for (const Row& r : rows) {
     char line[512];
     if (!r.skipped.empty()) {
-      std::snprintf(line, sizeof(line), "| %s | %lld | skipped: %s |\n", r.name.c_str(), r.entries,
+      std::snprintf(line,
+                    sizeof(line),
+                    "| %s | %lld | skipped: %s |\n",
+                    r.name.c_str(),
+                    r.entries,
                     r.skipped.c_str());
       table += line;
       continue;
     }
-    std::snprintf(line, sizeof(line),
-                  "| %s | %lld | %.2f | %s | %s | %s | %s | %s | %s | %d | %.2f | %.1e | %.1e | %s |\n",
-                  r.name.c_str(), r.entries, r.clp_seconds, Cell(r.reached[0], false).c_str(),
-                  Cell(r.reached[0], true).c_str(), Ratio(r.reached[0], r.clp_seconds).c_str(),
-                  Cell(r.reached[1], false).c_str(), Cell(r.reached[1], true).c_str(),
-                  Ratio(r.reached[1], r.clp_seconds).c_str(), r.iterations, r.admm_seconds,
-                  r.final_gap, r.final_residual,
-                  r.anderson_steps < 0 ? "off"
-                                       : (std::to_string(r.anderson_steps) + " / " +
-                                          std::to_string(r.anderson_rejections))
-                                             .c_str());
+    std::snprintf(
+        line,
+        sizeof(line),
+        "| %s | %lld | %.2f | %s | %s | %s | %s | %s | %s | %d | %.2f | %.1e | %.1e | %s |\n",
+        r.name.c_str(),
+        r.entries,
+        r.clp_seconds,
+        Cell(r.reached[0], false).c_str(),
+        Cell(r.reached[0], true).c_str(),
+        Ratio(r.reached[0], r.clp_seconds).c_str(),
+        Cell(r.reached[1], false).c_str(),
+        Cell(r.reached[1], true).c_str(),
+        Ratio(r.reached[1], r.clp_seconds).c_str(),
+        r.iterations,
+        r.admm_seconds,
+        r.final_gap,
+        r.final_residual,
+        r.anderson_steps < 0
+            ? "off"
+            : (std::to_string(r.anderson_steps) + " / " + std::to_string(r.anderson_rejections))
+                  .c_str());
     table += line;
   }
   std::printf("%s", table.c_str());

@@ -16,9 +16,9 @@ struct ConvergenceOptions {
   double admm_time_factor = 5.0;
   double min_admm_seconds = 10.0;
   double max_admm_seconds = 300.0;
-  int check_every = 5;                   // iterations between trace points
-  std::string trace_csv;                 // optional: every trace point of every instance
-  std::string markdown;                  // optional: the table as markdown
+  int check_every = 5;    // iterations between trace points
+  std::string trace_csv;  // optional: every trace point of every instance
+  std::string markdown;   // optional: the table as markdown
   bool verbose = false;
 };
 

@@ -1,10 +1,10 @@
 #include "admm/anderson.h"
 
-#include <algorithm>
-#include <cmath>
+#include <tbb/parallel_for.h>
 
 #include <Eigen/Dense>
-#include <tbb/parallel_for.h>
+#include <algorithm>
+#include <cmath>
 
 namespace dede::internal {
 namespace {
@@ -20,8 +20,8 @@ constexpr double kMaxGammaNorm = 1e10;
 
 }  // namespace
 
-AndersonAccelerator::AndersonAccelerator(std::size_t n, int memory, AndersonKind kind,
-                                         double safeguard, double regularization)
+AndersonAccelerator::AndersonAccelerator(
+    std::size_t n, int memory, AndersonKind kind, double safeguard, double regularization)
     : n_(n),
       memory_(std::max(1, memory)),
       kind_(kind),

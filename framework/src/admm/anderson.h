@@ -34,8 +34,8 @@ struct AndersonStats {
 
 class AndersonAccelerator {
  public:
-  AndersonAccelerator(std::size_t n, int memory, AndersonKind kind, double safeguard,
-                      double regularization);
+  AndersonAccelerator(
+      std::size_t n, int memory, AndersonKind kind, double safeguard, double regularization);
 
   // f = F(q) for the q returned by the previous call (or any starting point on the first
   // call). Writes the next point to feed F into *next (size n; may alias nothing else).
@@ -63,8 +63,8 @@ class AndersonAccelerator {
   std::vector<double> s_, y_;
   std::vector<int> slots_;
   int pending_ = 0;
-  bool have_prev_ = false;      // q_prev_ was fed to F
-  bool have_g_ = false;         // g_prev_ = residual at the point before q_prev_
+  bool have_prev_ = false;  // q_prev_ was fed to F
+  bool have_g_ = false;     // g_prev_ = residual at the point before q_prev_
   bool prev_accelerated_ = false;
   double g_prev_norm_ = 0;
   std::vector<double> q_prev_, g_prev_, fallback_;
@@ -72,7 +72,7 @@ class AndersonAccelerator {
   // yt_y_[i][j] = y_i . y_j (type II).
   std::vector<double> st_y_, yt_y_;
   std::vector<double> s_norm2_;  // s_i . s_i, by slot
-  std::vector<double> rhs_;     // S^T g (type I) or Y^T g (type II), by slot
+  std::vector<double> rhs_;      // S^T g (type I) or Y^T g (type II), by slot
   AndersonStats stats_;
 };
 

@@ -1,11 +1,11 @@
 #include "admm/anderson.h"
 
+#include <gtest/gtest.h>
+#include <tbb/task_arena.h>
+
 #include <cmath>
 #include <random>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <tbb/task_arena.h>
 
 namespace dede::internal {
 namespace {
@@ -71,8 +71,8 @@ TEST(Anderson, AcceleratesALinearContraction) {
   for (AndersonKind kind : {AndersonKind::kTypeI, AndersonKind::kTypeII}) {
     AndersonStats stats;
     const double accelerated = RunAnderson(map, kind, 60, &stats);
-    EXPECT_LT(accelerated, 1e-3 * plain) << "type " << static_cast<int>(kind) << ": plain "
-                                          << plain << ", accelerated " << accelerated;
+    EXPECT_LT(accelerated, 1e-3 * plain) << "type " << static_cast<int>(kind) << ": plain " << plain
+                                         << ", accelerated " << accelerated;
     EXPECT_GT(stats.steps, 30);
   }
 }

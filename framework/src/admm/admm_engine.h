@@ -1,0 +1,258 @@
+// The DeDe ADMM engine: its state and its steps, one file per step.
+//
+// Splitting (two-block scaled ADMM, Boyd et al. 2011, section 3.1.3): every allocation entry
+// has a resource-side copy x and a demand-side copy z. Resource constraints are hard
+// constraints of the resource blocks, demand constraints hard constraints of the demand blocks,
+// and x = z couples them. A max-min / min-max term becomes, per participating block, a local
+// copy t_b of the global scalar with the row e_b - t_b >= 0 (<= 0), and a consensus pair
+// (alpha, t_b) whose alpha side belongs to the *other* ADMM block, so alpha has a closed-form
+// update inside that half step and the method stays a two-block ADMM.
+//
+//   x^{k+1}  = argmin f(x) + rho/2 ||x - z^k + u^k||^2          (resource blocks, in parallel)
+//   xh       = a x^{k+1} + (1 - a) z^k                           (over-relaxation)
+//   z^{k+1}  = argmin g(z) + rho/2 ||xh - z + u^k||^2            (demand blocks, in parallel)
+//   u^{k+1}  = u^k + xh - z^{k+1}
+//
+// Entry-level linear and quadratic costs are split evenly between the two copies (at x = z the
+// sum is the original cost); log terms and the global expressions stay in their block.
+//
+// Where each step lives:
+//   decouple.cpp    build: the two copies, the blocks (decompose), their solvers; parameters,
+//                   cold and warm starts
+//   half_steps.cpp  the x half step, over-relaxation, the z half step with the dual update,
+//                   the global scalar alpha, Anderson acceleration
+//   residuals.cpp   primal and dual residuals, the allocation and its objective and violation
+//   penalty.cpp     rho and the global term's own penalty factor (residual balancing)
+//   repair.cpp      feasibility repair by alternating projections
+//   fill.cpp        the second stage of a work-conserving max-min
+//   admm_solver.cpp the iteration (Solve) and the public AdmmSolver
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "admm/anderson.h"
+#include "admm/block_executor.h"
+#include "dede/solver.h"
+#include "subproblem/block_problem.h"
+
+namespace dede::internal {
+namespace engine {
+using Clock = std::chrono::steady_clock;
+
+inline bool Interrupted(Termination t) {
+  return t == Termination::kTimeLimit || t == Termination::kCancelled;
+}
+
+inline double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+inline int SideIndex(Side s) { return s == Side::kResource ? 0 : 1; }
+
+// Blocks at least this heavy (Block::work) read the clock before each solve; lighter ones
+// before every eighth.
+constexpr double kClockEveryBlockWork = 10000;
+
+// The objective and violation checks split variables and constraints into this many fixed
+// ranges.
+constexpr int kCheckChunks = 64;
+inline int ChunkBound(int n, int k) {
+  return static_cast<int>(static_cast<std::int64_t>(n) * k / kCheckChunks);
+}
+
+// A variable of a block as the block sees it.
+struct BlockVar {
+  VarId var = -1;     // problem variable, or -1 for the global copy t_b
+  int pair = -1;      // consensus pair, or -1 for a local variable
+};
+
+struct Block {
+  BlockId id;
+  std::vector<BlockVar> vars;
+  std::vector<ConstraintId> constraints;  // row k of `problem` is constraints[k]
+  int global_row = -1;                    // row index of e_b - t_b, or -1
+  int global_expr = -1;                   // index into GlobalTerm::exprs
+  std::vector<int> log_terms;             // problem log term ids, in BlockProblem::logs order
+  BlockProblem problem;
+  std::vector<double> v;                  // current solution
+  std::unique_ptr<BlockSolver> solver;          // continuous (relaxed) solver
+  std::unique_ptr<BlockSolver> integer_solver;  // with integrality, built on demand
+  std::unique_ptr<BlockSolver> projector;       // feasibility repair, built on demand
+  BlockProblem projection;
+  bool has_integers = false;
+  std::vector<std::uint8_t> integral_flags;  // declared integrality, by slot
+  double work = 0;                        // cost estimate for scheduling
+};
+
+// A consensus pair: x (resource side) and z (demand side) of one entry or one global copy.
+struct Pair {
+  int block[2] = {-1, -1};  // block index on each side, -1: the global alpha on that side
+  int slot[2] = {-1, -1};   // position in that block's vars
+};
+
+}  // namespace engine
+
+class AdmmEngine {
+  using Block = engine::Block;
+  using BlockVar = engine::BlockVar;
+  using Pair = engine::Pair;
+
+ public:
+  AdmmEngine(const Problem& problem, const AdmmOptions& options)
+      : problem_(problem), options_(options) {
+    const auto start = engine::Clock::now();
+    Build();
+    setup_seconds_ = engine::Seconds(start);
+  }
+
+  const AdmmOptions& options() const { return options_; }
+  void SetOptions(const AdmmOptions& options) { options_ = options; }
+  void SetObserver(AdmmSolver::Observer observer) { observer_ = std::move(observer); }
+  const std::string& setup_error() const { return setup_error_; }
+  void Reset() { cold_ = true; }
+  void WarmStart(const std::vector<double>& values);
+
+  void Solve(std::stop_token stop, Allocation* allocation, SolveSummary* summary);
+
+ private:
+  void Build();
+  void AddBlockVar(Block* block, VarId var, int pair);
+  void RefreshParameters();
+  // [rho_min, rho_max], widened to take in the initial rho: the range every rho update keeps
+  // to (residual balancing and the integer phase's growth).
+  double RhoFloor() const { return std::min(options_.rho_min, options_.rho); }
+  double RhoCeiling() const { return std::max(options_.rho_max, options_.rho); }
+  Problem::Violation MeasureViolation(const std::vector<double>& values) const;
+  bool CreateSolvers(std::string* error);
+  void PrimeSolvers();
+  // Worker threads of a solve: num_threads, or every hardware thread when it is 0.
+  int ThreadCount() const {
+    return options_.num_threads > 0
+               ? options_.num_threads
+               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+  void ColdStart();
+  void SetRho(double rho);
+  // Returns false and fills *message on a block failure.
+  bool HalfStep(int side, bool integer_phase, bool measure, std::string* message,
+                Termination* termination);
+  void UpdateGlobalAlpha(int side, bool measure);
+  // Anderson step on the demand half step's targets q = xh + u (see anderson.h).
+  void Accelerate();
+  // The second stage of a work-conserving max-min: BeginFill fixes every global copy at the
+  // minimum found (less fill_slack) and gives the entries of each expression its coefficient
+  // as a cost, so the iterations then maximise the total; EndFill restores the blocks and
+  // returns the total reached.
+  void BeginFill(double* floor, double* total);
+  double EndFill();
+  double GlobalTotal(const std::vector<double>& values) const;
+  double GlobalMinimum(const std::vector<double>& values) const;
+  // Residual balancing of the global pairs' own penalty factor (see Solve).
+  void SetGlobalWeight(double weight);
+  bool BalanceGlobalWeight();
+  void Residuals(IterationSummary* it, bool want_objective);
+  void GatherValues(std::vector<double>* values, int entry_side);
+  double Objective(const std::vector<double>& values) const;
+  bool Repair(std::vector<double>* values, int* rounds, std::string* message);
+  template <typename F>
+  void ForEachBlock(int side, F&& f);
+  // f(block) for every block of a side (or only those listed), in parallel in the caller's
+  // task arena: local data work (refresh, warm start), not block solves, so not through the
+  // executor.
+  template <typename F>
+  void ForEachBlockLocal(int side, F&& f, const std::vector<int>* only = nullptr);
+
+  const Problem& problem_;
+  AdmmOptions options_;
+  AdmmSolver::Observer observer_;
+  std::unique_ptr<BlockExecutor> executor_ = MakeLocalBlockExecutor();
+  // Steady-clock deadline of the running solve in ns (0: none), read by branch and bound.
+  std::atomic<std::int64_t> deadline_ns_{0};
+  std::stop_token stop_;  // of the running solve, polled between block solves
+  std::string setup_error_;
+  double setup_seconds_ = 0;
+  bool setup_reported_ = false;  // the build time is charged to the first solve only
+
+  std::vector<Block> blocks_[2];
+  std::vector<int> order_[2];        // heavy blocks by decreasing work, then the rest by index
+  std::vector<Pair> pairs_;
+  std::vector<int> global_pairs_;    // pairs of the global term, in GlobalTerm::blocks order
+  int global_side_ = -1;             // side whose blocks hold t_b (-1: no global term)
+
+  // Iterates, indexed by pair.
+  // Iterates of one consensus pair, kept together: a block touches all of them for each of its
+  // pairs, and one side reaches its pairs in scattered order, so one cache line per pair.
+  struct PairState {
+    double x = 0, z = 0, u = 0, xh = 0;
+  };
+  // A copy of the iteration's state (the second stage of a work-conserving max-min hands the
+  // first stage's on to the next solve).
+  struct Iterates {
+    std::vector<PairState> ps;
+    std::vector<std::vector<double>> v[2];
+    double alpha = 0, rho = 0, global_weight = 1;
+  };
+  void SaveIterates(Iterates* out) const;
+  void RestoreIterates(Iterates* in);
+  std::vector<PairState> ps_;
+  // Penalty of pair p is rho_ * pair_weight_[p] (1 unless the global pairs are reweighted).
+  std::vector<double> pair_weight_;
+  double Weight(int pair) const { return pair >= 0 ? rho_ * pair_weight_[pair] : 0.0; }
+  double global_weight_ = 1.0;           // pair_weight_ of every global pair
+  bool filling_ = false;                 // in the second stage of a work-conserving max-min
+  struct FillSaved {
+    double lower = 0, upper = 0;         // of t_b
+    std::vector<double> linear;          // of the block's slots
+  };
+  std::vector<FillSaved> fill_saved_;    // by global term position
+  std::vector<double> global_z_prev_;    // their z before the last measured demand half step
+  std::vector<double> trace_values_;  // the iterate the trace's objective is evaluated at
+  std::unique_ptr<AndersonAccelerator> anderson_;  // while anderson_memory > 0
+  std::vector<double> anderson_f_, anderson_next_;
+  double relaxation_ = 1.0;  // over-relaxation in effect this iteration
+  // Squared norms for the residuals, accumulated per demand block (plus one slot for the
+  // global pairs) on check iterations and summed in block order: deterministic.
+  struct Norms {
+    double r = 0, s = 0, x = 0, z = 0, u = 0;
+  };
+  std::vector<Norms> norms_;
+  double alpha_ = 0;
+  double rho_ = 1;
+  double xz_norm_ = 0, u_norm_ = 0;  // from the last residual check
+  bool cold_ = true;
+  static constexpr std::uint64_t kNeverRefreshed = ~std::uint64_t{0};
+  std::uint64_t seen_revision_ = kNeverRefreshed;
+};
+
+template <typename F>
+void AdmmEngine::ForEachBlockLocal(int side, F&& f, const std::vector<int>* only) {
+  std::vector<Block>& blocks = blocks_[side];
+  const std::size_t n = only != nullptr ? only->size() : blocks.size();
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 64),
+                    [&](const tbb::blocked_range<std::size_t>& range) {
+                      for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                        f(blocks[only != nullptr ? (*only)[i] : i]);
+                      }
+                    });
+}
+
+template <typename F>
+void AdmmEngine::ForEachBlock(int side, F&& f) {
+  // In order_ (heavy blocks first, then index order); where and on which thread each runs
+  // is the executor's business.
+  // Block solves are independent and write disjoint slots, so the result does not depend on
+  // the schedule or the thread count.
+  executor_->Run(order_[side], std::function<void(int)>(std::forward<F>(f)));
+}
+
+}  // namespace dede::internal

@@ -1,0 +1,126 @@
+// Work-conserving max-min: the second stage that maximises the total of the max-min
+// expressions once the minimum is known, and the copies of the iterates it hands on.
+#include "admm/admm_engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+namespace dede::internal {
+
+using namespace engine;
+
+void AdmmEngine::SaveIterates(Iterates* out) const {
+  out->ps = ps_;
+  for (int s = 0; s < 2; ++s) {
+    out->v[s].resize(blocks_[s].size());
+    for (std::size_t b = 0; b < blocks_[s].size(); ++b) out->v[s][b] = blocks_[s][b].v;
+  }
+  out->alpha = alpha_;
+  out->rho = rho_;
+  out->global_weight = global_weight_;
+}
+
+void AdmmEngine::RestoreIterates(Iterates* in) {
+  // The penalties first (SetGlobalWeight rescales the global pairs' duals), then the
+  // iterates as they were under them.
+  SetRho(in->rho);
+  SetGlobalWeight(in->global_weight);
+  ps_ = std::move(in->ps);
+  for (int s = 0; s < 2; ++s) {
+    for (std::size_t b = 0; b < blocks_[s].size(); ++b) blocks_[s][b].v = std::move(in->v[s][b]);
+  }
+  alpha_ = in->alpha;
+  if (anderson_) anderson_->Reset();
+}
+
+double AdmmEngine::GlobalMinimum(const std::vector<double>& values) const {
+  double minimum = kInfinity;
+  for (const LinearExpr& e : problem_.global_term().exprs) {
+    double v = e.constant;
+    for (const Term& t : e.terms) v += t.coef * values[t.var];
+    minimum = std::min(minimum, v);
+  }
+  return minimum;
+}
+
+double AdmmEngine::GlobalTotal(const std::vector<double>& values) const {
+  double total = 0;
+  for (const LinearExpr& e : problem_.global_term().exprs) {
+    double v = e.constant;
+    for (const Term& t : e.terms) v += t.coef * values[t.var];
+    total += v;
+  }
+  return total;
+}
+
+void AdmmEngine::BeginFill(double* floor, double* total) {
+  std::vector<double> values;
+  GatherValues(&values, global_side_);
+  const GlobalTerm& global = problem_.global_term();
+  const double minimum = GlobalMinimum(values);
+  *total = GlobalTotal(values);
+  *floor = minimum - options_.fill_slack * std::abs(minimum);
+  const double sign = problem_.objective_sense() == ObjectiveSense::kMaximize ? -1.0 : 1.0;
+  fill_saved_.assign(global.blocks.size(), FillSaved{});
+  for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
+    const Pair& pair = pairs_[global_pairs_[k]];
+    Block& block = blocks_[global_side_][pair.block[global_side_]];
+    BlockProblem& bp = block.problem;
+    const int t = pair.slot[global_side_];
+    FillSaved& saved = fill_saved_[k];
+    saved.lower = bp.lower[t];
+    saved.upper = bp.upper[t];
+    saved.linear = bp.linear;
+    bp.lower[t] = bp.upper[t] = *floor;
+    // The global row is e_b - t_b (>= rhs): every other slot of it is a term of e_b, whose
+    // coefficient becomes its cost (maximise the sum, in the problem's sense, in this block:
+    // the other copy of an entry keeps its own cost).
+    const BlockRow& row = bp.rows[block.global_row];
+    for (std::size_t j = 0; j < row.index.size(); ++j) {
+      if (row.index[j] == t) continue;
+      bp.linear[row.index[j]] += sign * global.weight * row.coef[j];
+    }
+    ++bp.revision;
+    block.v[t] = *floor;
+    PairState& q = ps_[global_pairs_[k]];
+    q.x = q.z = q.xh = *floor;
+    q.u = 0;
+  }
+  alpha_ = *floor;
+  filling_ = true;
+  if (anderson_) anderson_->Reset();
+}
+
+double AdmmEngine::EndFill() {
+  for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
+    const Pair& pair = pairs_[global_pairs_[k]];
+    Block& block = blocks_[global_side_][pair.block[global_side_]];
+    BlockProblem& bp = block.problem;
+    const int t = pair.slot[global_side_];
+    bp.lower[t] = fill_saved_[k].lower;
+    bp.upper[t] = fill_saved_[k].upper;
+    bp.linear = std::move(fill_saved_[k].linear);
+    ++bp.revision;
+  }
+  fill_saved_.clear();
+  filling_ = false;
+  if (anderson_) anderson_->Reset();
+  std::vector<double> values;
+  GatherValues(&values, global_side_);
+  return GlobalTotal(values);
+}
+
+}  // namespace dede::internal

@@ -1,0 +1,118 @@
+// Feasibility repair after the iterations: alternating Euclidean projections of each block's
+// variables onto its feasible set, resource side then demand side.
+#include "admm/admm_engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+namespace dede::internal {
+
+using namespace engine;
+
+// Alternating projections: each block's variables are projected (Euclidean) onto the block's
+// feasible set, resource side then demand side, until the whole assignment satisfies every
+// constraint within the tolerance. Starting from a converged ADMM point the first few rounds
+// move the allocation by about the primal residual.
+bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* message) {
+  BlockSolverOptions solver_options;
+  solver_options.node_limit = options_.block_node_limit;
+  solver_options.deadline_ns = &deadline_ns_;
+  const double tol = options_.feasibility_tolerance;
+  // Aim a little below the tolerance so rounding in the final measurement cannot tip it over.
+  const double target = 0.5 * tol;
+  *rounds = 0;
+  Problem::Violation viol = problem_.MeasureViolation(*values);
+  if (viol.Max() <= target) return true;
+  // Build projectors on first use; later, copy the current parameters (rhs, coefficients,
+  // bounds) into them, since they may have changed since the last solve.
+  for (int s = 0; s < 2; ++s) {
+    for (Block& block : blocks_[s]) {
+      if (block.vars.empty()) continue;
+      if (block.projector) {
+        BlockProblem& pp = block.projection;
+        pp.lower = block.problem.lower;
+        pp.upper = block.problem.upper;
+        pp.rows = block.problem.rows;
+        ++pp.revision;
+        continue;
+      }
+      BlockProblem& pp = block.projection;
+      pp = block.problem;
+      pp.logs.clear();
+      const int n = pp.num_vars();
+      pp.integral = block.integral_flags;
+      for (int i = 0; i < n; ++i) {
+        pp.linear[i] = 0;
+        pp.quadratic[i] = 0;
+        pp.prox_weight[i] = 1.0;
+      }
+      if (block.global_row >= 0) {
+        // The global copy t_b is free to move: drop it from the projection distance.
+        pp.prox_weight[n - 1] = 1e-6;
+      }
+      std::string why;
+      block.projector = CreateBlockSolver(pp, solver_options, &why);
+      if (!block.projector) {
+        *message = "repair: " + why;
+        return false;
+      }
+    }
+  }
+  std::vector<std::uint8_t> bad[2];
+  for (int round = 1; round <= options_.repair_max_rounds; ++round) {
+    *rounds = round;
+    for (int s = 0; s < 2; ++s) {
+      bad[s].assign(blocks_[s].size(), 0);
+      ForEachBlock(s, [&](int b) {
+        Block& block = blocks_[s][b];
+        if (block.vars.empty()) return;
+        BlockProblem& pp = block.projection;
+        std::vector<double> v(block.vars.size());
+        for (std::size_t i = 0; i < block.vars.size(); ++i) {
+          const VarId var = block.vars[i].var;
+          v[i] = var >= 0 ? (*values)[var] : block.v[i];
+          pp.prox_target[i] = v[i];
+        }
+        const BlockStatus st = block.projector->Solve(pp, &v);
+        if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) {
+          bad[s][b] = 1;
+          return;
+        }
+        for (std::size_t i = 0; i < block.vars.size(); ++i) {
+          if (block.vars[i].var >= 0) (*values)[block.vars[i].var] = v[i];
+        }
+      });
+      for (std::size_t b = 0; b < bad[s].size(); ++b) {
+        if (bad[s][b]) {
+          *message = std::string("repair: the feasible set of ") +
+                     (s == 0 ? "resource" : "demand") + " block " + std::to_string(b) +
+                     " is empty (" + blocks_[s][b].projector->last_error() + ")";
+          return false;
+        }
+      }
+      viol = problem_.MeasureViolation(*values);
+      if (viol.Max() <= target) return true;
+    }
+  }
+  std::ostringstream out;
+  out << "repair: max violation " << viol.Max() << " > " << tol << " after "
+      << options_.repair_max_rounds << " rounds (worst constraint " << viol.worst_constraint
+      << ")";
+  *message = out.str();
+  return viol.Max() <= tol;
+}
+
+}  // namespace dede::internal

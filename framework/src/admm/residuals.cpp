@@ -1,0 +1,96 @@
+// What a check reads off the iterates: primal and dual residuals, the allocation (one side's
+// entries and every block's locals), its objective and its constraint violation, each over
+// fixed ranges so the result does not depend on the thread count.
+#include "admm/admm_engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+namespace dede::internal {
+
+using namespace engine;
+
+void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
+  Norms n;
+  for (const Norms& b : norms_) {  // fixed order: independent of the thread count
+    n.r += b.r;
+    n.s += b.s;
+    n.x += b.x;
+    n.z += b.z;
+    n.u += b.u;
+  }
+  const double sqrt_n = std::sqrt(static_cast<double>(pairs_.size()));
+  it->primal_residual = std::sqrt(n.r);
+  it->dual_residual = rho_ * std::sqrt(n.s);
+  it->primal_tolerance =
+      sqrt_n * options_.eps_abs + options_.eps_rel * std::max(std::sqrt(n.x), std::sqrt(n.z));
+  it->dual_tolerance = sqrt_n * options_.eps_abs + options_.eps_rel * rho_ * std::sqrt(n.u);
+  it->rho = rho_;
+  xz_norm_ = std::max(std::sqrt(n.x), std::sqrt(n.z));
+  u_norm_ = std::sqrt(n.u);
+  it->primal_scale = xz_norm_;
+  if (want_objective) {
+    // A member buffer: a fresh 12 MB vector per check (Kdl TE) page-faults on every check.
+    GatherValues(&trace_values_, 1);
+    it->objective = Objective(trace_values_);
+  }
+}
+
+// Full assignment by VarId: entries from one side, locals from their own blocks. Blocks write
+// disjoint variables (an entry from its entry_side block only, a local from its owner), and
+// every variable once: in parallel, in the caller's arena, with no fill first.
+void AdmmEngine::GatherValues(std::vector<double>* values, int entry_side) {
+  values->resize(problem_.num_variables());
+  for (int s = 0; s < 2; ++s) {
+    ForEachBlockLocal(s, [&](const Block& block) {
+      for (std::size_t i = 0; i < block.vars.size(); ++i) {
+        const VarId v = block.vars[i].var;
+        if (v < 0) continue;
+        if (block.vars[i].pair >= 0 && s != entry_side) continue;
+        (*values)[v] = block.v[i];
+      }
+    });
+  }
+}
+
+// Problem::EvaluateObjective with its per-variable sum over fixed ranges in parallel, added in
+// order: deterministic, whatever the thread count.
+double AdmmEngine::Objective(const std::vector<double>& values) const {
+  const int n = problem_.num_variables();
+  std::vector<double> part(kCheckChunks);
+  tbb::parallel_for(0, kCheckChunks, [&](int k) {
+    part[k] = problem_.VariableCosts(values, ChunkBound(n, k), ChunkBound(n, k + 1));
+  });
+  double costs = 0.0;
+  for (double p : part) costs += p;
+  return problem_.EvaluateObjective(values, costs);
+}
+
+// Problem::MeasureViolation over fixed ranges in parallel, merged in order: the same result
+// as one pass (Kdl TE, 1.5M constraints: 0.08-0.13 s on one thread).
+Problem::Violation AdmmEngine::MeasureViolation(const std::vector<double>& values) const {
+  const int nv = problem_.num_variables(), nc = problem_.num_constraints();
+  std::vector<Problem::Violation> part(kCheckChunks);
+  tbb::parallel_for(0, kCheckChunks, [&](int k) {
+    part[k] = problem_.MeasureViolation(values, ChunkBound(nv, k), ChunkBound(nv, k + 1),
+                                        ChunkBound(nc, k), ChunkBound(nc, k + 1));
+  });
+  Problem::Violation total;
+  for (const Problem::Violation& v : part) total.Merge(v);
+  return total;
+}
+
+}  // namespace dede::internal
