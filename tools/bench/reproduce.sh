@@ -23,6 +23,7 @@ tables() {
 admm-iteration|1|ADMM time per iteration, 1M-entry transport LP, 1 and 2 threads|"$B/tools/bench/dede_bench" admm --iterations 30
 convergence|6|the convergence suite (tools/bench/convergence): ADMM vs Clp to 1e-3 / 1e-4, default settings|"$B/tools/bench/dede_bench" convergence --max-seconds 120 --trace-csv convergence_trace.csv --markdown convergence.md && bash "$R/tools/bench/plot_convergence.sh" convergence_trace.csv convergence.png
 convergence-global|8|the suite's max-min / min-max instances with and without the global term's own penalty balancing, same run|bash "$R/tools/bench/convergence_ab.sh" "$B" . off 'global_rho_balancing: false' te_b4_minmlu cluster_contended_maxmin cluster_paper_maxmin te_kdl_minmlu
+convergence-equilibrate|2|the suite's quick instances with and without equilibration, same run|DEDE_CONVERGENCE_MAX_SECONDS=30 bash "$R/tools/bench/convergence_ab.sh" "$B" . eq 'equilibrate: true' te_b4_minmlu cluster_contended_maxmin cluster_paper_maxmin transport_99k
 convergence-anderson|20|the whole suite with and without Anderson acceleration (type2, memory 5, every iteration), same run|bash "$R/tools/bench/convergence_ab.sh" "$B" . aa 'anderson_memory: 5, anderson_type: type2, anderson_interval: 1'
 admm-quality|1|ADMM vs Clp on a 99k-entry transport LP, same run|"$B/tools/bench/dede_bench" admm --resources 300 --demands 3000 --entries-per-demand 33 --quality
 micro|3|Google Benchmark: ADMM iteration, every block solver vs Clp, SQLite write rate|"$B/tools/bench/dede_micro"

@@ -69,6 +69,13 @@ struct AdmmOptions {
   // penalty factor (on top of rho), balanced on their own residuals at every rho update:
   // their scale and duals are the objective's, not the allocation entries'.
   bool global_rho_balancing = true;
+  // Equilibrate the coupling: each entry's penalty is rho times the square of its largest
+  // coefficient in its blocks' constraint rows, over the geometric mean of those squares
+  // (Ruiz-style column scaling of x = z; rows need none, block constraints being hard). Has no
+  // effect where every coefficient is 1 (transport, traffic engineering). Off by default: with
+  // penalty ratios near 1,000 (cluster jobs of 1 and 32 GPUs) the one-row block solver's
+  // multiplier search can stop short at small multipliers (BENCHMARKS.md).
+  bool equilibrate = false;
   // Work-conserving max-min: after the max-min solve converges, a second stage maximises the
   // sum of the max-min term's expressions with each kept at or above the minimum found (less
   // fill_slack relative to it), warm-started, within what is left of the iteration and time
@@ -135,6 +142,10 @@ struct SolveSummary {
   int anderson_steps = -1;          // extrapolations used (-1: acceleration off)
   int anderson_rejections = -1;     // extrapolations undone by the safeguard
   int fill_iterations = -1;         // second stage of a work-conserving max-min (-1: none)
+  // The scaling in effect: entry penalties are rho times a factor in [entry_weight_min,
+  // entry_weight_max] (AdmmOptions::equilibrate), the global term's copies rho times
+  // global_weight (-1: no global term).
+  double entry_weight_min = -1, entry_weight_max = -1, global_weight = -1;
   int repair_rounds = -1;
   int num_threads = -1;
   double rho = -1;

@@ -209,6 +209,7 @@ class AdmmEngine {
   std::vector<double> pair_weight_;
   double Weight(int pair) const { return pair >= 0 ? rho_ * pair_weight_[pair] : 0.0; }
   double global_weight_ = 1.0;           // pair_weight_ of every global pair
+  double entry_weight_range_[2] = {1, 1};  // smallest and largest entry pair weight
   bool filling_ = false;                 // in the second stage of a work-conserving max-min
   struct FillSaved {
     double lower = 0, upper = 0;         // of t_b

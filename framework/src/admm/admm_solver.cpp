@@ -289,6 +289,9 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   }
   summary->iterations = iterations;
   summary->rho_updates = rho_updates;
+  summary->entry_weight_min = entry_weight_range_[0];
+  summary->entry_weight_max = entry_weight_range_[1];
+  summary->global_weight = global_side_ >= 0 ? global_weight_ : -1;
   if (anderson_) {
     summary->anderson_steps = anderson_->stats().steps;
     summary->anderson_rejections = anderson_->stats().rejections;

@@ -157,6 +157,46 @@ void AdmmEngine::Build() {
   tbb::task_arena(ThreadCount()).execute([&] { RefreshParameters(); });
   rho_ = options_.rho;  // the solvers are built, and primed, with the penalty they start with
   pair_weight_.assign(pairs_.size(), 1.0);
+  if (options_.equilibrate) {
+    // Column equilibration of the entries: a pair's penalty follows the square of its largest
+    // coefficient in the constraint rows of its two blocks (the global term's rows excluded:
+    // the objective's scale is the global pairs' own factor), normalised by the geometric
+    // mean over the pairs, so rho keeps its meaning. Scaling an entry by 1 / c and its penalty
+    // by c^2 is the same iteration: this is Ruiz-style column scaling of the coupling x = z.
+    std::vector<double> largest(pairs_.size(), 0.0);
+    for (int s = 0; s < 2; ++s) {
+      for (const Block& block : blocks_[s]) {
+        for (std::size_t r = 0; r < block.problem.rows.size(); ++r) {
+          if (static_cast<int>(r) == block.global_row) continue;
+          const BlockRow& row = block.problem.rows[r];
+          for (std::size_t j = 0; j < row.index.size(); ++j) {
+            const BlockVar& bv = block.vars[row.index[j]];
+            if (bv.pair < 0 || bv.var < 0) continue;
+            largest[bv.pair] = std::max(largest[bv.pair], std::abs(row.coef[j]));
+          }
+        }
+      }
+    }
+    double log_sum = 0;
+    int counted = 0;
+    for (std::size_t p = 0; p < pairs_.size(); ++p) {
+      if (largest[p] > 0) {
+        log_sum += 2 * std::log(largest[p]);
+        ++counted;
+      }
+    }
+    const double mean = counted > 0 ? std::exp(log_sum / counted) : 1.0;
+    for (std::size_t p = 0; p < pairs_.size(); ++p) {
+      if (largest[p] > 0) pair_weight_[p] = largest[p] * largest[p] / mean;
+    }
+  }
+  entry_weight_range_[0] = kInfinity;
+  entry_weight_range_[1] = 0;
+  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    entry_weight_range_[0] = std::min(entry_weight_range_[0], pair_weight_[p]);
+    entry_weight_range_[1] = std::max(entry_weight_range_[1], pair_weight_[p]);
+  }
+  if (pairs_.empty()) entry_weight_range_[0] = entry_weight_range_[1] = 1;
   if (!CreateSolvers(&error)) {
     setup_error_ = error;
   } else {

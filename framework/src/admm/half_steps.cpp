@@ -91,26 +91,34 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
       }
       return;
     }
+    if (!measure) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const int p = block.vars[i].pair;
+        if (p < 0) continue;
+        const double z_new = block.v[i];
+        ps_[p].z = z_new;
+        ps_[p].u += ps_[p].xh - z_new;
+      }
+      return;
+    }
+    // A check: the dual residual and the dual norm carry each pair's penalty factor.
     Norms acc;
     for (std::size_t i = 0; i < n; ++i) {
       const int p = block.vars[i].pair;
       if (p < 0) continue;
       const double z_new = block.v[i];
-      // The dual residual and the dual norm carry the pair's penalty factor (a global copy's).
-      const double w = block.vars[i].var < 0 ? global_weight_ : 1.0;
-      if (measure) {
-        const double dz = w * (z_new - ps_[p].z);
-        const double d = ps_[p].x - z_new;
-        acc.s += dz * dz;
-        acc.r += d * d;
-        acc.x += ps_[p].x * ps_[p].x;
-        acc.z += z_new * z_new;
-      }
+      const double w = pair_weight_[p];
+      const double dz = w * (z_new - ps_[p].z);
+      const double d = ps_[p].x - z_new;
+      acc.s += dz * dz;
+      acc.r += d * d;
+      acc.x += ps_[p].x * ps_[p].x;
+      acc.z += z_new * z_new;
       ps_[p].z = z_new;
       ps_[p].u += ps_[p].xh - z_new;
-      if (measure) acc.u += (w * ps_[p].u) * (w * ps_[p].u);
+      acc.u += (w * ps_[p].u) * (w * ps_[p].u);
     }
-    if (measure) norms_[b] = acc;
+    norms_[b] = acc;
   });
   if (!failed) {
     if (!interrupted) return true;

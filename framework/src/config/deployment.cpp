@@ -486,6 +486,11 @@ std::vector<Spec> BuildSpecs() {
       "With residual_balancing, balance the penalty of a max-min / min-max term's copies on "
       "their own residuals (their scale and duals are the objective's, not the entries').",
       true));
+  s.push_back(Bool("solver.admm.equilibrate",
+      [](auto& c) -> auto& { return c.admm.equilibrate; },
+      "Scale each entry's penalty by the square of its largest constraint coefficient (over "
+      "their geometric mean): Ruiz-style column scaling of the coupling; used when the solver "
+      "is built.", false));
   s.push_back(Bool("solver.admm.fill_after_max_min",
       [](auto& c) -> auto& { return c.admm.fill_after_max_min; },
       "Work-conserving max-min: after the max-min solve, maximise the total of the max-min "

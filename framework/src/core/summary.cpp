@@ -47,6 +47,22 @@ std::string SolveSummary::BriefReport() const {
 std::string SolveSummary::FullReport() const {
   std::ostringstream out;
   out << BriefReport() << "\n" << message << "\n";
+  if (entry_weight_min >= 0) {
+    char line[256];
+    std::snprintf(line, sizeof(line), "penalty scaling: entries x [%.3g, %.3g]", entry_weight_min,
+                  entry_weight_max);
+    out << line;
+    if (global_weight >= 0) {
+      std::snprintf(line, sizeof(line), ", global term's copies x %.3g", global_weight);
+      out << line;
+    }
+    if (anderson_steps >= 0) {
+      std::snprintf(line, sizeof(line), "; Anderson steps %d (%d undone)", anderson_steps,
+                    anderson_rejections);
+      out << line;
+    }
+    out << "\n";
+  }
   if (!trace.empty()) {
     char line[256];
     std::snprintf(line, sizeof(line), "%8s %12s %12s %12s %12s %10s %16s %9s\n", "iter",

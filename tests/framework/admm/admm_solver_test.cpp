@@ -770,5 +770,50 @@ TEST(AdmmSolver, FillAfterMaxMinUsesCapacityTheMinimumDoesNotNeed) {
   EXPECT_EQ(again.fill_iterations, -1);
 }
 
+// Equilibration scales each entry's penalty by its largest constraint coefficient squared
+// (over their geometric mean): jobs of 1 and 4 GPUs get factors 1/4 and 4 here. The optimum
+// is the exact LP's either way, and the summary reports the factors.
+TEST(AdmmSolver, EquilibrationReportsItsScalingAndKeepsTheOptimum) {
+  Problem p(2, 4);
+  const int m = p.AddAllocation("x", Domain::Box(0.0, 1.0));
+  p.AddDenseEntries(m);
+  p.SetObjectiveSense(ObjectiveSense::kMaximize);
+  const double gpus[4] = {1, 4, 1, 4};
+  const double speed[2] = {1.0, 2.5};
+  for (int r = 0; r < 2; ++r) {
+    LinearExpr row;
+    for (int d = 0; d < 4; ++d) row.Add(p.Entry(m, r, d), gpus[d]);
+    p.AddResourceConstraint(r, row, Sense::kLessEqual, 4.0);
+  }
+  for (int d = 0; d < 4; ++d) {
+    LinearExpr col;
+    for (int r = 0; r < 2; ++r) {
+      col.Add(p.Entry(m, r, d), 1.0);
+      p.AddLinearCost(p.Entry(m, r, d), speed[r] * gpus[d] * (1.0 + 0.1 * d));
+    }
+    p.AddDemandConstraint(d, col, Sense::kLessEqual, 1.0);
+  }
+  Allocation exact_allocation;
+  SolveSummary exact;
+  SolveExact(p, ExactOptions(), &exact_allocation, &exact);
+  ASSERT_EQ(exact.termination, Termination::kConverged);
+  for (bool equilibrate : {false, true}) {
+    AdmmOptions options;
+    options.equilibrate = equilibrate;
+    options.eps_abs = 1e-7;
+    options.eps_rel = 1e-6;
+    AdmmSolver solver(p, options);
+    Allocation a;
+    SolveSummary summary;
+    solver.Solve(&a, &summary);
+    ASSERT_TRUE(summary.IsSolutionUsable()) << summary.FullReport();
+    EXPECT_NEAR(summary.objective, exact.objective, 1e-4 * std::abs(exact.objective));
+    EXPECT_NEAR(summary.entry_weight_min, equilibrate ? 0.25 : 1.0, 1e-12);
+    EXPECT_NEAR(summary.entry_weight_max, equilibrate ? 4.0 : 1.0, 1e-12);
+    EXPECT_EQ(summary.global_weight, -1);
+    EXPECT_NE(summary.FullReport().find("penalty scaling: entries x"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace dede
