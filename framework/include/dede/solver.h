@@ -72,9 +72,8 @@ struct AdmmOptions {
   // Equilibrate the coupling: each entry's penalty is rho times the square of its largest
   // coefficient in its blocks' constraint rows, over the geometric mean of those squares
   // (Ruiz-style column scaling of x = z; rows need none, block constraints being hard). Has no
-  // effect where every coefficient is 1 (transport, traffic engineering). Off by default: with
-  // penalty ratios near 1,000 (cluster jobs of 1 and 32 GPUs) the one-row block solver's
-  // multiplier search can stop short at small multipliers (BENCHMARKS.md).
+  // effect where every coefficient is 1 (transport, traffic engineering). Opt-in: measured on
+  // the cluster instances only (BENCHMARKS.md).
   bool equilibrate = false;
   // Work-conserving max-min: after the max-min solve converges, a second stage maximises the
   // sum of the max-min term's expressions with each kept at or above the minimum found (less

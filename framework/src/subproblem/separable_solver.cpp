@@ -30,6 +30,12 @@ bool Collapsed(double lo, double hi) {
                         std::max({1.0, std::fabs(lo), std::fabs(hi)});
 }
 
+// No double strictly between lo and hi worth trying, relative to their own magnitude.
+bool CollapsedRelative(double lo, double hi) {
+  return hi - lo <= 4.0 * std::numeric_limits<double>::epsilon() *
+                        std::max(std::fabs(lo), std::fabs(hi));
+}
+
 // A point strictly inside (lo, hi) used to start or restart a search; grows geometrically
 // when one side is unbounded.
 double InteriorPoint(double lo, double hi) {
@@ -747,8 +753,13 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
     if (std::isfinite(left) && std::isfinite(right) && Collapsed(left, right)) {
       // The best lambda in floating point. Its residual is only rounding unless the data
       // are so extreme that r jumps between adjacent doubles; that is not an optimum.
-      converged = best_f <= kCollapsedRowTolerance * scale;
-      break;
+      // Collapsed is absolute below |lambda| = 1: a small multiplier still has resolution
+      // left (penalties 1,000 apart put the crossing at lambda 5e-4 with r moving 3e-8
+      // across 1e-15), so the search goes on until the bracket is collapsed relatively.
+      if (best_f <= kCollapsedRowTolerance * scale || CollapsedRelative(left, right)) {
+        converged = best_f <= kCollapsedRowTolerance * scale;
+        break;
+      }
     }
     double next = std::isfinite(f) && e.slope < 0.0 ? x - f / e.slope : kInf;
     if (!(next > left && next < right)) next = InteriorPoint(left, right);
