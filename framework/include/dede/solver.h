@@ -225,6 +225,11 @@ struct ExactOptions {
   bool use_clp_qp = false;
   // Continuous LPs only; cut rounds and MILPs keep the dual simplex / Cbc.
   LpMethod lp_method = LpMethod::kAuto;
+  // Work-conserving max-min, as AdmmOptions::fill_after_max_min: after the LP optimum, the
+  // total of the max-min expressions is maximised with each kept at the minimum (less
+  // fill_slack), warm from the optimal basis. Plain LPs only (no cuts, no integers).
+  bool fill_after_max_min = false;
+  double fill_slack = 1e-3;
   bool verbose = false;
 };
 

@@ -576,6 +576,13 @@ std::vector<Spec> BuildSpecs() {
       "First solve of a continuous LP: auto (Clp's choice, usually dual simplex), dual, primal "
       "(interrupted iterates stay feasible) or barrier (interior point + crossover; far faster "
       "on large path LPs).", true));
+  s.push_back(Bool("solver.exact.fill_after_max_min",
+      [](auto& c) -> auto& { return c.exact.fill_after_max_min; },
+      "Work-conserving max-min for the exact LP: after the optimum, maximise the total of the "
+      "max-min expressions with each kept at the minimum found (plain LPs).", true));
+  s.push_back(Double("solver.exact.fill_slack",
+      [](auto& c) -> auto& { return c.exact.fill_slack; }, Bounds{0, 1, false, true},
+      "Relative amount the exact second stage may lower the minimum (>= 0, < 1).", true));
   s.push_back(Bool("solver.exact.verbose", [](auto& c) -> auto& { return c.exact.verbose; },
       "Print the LP/MIP solver's log.", true));
   // schedule

@@ -194,6 +194,9 @@ class ExactSolver {
   RoundResult SolveClpRound(bool first, bool after_unbounded);
   RoundResult SolveCbcRound(const std::vector<double>* start);
 
+  // Work-conserving max-min on a plain LP: fixes alpha at the optimum (less fill_slack) and
+  // re-solves for the largest total of the expressions, warm. Returns a note for the message.
+  std::string FillAfterMaxMin(RoundResult* round);
   void Finish(const RoundResult& round,
               Termination termination,
               const std::string& message,
@@ -213,6 +216,7 @@ class ExactSolver {
   bool quadratic_objective_ = false;  // Clp QP: diagonal of 2 * sign * q
   int num_cuts_ = 0;
   int base_rows_ = 0;  // rows before the first tangent cut: constraints, epigraph, log floors
+  int alpha_column_ = -1;  // the global term's epigraph column, or -1
 
   ClpSimplex clp_;
   int clp_rows_loaded_ = 0;
@@ -255,6 +259,7 @@ void ExactSolver::Build() {
   const GlobalTerm& global = problem_.global_term();
   if (global.kind != GlobalKind::kNone && global.weight != 0.0) {
     const int alpha = model_.AddColumn(-kInfinity, kInfinity, sign_ * global.weight, false);
+    alpha_column_ = alpha;
     for (const LinearExpr& e : global.exprs) {
       index.clear();
       value.clear();
@@ -775,6 +780,37 @@ double ExactSolver::UserObjective(const std::vector<double>& x) const {
   return problem_.EvaluateObjective(UserValues(x));
 }
 
+std::string ExactSolver::FillAfterMaxMin(RoundResult* round) {
+  const GlobalTerm& global = problem_.global_term();
+  const double optimum = round->x[alpha_column_];
+  const double floor = optimum - options_.fill_slack * std::abs(optimum);
+  // Every expression keeps its epigraph row e_b >= alpha, now with alpha fixed at the floor;
+  // the objective becomes the largest total of the expressions (plus the problem's own
+  // linear costs), which the current basis still satisfies: the primal simplex goes on from it.
+  std::vector<double> cost(clp_.objective(), clp_.objective() + clp_.numberColumns());
+  for (const LinearExpr& e : global.exprs) {
+    for (const Term& t : e.terms) cost[t.var] += sign_ * global.weight * t.coef;
+  }
+  cost[alpha_column_] = 0.0;
+  for (int j = 0; j < static_cast<int>(cost.size()); ++j) clp_.setObjectiveCoefficient(j, cost[j]);
+  clp_.setColumnLower(alpha_column_, floor);
+  clp_.setColumnUpper(alpha_column_, floor);
+  const double remaining = Remaining();
+  if (IsFinite(remaining)) {
+    clp_.setMaximumSeconds(std::max(remaining, 0.0));
+    clp_.setMaximumWallSeconds(std::max(remaining, 0.0));
+  }
+  clp_.primal(1);
+  if (clp_.status() != 0) {
+    return "; the second stage (maximise the total at the minimum) stopped with Clp status " +
+           std::to_string(clp_.status()) + ", the max-min optimum is returned";
+  }
+  const int n = clp_.numberColumns();
+  round->x.assign(clp_.primalColumnSolution(), clp_.primalColumnSolution() + n);
+  return "; then the total of the max-min expressions maximised with each >= " + Num(floor) +
+         " (" + std::to_string(clp_.numberIterations()) + " simplex iterations)";
+}
+
 void ExactSolver::Finish(const RoundResult& round,
                          Termination termination,
                          const std::string& message,
@@ -942,6 +978,14 @@ void ExactSolver::Run(Allocation* allocation, SolveSummary* summary) {
       RepairAuxiliary(&incumbent);
     }
   }
+  if (options_.fill_after_max_min && !outer && !integer_ && alpha_column_ >= 0 &&
+      problem_.global_term().kind == GlobalKind::kMaxMin &&
+      termination == Termination::kConverged && Remaining() > 0) {
+    message += FillAfterMaxMin(&round);
+    // The bound was the max-min optimum's; the returned point's objective is below it by at
+    // most the slack.
+    have_bound = false;
+  }
   summary->iterations = outer ? rounds : total_iterations;
   Finish(round, termination, message, have_bound, allocation, summary);
   const Clock::time_point end = Clock::now();
@@ -962,6 +1006,8 @@ bool ValidateOptions(const ExactOptions& options, std::string* error) {
     return fail("max_cut_rounds", options.max_cut_rounds, "max_cut_rounds >= 1");
   if (!(options.mip_gap >= 0) || !IsFinite(options.mip_gap))
     return fail("mip_gap", options.mip_gap, "0 <= mip_gap < inf");
+  if (!(options.fill_slack >= 0 && options.fill_slack < 1))
+    return fail("fill_slack", options.fill_slack, "0 <= fill_slack < 1");
   return true;
 }
 

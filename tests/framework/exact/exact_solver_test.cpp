@@ -674,5 +674,36 @@ TEST(SolveExact, TenByTenLogUtilityMatchesReference) {
   EXPECT_GE(r.summary.bound, r.summary.objective - 1e-9);
 }
 
+// Work-conserving max-min in the exact LP: job 1 is capped at 0.5 by resource 1, so the
+// minimum is 0.5 and any value of job 0 in [0.5, 1] is optimal; the second stage gives job 0
+// all of resource 0 (value 1) and keeps job 1 at 0.5.
+TEST(SolveExact, FillAfterMaxMinUsesCapacityTheMinimumDoesNotNeed) {
+  Problem p(2, 2);
+  const int m = p.AddAllocation("x", Domain::Box(0.0, 1.0));
+  const VarId x00 = p.AddEntry(m, 0, 0);
+  const VarId x10 = p.AddEntry(m, 1, 0);
+  const VarId x11 = p.AddEntry(m, 1, 1);
+  p.AddResourceConstraint(0, LinearExpr().Add(x00, 1.0), Sense::kLessEqual, 1.0);
+  p.AddResourceConstraint(1, LinearExpr().Add(x10, 1.0).Add(x11, 1.0), Sense::kLessEqual, 0.5);
+  p.AddDemandConstraint(0, LinearExpr().Add(x00, 1.0).Add(x10, 1.0), Sense::kLessEqual, 1.0);
+  p.AddDemandConstraint(1, LinearExpr().Add(x11, 1.0), Sense::kLessEqual, 1.0);
+  p.SetObjectiveSense(ObjectiveSense::kMaximize);
+  p.SetGlobalTerm(GlobalKind::kMaxMin, Side::kDemand, {0, 1},
+                  {LinearExpr().Add(x00, 1.0).Add(x10, 1.0), LinearExpr().Add(x11, 1.0)});
+  ExactOptions options;
+  options.fill_after_max_min = true;
+  options.fill_slack = 0.0;
+  Allocation a;
+  SolveSummary summary;
+  SolveExact(p, options, &a, &summary);
+  ASSERT_EQ(summary.termination, Termination::kConverged) << summary.message;
+  EXPECT_NEAR(summary.objective, 0.5, 1e-9);
+  EXPECT_NEAR(a[x00] + a[x10], 1.0, 1e-9) << summary.message;
+  EXPECT_NEAR(a[x11], 0.5, 1e-9);
+  EXPECT_NE(summary.message.find("total of the max-min expressions maximised"), std::string::npos)
+      << summary.message;
+  EXPECT_LE(summary.max_violation, 1e-9);
+}
+
 }  // namespace
 }  // namespace dede
