@@ -77,6 +77,12 @@ struct LinearExpr {
     terms.push_back({var, coef});
     return *this;
   }
+  // constant + sum coef * values[var], for a full assignment indexed by VarId.
+  double Value(const std::vector<double>& values) const {
+    double v = constant;
+    for (const Term& t : terms) v += t.coef * values[t.var];
+    return v;
+  }
 };
 
 struct Variable {

@@ -155,8 +155,11 @@ class AdmmEngine {
   // returns the total reached.
   void BeginFill(double* floor, double* total);
   double EndFill();
-  double GlobalTotal(const std::vector<double>& values) const;
-  double GlobalMinimum(const std::vector<double>& values) const;
+  // The smallest and the sum of the global term's expressions at a full assignment.
+  struct GlobalStats {
+    double minimum, total;
+  };
+  GlobalStats Global(const std::vector<double>& values) const;
   // Residual balancing of the global pairs' own penalty factor (see Solve).
   void SetGlobalWeight(double weight);
   bool BalanceGlobalWeight();

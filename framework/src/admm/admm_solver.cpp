@@ -151,7 +151,9 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
       if (anderson_ && !integer_phase && k % options_.anderson_interval == 0) Accelerate();
       resource_seconds += Seconds(t0);
       t0 = Clock::now();
-      if (measure && !global_pairs_.empty()) {
+      // The global pairs' z before this half step, for their penalty balancing at a rho update.
+      if (measure && !global_pairs_.empty() && options_.global_rho_balancing &&
+          k % options_.rho_update_every == 0) {
         global_z_prev_.resize(global_pairs_.size());
         for (std::size_t g = 0; g < global_pairs_.size(); ++g)
           global_z_prev_[g] = ps_[global_pairs_[g]].z;
@@ -334,7 +336,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
     // The second stage must not cost the minimum more than fill_slack beyond its floor (it
     // can, when its budget ends before the copies agree and the repair trims the
     // expressions): then the first stage's allocation is returned instead.
-    const double minimum = GlobalMinimum(values);
+    const double minimum = Global(values).minimum;
     const double allowed = fill_floor - options_.fill_slack * std::abs(fill_floor);
     if (!(minimum >= allowed)) {
       std::ostringstream out;

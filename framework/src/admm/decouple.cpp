@@ -364,11 +364,7 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
   cold_ = false;
   const GlobalTerm& global = problem_.global_term();
   std::vector<double> expr_value(global.exprs.size(), 0.0);
-  for (std::size_t k = 0; k < global.exprs.size(); ++k) {
-    double v = global.exprs[k].constant;
-    for (const Term& t : global.exprs[k].terms) v += t.coef * values[t.var];
-    expr_value[k] = v;
-  }
+  for (std::size_t k = 0; k < global.exprs.size(); ++k) expr_value[k] = global.exprs[k].Value(values);
   if (!expr_value.empty()) {
     alpha_ = global.kind == GlobalKind::kMaxMin
                  ? *std::min_element(expr_value.begin(), expr_value.end())

@@ -46,32 +46,23 @@ void AdmmEngine::RestoreIterates(Iterates* in) {
   if (anderson_) anderson_->Reset();
 }
 
-double AdmmEngine::GlobalMinimum(const std::vector<double>& values) const {
-  double minimum = kInfinity;
+AdmmEngine::GlobalStats AdmmEngine::Global(const std::vector<double>& values) const {
+  GlobalStats stats{kInfinity, 0.0};
   for (const LinearExpr& e : problem_.global_term().exprs) {
-    double v = e.constant;
-    for (const Term& t : e.terms) v += t.coef * values[t.var];
-    minimum = std::min(minimum, v);
+    const double v = e.Value(values);
+    stats.minimum = std::min(stats.minimum, v);
+    stats.total += v;
   }
-  return minimum;
-}
-
-double AdmmEngine::GlobalTotal(const std::vector<double>& values) const {
-  double total = 0;
-  for (const LinearExpr& e : problem_.global_term().exprs) {
-    double v = e.constant;
-    for (const Term& t : e.terms) v += t.coef * values[t.var];
-    total += v;
-  }
-  return total;
+  return stats;
 }
 
 void AdmmEngine::BeginFill(double* floor, double* total) {
   std::vector<double> values;
   GatherValues(&values, global_side_);
   const GlobalTerm& global = problem_.global_term();
-  const double minimum = GlobalMinimum(values);
-  *total = GlobalTotal(values);
+  const GlobalStats stats = Global(values);
+  const double minimum = stats.minimum;
+  *total = stats.total;
   *floor = minimum - options_.fill_slack * std::abs(minimum);
   const double sign = problem_.objective_sense() == ObjectiveSense::kMaximize ? -1.0 : 1.0;
   fill_saved_.assign(global.blocks.size(), FillSaved{});
@@ -120,7 +111,7 @@ double AdmmEngine::EndFill() {
   if (anderson_) anderson_->Reset();
   std::vector<double> values;
   GatherValues(&values, global_side_);
-  return GlobalTotal(values);
+  return Global(values).total;
 }
 
 }  // namespace dede::internal

@@ -392,11 +392,7 @@ double Problem::EvaluateObjective(const std::vector<double>& values,
                                   double variable_costs) const {
   DEDE_CHECK(static_cast<int>(values.size()) == num_variables());
   double total = objective_constant_ + variable_costs;
-  auto eval = [&](const LinearExpr& e) {
-    double s = e.constant;
-    for (const Term& t : e.terms) s += t.coef * values[t.var];
-    return s;
-  };
+  auto eval = [&](const LinearExpr& e) { return e.Value(values); };
   for (const LogTerm& l : log_terms_) {
     const double arg = eval(l.expr);
     if (l.weight == 0) continue;

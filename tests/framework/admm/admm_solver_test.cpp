@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "framework/spare_capacity.h"
+
 namespace dede {
 namespace {
 
@@ -729,23 +731,12 @@ TEST(AdmmSolver, GlobalTermPenaltyBalancingReachesTheOptimumInFewerIterations) {
   EXPECT_TRUE(reached[0] < 0 || reached[1] < reached[0]);
 }
 
-// Work-conserving max-min. Job 1 runs only on resource 1 (capacity 0.5), so the minimum is
-// 0.5; job 0 may use resource 0 (capacity 1) and resource 1. Any value of job 0 in [0.5, 1] is
-// max-min optimal; the second stage must give it all of resource 0 (value 1) and keep job 1
-// at 0.5.
+// The second stage on test_fixtures::SpareCapacity: job 0 gets all of resource 0 (value 1) and job 1
+// keeps the minimum 0.5.
 TEST(AdmmSolver, FillAfterMaxMinUsesCapacityTheMinimumDoesNotNeed) {
-  Problem p(2, 2);
-  const int m = p.AddAllocation("x", Domain::Box(0.0, 1.0));
-  const VarId x00 = p.AddEntry(m, 0, 0);
-  const VarId x10 = p.AddEntry(m, 1, 0);
-  const VarId x11 = p.AddEntry(m, 1, 1);
-  p.AddResourceConstraint(0, LinearExpr().Add(x00, 1.0), Sense::kLessEqual, 1.0);
-  p.AddResourceConstraint(1, LinearExpr().Add(x10, 1.0).Add(x11, 1.0), Sense::kLessEqual, 0.5);
-  p.AddDemandConstraint(0, LinearExpr().Add(x00, 1.0).Add(x10, 1.0), Sense::kLessEqual, 1.0);
-  p.AddDemandConstraint(1, LinearExpr().Add(x11, 1.0), Sense::kLessEqual, 1.0);
-  p.SetObjectiveSense(ObjectiveSense::kMaximize);
-  p.SetGlobalTerm(GlobalKind::kMaxMin, Side::kDemand, {0, 1},
-                  {LinearExpr().Add(x00, 1.0).Add(x10, 1.0), LinearExpr().Add(x11, 1.0)});
+  const test_fixtures::SpareCapacity instance;
+  const Problem& p = instance.problem;
+  const VarId x00 = instance.x00, x10 = instance.x10, x11 = instance.x11;
   AdmmOptions options;
   options.fill_after_max_min = true;
   options.eps_abs = 1e-7;

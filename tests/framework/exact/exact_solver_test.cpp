@@ -2,6 +2,8 @@
 // by another call into the solver), plus the two 10x10 reference problems.
 #include <gtest/gtest.h>
 
+#include "framework/spare_capacity.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
@@ -674,22 +676,12 @@ TEST(SolveExact, TenByTenLogUtilityMatchesReference) {
   EXPECT_GE(r.summary.bound, r.summary.objective - 1e-9);
 }
 
-// Work-conserving max-min in the exact LP: job 1 is capped at 0.5 by resource 1, so the
-// minimum is 0.5 and any value of job 0 in [0.5, 1] is optimal; the second stage gives job 0
-// all of resource 0 (value 1) and keeps job 1 at 0.5.
+// The second stage on test_fixtures::SpareCapacity: job 0 gets all of resource 0 (value 1) and job 1
+// keeps the minimum 0.5.
 TEST(SolveExact, FillAfterMaxMinUsesCapacityTheMinimumDoesNotNeed) {
-  Problem p(2, 2);
-  const int m = p.AddAllocation("x", Domain::Box(0.0, 1.0));
-  const VarId x00 = p.AddEntry(m, 0, 0);
-  const VarId x10 = p.AddEntry(m, 1, 0);
-  const VarId x11 = p.AddEntry(m, 1, 1);
-  p.AddResourceConstraint(0, LinearExpr().Add(x00, 1.0), Sense::kLessEqual, 1.0);
-  p.AddResourceConstraint(1, LinearExpr().Add(x10, 1.0).Add(x11, 1.0), Sense::kLessEqual, 0.5);
-  p.AddDemandConstraint(0, LinearExpr().Add(x00, 1.0).Add(x10, 1.0), Sense::kLessEqual, 1.0);
-  p.AddDemandConstraint(1, LinearExpr().Add(x11, 1.0), Sense::kLessEqual, 1.0);
-  p.SetObjectiveSense(ObjectiveSense::kMaximize);
-  p.SetGlobalTerm(GlobalKind::kMaxMin, Side::kDemand, {0, 1},
-                  {LinearExpr().Add(x00, 1.0).Add(x10, 1.0), LinearExpr().Add(x11, 1.0)});
+  const test_fixtures::SpareCapacity instance;
+  const Problem& p = instance.problem;
+  const VarId x00 = instance.x00, x10 = instance.x10, x11 = instance.x11;
   ExactOptions options;
   options.fill_after_max_min = true;
   options.fill_slack = 0.0;
