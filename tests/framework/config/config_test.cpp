@@ -758,9 +758,9 @@ std::size_t CountKeys(const std::string& prefix) {
 
 TEST(OptionRegistry, HasOneEntryPerOptionsField) {
   EXPECT_EQ(CountKeys("solver.admm."), CountFields<AdmmOptions>())
-      << "AdmmOptions gained or lost a field: update the registry in deployment.cpp";
+      << "AdmmOptions gained or lost a field: update the registry in option_specs.cpp";
   EXPECT_EQ(CountKeys("solver.exact."), CountFields<ExactOptions>())
-      << "ExactOptions gained or lost a field: update the registry in deployment.cpp";
+      << "ExactOptions gained or lost a field: update the registry in option_specs.cpp";
 }
 
 TEST(OptionRegistry, EntriesAreCompleteAndUnique) {
