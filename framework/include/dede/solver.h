@@ -39,6 +39,9 @@ enum class RhoUpdate : std::uint8_t { kFixed, kResidualBalancing };
 // on the residual differences). See AdmmOptions::anderson_memory.
 enum class AndersonType : std::uint8_t { kTypeI, kTypeII };
 
+// Which side's blocks get a penalty factor of their own (AdmmOptions::block_rho_balancing).
+enum class BlockBalancing : std::uint8_t { kOff, kResource, kDemand };
+
 // The copy of the shared entries that the returned allocation is read from. kDemandSide: the
 // last half step's z, which satisfies every demand constraint exactly; kResourceSide: x, which
 // satisfies every resource constraint exactly. Variables held by one side only always come
@@ -69,6 +72,15 @@ struct AdmmOptions {
   // penalty factor (on top of rho), balanced on their own residuals at every rho update:
   // their scale and duals are the objective's, not the allocation entries'.
   bool global_rho_balancing = true;
+  // With global_rho_balancing, each copy t_b also gets a factor of its own from its share of
+  // the objective's dual (sqrt(|y_b| / mean |y|), within [0.01, 100]), so copies whose row
+  // does not bind stop holding the global scalar back.
+  bool global_copy_balancing = true;
+  // With residual_balancing, the entries of each block of one side get a factor of their own,
+  // balanced on the block's residuals at every rho update (rho keeps the common level). Helps
+  // where residuals concentrate in a few blocks (min max utilisation on a large WAN: the
+  // saturated links); slower on the cluster instances. Off by default (BENCHMARKS.md).
+  BlockBalancing block_rho_balancing = BlockBalancing::kOff;
   // Equilibrate the coupling: each entry's penalty is rho times the square of its largest
   // coefficient in its blocks' constraint rows, over the geometric mean of those squares
   // (Ruiz-style column scaling of x = z; rows need none, block constraints being hard). Has no
@@ -141,10 +153,12 @@ struct SolveSummary {
   int anderson_steps = -1;          // extrapolations used (-1: acceleration off)
   int anderson_rejections = -1;     // extrapolations undone by the safeguard
   int fill_iterations = -1;         // second stage of a work-conserving max-min (-1: none)
-  // The scaling in effect: entry penalties are rho times a factor in [entry_weight_min,
-  // entry_weight_max] (AdmmOptions::equilibrate), the global term's copies rho times
-  // global_weight (-1: no global term).
+  // The scaling in effect at the end: entry penalties are rho times a factor in
+  // [entry_weight_min, entry_weight_max] (AdmmOptions::equilibrate times the block factors of
+  // block_rho_balancing), the global term's copies rho times global_weight times a factor of
+  // their own in [copy_factor_min, copy_factor_max] (-1: no global term).
   double entry_weight_min = -1, entry_weight_max = -1, global_weight = -1;
+  double copy_factor_min = -1, copy_factor_max = -1;
   int repair_rounds = -1;
   int num_threads = -1;
   double rho = -1;

@@ -163,6 +163,13 @@ class AdmmEngine {
   // Residual balancing of the global pairs' own penalty factor (see Solve).
   void SetGlobalWeight(double weight);
   bool BalanceGlobalWeight();
+  void BalanceCopies();
+  void BalanceBlocks();
+  void SetPairWeight(int pair, double weight);
+  void RefreshProxWeights();
+  void ResetPenaltyFactors();
+  // Bounds of the per-copy and per-block factors: [kFactorFloor, 1 / kFactorFloor].
+  static constexpr double kFactorFloor = 1e-2;
   void Residuals(IterationSummary* it, bool want_objective);
   void GatherValues(std::vector<double>* values, int entry_side);
   double Objective(const std::vector<double>& values) const;
@@ -204,14 +211,20 @@ class AdmmEngine {
     std::vector<PairState> ps;
     std::vector<std::vector<double>> v[2];
     double alpha = 0, rho = 0, global_weight = 1;
+    std::vector<double> pair_weight, copy_factor, block_factor;
   };
   void SaveIterates(Iterates* out) const;
   void RestoreIterates(Iterates* in);
   std::vector<PairState> ps_;
-  // Penalty of pair p is rho_ * pair_weight_[p] (1 unless the global pairs are reweighted).
+  // Penalty of pair p is rho_ * pair_weight_[p] (see penalty.cpp for its factors).
   std::vector<double> pair_weight_;
   double Weight(int pair) const { return pair >= 0 ? rho_ * pair_weight_[pair] : 0.0; }
   double global_weight_ = 1.0;           // pair_weight_ of every global pair
+  std::vector<double> base_weight_;      // equilibration factor of every pair (1 for copies)
+  std::vector<double> copy_factor_;      // of each global pair, in global_pairs_ order
+  int balanced_side_ = -1;               // side whose blocks have factors (-1: none)
+  std::vector<double> block_factor_;     // of each block of balanced_side_
+  std::vector<double> z_prev_;           // every pair's z before a rho update's demand step
   double entry_weight_range_[2] = {1, 1};  // smallest and largest entry pair weight
   bool filling_ = false;                 // in the second stage of a work-conserving max-min
   struct FillSaved {

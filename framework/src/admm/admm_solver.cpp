@@ -158,6 +158,12 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
         for (std::size_t g = 0; g < global_pairs_.size(); ++g)
           global_z_prev_[g] = ps_[global_pairs_[g]].z;
       }
+      // Every pair's z before this half step, for the per-block balancing at a rho update.
+      if (measure && balanced_side_ >= 0 && options_.rho_update == RhoUpdate::kResidualBalancing &&
+          k % options_.rho_update_every == 0) {
+        z_prev_.resize(ps_.size());
+        for (std::size_t p = 0; p < ps_.size(); ++p) z_prev_[p] = ps_[p].z;
+      }
       if (!HalfStep(1, integer_phase, measure, &message, &termination)) {
         failed = !Interrupted(termination);
         if (!failed) iterations = k;
@@ -237,7 +243,11 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
             ++rho_updates;
           }
         }
-        if (options_.global_rho_balancing && BalanceGlobalWeight()) ++rho_updates;
+        if (options_.global_rho_balancing) {
+          if (BalanceGlobalWeight()) ++rho_updates;
+          if (options_.global_copy_balancing) BalanceCopies();
+        }
+        BalanceBlocks();
       }
     }
   };
@@ -293,7 +303,29 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   summary->rho_updates = rho_updates;
   summary->entry_weight_min = entry_weight_range_[0];
   summary->entry_weight_max = entry_weight_range_[1];
+  if (balanced_side_ >= 0) {
+    // The block factors multiply the equilibration's: the range over the entries as they are.
+    double lo = kInfinity, hi = 0;
+    for (const int s : {0, 1}) {
+      for (const Block& block : blocks_[s]) {
+        for (const BlockVar& bv : block.vars) {
+          if (bv.pair < 0 || bv.var < 0) continue;
+          lo = std::min(lo, pair_weight_[bv.pair]);
+          hi = std::max(hi, pair_weight_[bv.pair]);
+        }
+      }
+    }
+    if (hi > 0) {
+      summary->entry_weight_min = lo;
+      summary->entry_weight_max = hi;
+    }
+  }
   summary->global_weight = global_side_ >= 0 ? global_weight_ : -1;
+  if (global_side_ >= 0 && !copy_factor_.empty()) {
+    const auto [lo, hi] = std::minmax_element(copy_factor_.begin(), copy_factor_.end());
+    summary->copy_factor_min = *lo;
+    summary->copy_factor_max = *hi;
+  }
   if (anderson_) {
     summary->anderson_steps = anderson_->stats().steps;
     summary->anderson_rejections = anderson_->stats().rejections;

@@ -197,6 +197,12 @@ void AdmmEngine::Build() {
     entry_weight_range_[1] = std::max(entry_weight_range_[1], pair_weight_[p]);
   }
   if (pairs_.empty()) entry_weight_range_[0] = entry_weight_range_[1] = 1;
+  base_weight_ = pair_weight_;
+  balanced_side_ = options_.block_rho_balancing == BlockBalancing::kResource ? 0
+                   : options_.block_rho_balancing == BlockBalancing::kDemand ? 1
+                                                                             : -1;
+  copy_factor_.assign(global_pairs_.size(), 1.0);
+  block_factor_.assign(balanced_side_ >= 0 ? blocks_[balanced_side_].size() : 0, 1.0);
   if (!CreateSolvers(&error)) {
     setup_error_ = error;
   } else {
@@ -343,11 +349,13 @@ void AdmmEngine::PrimeSolvers() {
 
 void AdmmEngine::ColdStart() {
   std::fill(ps_.begin(), ps_.end(), PairState{});
-  SetGlobalWeight(1.0);
+  ResetPenaltyFactors();
   alpha_ = 0;
   for (int s = 0; s < 2; ++s)
     for (Block& block : blocks_[s]) std::fill(block.v.begin(), block.v.end(), 0.0);
-  SetRho(options_.rho);
+  rho_ = options_.rho;
+  RefreshProxWeights();
+  if (anderson_) anderson_->Reset();
   cold_ = false;
 }
 
@@ -359,8 +367,10 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
   // Every slot and every pair is written below: no cold-start fill first (on Kdl that pass
   // over 1.5M pairs and 30,000 blocks took 0.03-0.14 s).
   alpha_ = 0;
-  SetRho(options_.rho);
-  SetGlobalWeight(1.0);
+  ResetPenaltyFactors();
+  rho_ = options_.rho;
+  RefreshProxWeights();
+  if (anderson_) anderson_->Reset();
   cold_ = false;
   const GlobalTerm& global = problem_.global_term();
   std::vector<double> expr_value(global.exprs.size(), 0.0);

@@ -31,13 +31,19 @@ void AdmmEngine::SaveIterates(Iterates* out) const {
   out->alpha = alpha_;
   out->rho = rho_;
   out->global_weight = global_weight_;
+  out->pair_weight = pair_weight_;
+  out->copy_factor = copy_factor_;
+  out->block_factor = block_factor_;
 }
 
 void AdmmEngine::RestoreIterates(Iterates* in) {
-  // The penalties first (SetGlobalWeight rescales the global pairs' duals), then the
-  // iterates as they were under them.
-  SetRho(in->rho);
-  SetGlobalWeight(in->global_weight);
+  // The penalties as they were, then the iterates (scaled under those penalties).
+  rho_ = in->rho;
+  global_weight_ = in->global_weight;
+  pair_weight_ = std::move(in->pair_weight);
+  copy_factor_ = std::move(in->copy_factor);
+  block_factor_ = std::move(in->block_factor);
+  RefreshProxWeights();
   ps_ = std::move(in->ps);
   for (int s = 0; s < 2; ++s) {
     for (std::size_t b = 0; b < blocks_[s].size(); ++b) blocks_[s][b].v = std::move(in->v[s][b]);

@@ -176,7 +176,7 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
   alpha_ = sum / wsum - global.weight / (rho_ * wsum);
   Norms acc;
   for (int p : global_pairs_) {
-    const double w = global_weight_;
+    const double w = pair_weight_[p];
     if (measure) {
       const double dz = w * (alpha_ - ps_[p].z);
       const double d = ps_[p].x - alpha_;

@@ -1,5 +1,11 @@
-// The penalty: rho for every pair, and the global term's copies' own factor on top of it,
-// each balanced on its residuals (OSQP, section 5.2); scaled duals follow every change.
+// The penalty of pair p is rho * pair_weight_[p]. rho is balanced on the residuals of every
+// pair (OSQP, section 5.2, in Solve); pair_weight_ is the product of
+//   - the entry's equilibration factor (base_weight_, fixed at build), and either
+//   - for an entry, the factor of its block on the side named by block_rho_balancing, or
+//   - for a copy t_b of the global scalar, the copies' common factor (global_weight_) times the
+//     copy's own (copy_factor_, from its share of the objective's dual).
+// Every factor is reset by a cold or warm start; scaled duals u = y / (rho w) follow every
+// change, so the iteration's unscaled duals y are untouched.
 #include "admm/admm_engine.h"
 
 #include <algorithm>
@@ -23,11 +29,15 @@ namespace dede::internal {
 using namespace engine;
 
 void AdmmEngine::SetRho(double rho) {
-  // Every penalized slot holds Weight(pair) (CreateSolvers and this function keep it so).
   if (rho == rho_) return;
   rho_ = rho;
   // q = xh + u mixes primal values with duals scaled by 1 / rho: the map has changed.
   if (anderson_) anderson_->Reset();
+  RefreshProxWeights();
+}
+
+void AdmmEngine::RefreshProxWeights() {
+  // Every penalized slot holds Weight(pair) (CreateSolvers and this function keep it so).
   for (int s = 0; s < 2; ++s) {
     for (Block& block : blocks_[s]) {
       bool changed = false;
@@ -43,22 +53,37 @@ void AdmmEngine::SetRho(double rho) {
   }
 }
 
+void AdmmEngine::ResetPenaltyFactors() {
+  pair_weight_ = base_weight_;
+  global_weight_ = 1.0;
+  copy_factor_.assign(global_pairs_.size(), 1.0);
+  for (int p : global_pairs_) pair_weight_[p] = 1.0;
+  block_factor_.assign(balanced_side_ >= 0 ? blocks_[balanced_side_].size() : 0, 1.0);
+}
+
+// Sets pair p's weight, rescaling its scaled dual and writing its slots in both blocks.
+void AdmmEngine::SetPairWeight(int p, double weight) {
+  if (weight == pair_weight_[p]) return;
+  ps_[p].u *= pair_weight_[p] / weight;
+  pair_weight_[p] = weight;
+  const Pair& pair = pairs_[p];
+  for (int s = 0; s < 2; ++s) {
+    if (pair.block[s] < 0) continue;  // the global alpha: no block
+    BlockProblem& bp = blocks_[s][pair.block[s]].problem;
+    bp.prox_weight[pair.slot[s]] = Weight(p);
+    ++bp.revision;
+  }
+}
+
 // The global pairs (t_b, alpha) get their own penalty factor: their duals at the optimum are
 // the objective weight shared among the bottleneck blocks, and their values the objective's
 // scale, neither of which is tied to the entries' (a min-max utilisation over 1,790 links
 // against path flows in Gb/s; a max-min of normalised throughputs against time shares).
 void AdmmEngine::SetGlobalWeight(double weight) {
   if (weight == global_weight_) return;
-  const double scale = global_weight_ / weight;  // u = y / (rho w) follows w
   global_weight_ = weight;
-  for (int p : global_pairs_) {
-    pair_weight_[p] = weight;
-    ps_[p].u *= scale;
-    const Pair& pair = pairs_[p];
-    Block& block = blocks_[global_side_][pair.block[global_side_]];
-    block.problem.prox_weight[pair.slot[global_side_]] = Weight(p);
-    ++block.problem.revision;
-  }
+  for (std::size_t k = 0; k < global_pairs_.size(); ++k)
+    SetPairWeight(global_pairs_[k], weight * copy_factor_[k]);
   if (anderson_) anderson_->Reset();
 }
 
@@ -88,6 +113,77 @@ bool AdmmEngine::BalanceGlobalWeight() {
     return true;
   }
   return false;
+}
+
+// Each copy's factor follows its share of the objective's dual: sqrt(|y_b| / mean |y|) in
+// [1/100, 100]. A copy whose row does not bind carries no dual; at weight 1 it only echoes
+// alpha back into alpha's average (1,790 link copies of which a handful bind on Kdl), which
+// slows alpha down by the ratio of echoing to binding copies. Re-set at every rho update.
+void AdmmEngine::BalanceCopies() {
+  const std::size_t n = global_pairs_.size();
+  if (n < 2) return;
+  std::vector<double> y(n);
+  double mean = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const int p = global_pairs_[k];
+    y[k] = std::abs(pair_weight_[p] * ps_[p].u);
+    mean += y[k];
+  }
+  mean /= static_cast<double>(n);
+  if (!(mean > 0 && std::isfinite(mean))) return;
+  for (std::size_t k = 0; k < n; ++k) {
+    copy_factor_[k] = std::clamp(std::sqrt(y[k] / mean), kFactorFloor, 1 / kFactorFloor);
+    SetPairWeight(global_pairs_[k], global_weight_ * copy_factor_[k]);
+  }
+  if (anderson_) anderson_->Reset();
+}
+
+// Per-block residual balancing of the entries of one side: block b's factor is multiplied by
+// sqrt(p_b / d_b), its relative primal residual over its relative dual residual (OSQP's rule
+// on the block's own pairs), over the geometric mean of that ratio across the blocks (rho
+// keeps the common level), within [1/100, 100]. Where residuals concentrate in a few blocks
+// (the saturated links of a min max utilisation) their entries get the penalty they need
+// without raising it everywhere else.
+void AdmmEngine::BalanceBlocks() {
+  if (balanced_side_ < 0 || z_prev_.size() != ps_.size()) return;
+  std::vector<Block>& blocks = blocks_[balanced_side_];
+  std::vector<double> ratio(blocks.size(), 0.0);
+  double log_sum = 0;
+  int counted = 0;
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    double r = 0, dz = 0, xn = 0, zn = 0, un = 0;
+    for (const BlockVar& bv : blocks[b].vars) {
+      if (bv.pair < 0 || bv.var < 0) continue;  // locals and the global copy
+      const PairState& q = ps_[bv.pair];
+      const double w = pair_weight_[bv.pair];
+      const double step = q.z - z_prev_[bv.pair];
+      r += (q.x - q.z) * (q.x - q.z);
+      dz += w * w * step * step;
+      xn += q.x * q.x;
+      zn += q.z * q.z;
+      un += w * w * q.u * q.u;
+    }
+    const double pn = std::sqrt(r) / std::max(std::sqrt(std::max(xn, zn)), 1e-300);
+    const double dn = std::sqrt(dz) / std::max(std::sqrt(un), 1e-300);
+    if (pn > 0 && dn > 0 && std::isfinite(pn) && std::isfinite(dn)) {
+      ratio[b] = std::sqrt(pn / dn);
+      log_sum += std::log(ratio[b]);
+      ++counted;
+    }
+  }
+  if (counted == 0) return;
+  const double mean = std::exp(log_sum / counted);
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    if (!(ratio[b] > 0)) continue;
+    const double f = std::clamp(block_factor_[b] * ratio[b] / mean, kFactorFloor, 1 / kFactorFloor);
+    if (f == block_factor_[b]) continue;
+    block_factor_[b] = f;
+    for (const BlockVar& bv : blocks[b].vars) {
+      if (bv.pair < 0 || bv.var < 0) continue;
+      SetPairWeight(bv.pair, base_weight_[bv.pair] * f);
+    }
+  }
+  if (anderson_) anderson_->Reset();
 }
 
 }  // namespace dede::internal

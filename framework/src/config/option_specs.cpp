@@ -471,6 +471,18 @@ std::vector<Spec> BuildSpecs() {
       "With residual_balancing, balance the penalty of a max-min / min-max term's copies on "
       "their own residuals (their scale and duals are the objective's, not the entries').",
       true));
+  s.push_back(Bool("solver.admm.global_copy_balancing",
+      [](auto& c) -> auto& { return c.admm.global_copy_balancing; },
+      "With global_rho_balancing, each copy of a max-min / min-max term's scalar also gets a "
+      "factor from its share of the objective's dual (copies whose row does not bind stop "
+      "holding the scalar back).", true));
+  s.push_back(Choice<BlockBalancing>("solver.admm.block_rho_balancing",
+      [](auto& c) -> auto& { return c.admm.block_rho_balancing; },
+      {{"off", BlockBalancing::kOff}, {"resource", BlockBalancing::kResource},
+       {"demand", BlockBalancing::kDemand}},
+      "With residual_balancing, give the entries of each block of this side a penalty factor "
+      "of their own, balanced on the block's residuals (where residuals concentrate in a few "
+      "blocks, e.g. saturated links); used when the solver is built.", false));
   s.push_back(Bool("solver.admm.equilibrate",
       [](auto& c) -> auto& { return c.admm.equilibrate; },
       "Scale each entry's penalty by the square of its largest constraint coefficient (over "

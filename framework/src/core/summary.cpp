@@ -53,7 +53,8 @@ std::string SolveSummary::FullReport() const {
                   entry_weight_max);
     out << line;
     if (global_weight >= 0) {
-      std::snprintf(line, sizeof(line), ", global term's copies x %.3g", global_weight);
+      std::snprintf(line, sizeof(line), ", global term's copies x %.3g x [%.3g, %.3g]",
+                    global_weight, copy_factor_min, copy_factor_max);
       out << line;
     }
     if (anderson_steps >= 0) {

@@ -509,6 +509,12 @@ void SeparableCore::CollectBreakpoints(double lo, double hi, std::vector<double>
   out->erase(std::unique(out->begin(), out->end()), out->end());
 }
 
+double SeparableCore::RowActivity(const std::vector<double>& v) const {
+  double total = 0.0;
+  for (std::size_t pos = 0; pos < row_var_.size(); ++pos) total += row_a_[pos] * v[row_var_[pos]];
+  return total;
+}
+
 void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target,
                               std::vector<double>* v) {
   double* out = v->data();
@@ -770,6 +776,33 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
     x = next;
   }
   if (!converged && best_f <= tol_r) converged = true;
+  if (!converged && std::isfinite(left) && std::isfinite(right) &&
+      CollapsedRelative(left, right)) {
+    // Variables with a tiny curvature move r across the target between two adjacent
+    // multipliers. Both ends' solutions keep the bounds, and the optimum at the (unrepresentable)
+    // crossing is their combination that puts the row on the target.
+    FinishRow(left, target, target, v);
+    step_scratch_.assign(v->begin(), v->end());
+    const double r_left = RowActivity(*v);
+    FinishRow(right, target, target, v);
+    const double r_right = RowActivity(*v);
+    if (r_left > target && r_right < target) {
+      const double theta = (target - r_right) / (r_left - r_right);
+      // Every variable (a variable may appear in the row more than once; the others have
+      // the same value at both ends).
+      for (std::size_t i = 0; i < v->size(); ++i)
+        (*v)[i] = theta * step_scratch_[i] + (1 - theta) * (*v)[i];
+      // a'v sums terms that may be far larger than it: its rounding is relative to them.
+      double magnitude = 0.0;
+      for (std::size_t pos = 0; pos < row_var_.size(); ++pos)
+        magnitude += std::fabs(row_a_[pos] * (*v)[row_var_[pos]]);
+      const double r = RowActivity(*v);
+      if (std::fabs(r - target) <= tolerance * std::max(scale, magnitude)) {
+        lambda_ = theta * left + (1 - theta) * right;
+        return BlockStatus::kOptimal;
+      }
+    }
+  }
   if (!converged) {
     char buf[160];
     std::snprintf(buf, sizeof(buf),

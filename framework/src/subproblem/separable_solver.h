@@ -97,6 +97,8 @@ class SeparableCore {
   // Sets v for the row variables at the final multiplier. Zero-curvature variables that are
   // indifferent at lambda move (least first from the clip choice) so that a'v lands in
   // [lo_target, hi_target].
+  // a'v over the row's variables.
+  double RowActivity(const std::vector<double>& v) const;
   void FinishRow(double lambda, double lo_target, double hi_target, std::vector<double>* v);
   BlockStatus SolveRow(double tolerance, std::vector<double>* v);
   // Semismooth Newton on r(lambda) = rhs from `start`. Returns false to fall back to
@@ -137,6 +139,7 @@ class SeparableCore {
   const char* bad_var_reason_ = nullptr;
   std::vector<double> breakpoints_;
   std::vector<int> tie_scratch_;
+  std::vector<double> step_scratch_;  // the left end's solution at a collapsed step
 
   double lambda_ = 0.0;
   double last_lambda_ = 0.0;

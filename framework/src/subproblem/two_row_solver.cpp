@@ -156,6 +156,7 @@ BlockStatus TwoRowSolver::Solve(const BlockProblem& problem, std::vector<double>
   bool have_good = false;
   double good_mu = mu;
   int failures = 0;
+  double f_lo = 0, f_hi = 0;  // F at the bracket's ends, once they are finite
   for (int it = 0; it < kMaxOuterIterations; ++it) {
     double s = 0.0, ds = 0.0;
     const BlockStatus status = Inner(mu, &s, &ds);
@@ -200,8 +201,12 @@ BlockStatus TwoRowSolver::Solve(const BlockProblem& problem, std::vector<double>
     }
     if (f > 0.0) {
       lo = mu;
+      f_lo = f;
+      lo_v_ = scratch_;
     } else {
       hi = mu;
+      f_hi = f;
+      hi_v_ = scratch_;
     }
     if (std::isfinite(lo) && std::isfinite(hi) &&
         hi - lo <= 4.0 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(lo), std::fabs(hi))) {
@@ -230,7 +235,24 @@ BlockStatus TwoRowSolver::Solve(const BlockProblem& problem, std::vector<double>
     error_ = "two_row solver: no inner solution";
     return BlockStatus::kError;
   }
-  const double violation = ScaledBlockViolation(problem, best_v_);
+  double violation = ScaledBlockViolation(problem, best_v_);
+  if (!converged && violation > kAcceptViolation && std::isfinite(lo) && std::isfinite(hi) &&
+      f_lo > 0.0 && f_hi < 0.0) {
+    // The bracket has collapsed onto a step of s(mu) too steep for doubles (a variable with
+    // a tiny penalty in the second row: its value jumps between adjacent multipliers). The
+    // two end solutions both satisfy the first row and the bounds, so the combination that
+    // puts the second row on its right-hand side does too, and is optimal up to the
+    // bracket's width.
+    const double theta = -f_hi / (f_lo - f_hi);
+    for (int i = 0; i < num_vars_; ++i) scratch_[i] = theta * lo_v_[i] + (1 - theta) * hi_v_[i];
+    const double combined = ScaledBlockViolation(problem, scratch_);
+    if (combined < violation) {
+      violation = combined;
+      best_v_ = scratch_;
+      best_mu = theta * lo + (1 - theta) * hi;
+      best = 0;
+    }
+  }
   if (!converged && violation > kAcceptViolation) {
     char buf[200];
     std::snprintf(buf, sizeof(buf),

@@ -65,6 +65,9 @@ class TwoRowSolver final : public BlockSolver {
   bool loaded_ = false;
   BlockStatus range_status_ = BlockStatus::kOptimal;
   std::vector<double> scratch_, best_v_;
+  // Inner solutions at the ends of the bracket (F > 0 at lo, F < 0 at hi), for the
+  // interpolation when the bracket collapses above the tolerance.
+  std::vector<double> lo_v_, hi_v_;
   std::string error_;
 };
 

@@ -53,6 +53,34 @@ TEST(TwoRowSolver, RandomBlocksMatchClp) {
   EXPECT_GE(infeasible, 20);
 }
 
+// Penalties spread over many orders of magnitude inside one block (the engine's per-copy and
+// per-block factors give a max-min copy t_b 1e-2 of an entry's penalty, times rho): s(mu)
+// then steps between adjacent doubles and the search must still return the optimum.
+TEST(TwoRowSolver, PenaltiesSpreadOverManyOrdersOfMagnitudeMatchClp) {
+  std::mt19937 rng(777);
+  RandomSpec spec;
+  spec.num_rows = 2;
+  spec.max_vars = 14;
+  spec.infeasible_probability = 0;
+  int optimal = 0;
+  for (int trial = 0; trial < 1500; ++trial) {
+    BlockProblem b = RandomBlock(rng, spec);
+    for (double& w : b.prox_weight) {
+      if (w > 0) w *= std::pow(10.0, Uniform(rng, -9, 3));
+    }
+    const testing::Solution fast = SolveOnce(b, false);
+    const testing::Solution clp = SolveOnce(b, true);
+    if (clp.status != BlockStatus::kOptimal) continue;
+    ASSERT_EQ(fast.status, BlockStatus::kOptimal) << "trial " << trial << ": " << fast.error;
+    ++optimal;
+    EXPECT_LE(ScaledBlockViolation(b, fast.v), 1e-7) << "trial " << trial;
+    EXPECT_NEAR(fast.objective, clp.objective, 1e-6 * std::max(1.0, std::fabs(clp.objective)))
+        << "trial " << trial;
+  }
+  std::printf("[stats] %d optimal\n", optimal);
+  EXPECT_GE(optimal, 1000);
+}
+
 TEST(TwoRowSolver, HandComputedProjection) {
   // Project (1, 1, 1) onto {v0 + v1 + v2 <= 1, v0 - v1 >= 0.5}: both rows active,
   // v = t - lambda (1,1,1) - mu (1,-1,0). KKT: 3 - 3 lambda = 1 -> lambda = 2/3;
