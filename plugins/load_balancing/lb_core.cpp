@@ -166,36 +166,6 @@ std::unique_ptr<BandNetwork> BuildNetwork(const Instance& in, const ServerSets& 
   return net;
 }
 
-void ParallelFor(int n, int threads, const std::function<void(int, int)>& body) {
-  threads = std::max(1, std::min(threads, n / 64));
-  if (threads <= 1) {
-    body(0, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back([&, t] { body(static_cast<int>(static_cast<long>(n) * t / threads),
-                                    static_cast<int>(static_cast<long>(n) * (t + 1) / threads)); });
-  body(0, static_cast<int>(static_cast<long>(n) / threads));
-  for (auto& th : pool) th.join();
-}
-
-// Projection of v onto {z >= 0, sum z = 1} (sort-based).
-void ProjectSimplex(std::vector<double>& v) {
-  std::vector<double> s(v);
-  std::sort(s.begin(), s.end(), std::greater<>());
-  double cum = 0, theta = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    cum += s[i];
-    const double t = (cum - 1) / static_cast<double>(i + 1);
-    if (i + 1 == s.size() || s[i + 1] <= t) {
-      theta = t;
-      break;
-    }
-  }
-  for (double& x : v) x = std::max(0.0, x - theta);
-}
-
 }  // namespace
 
 double Instance::Total() const { return std::accumulate(load.begin(), load.end(), 0.0); }
@@ -468,7 +438,7 @@ Status RepairPlacement(const Instance& in, const ServerSets& current, const Serv
 }
 
 Status SolveDede(const Instance& in, const ServerSets& current, const Allowed& allowed,
-                 const DedeOptions& opt, DedeWarm* warm, Placement* placement, DedeStats* stats) {
+                 const DedeOptions& opt, Placement* placement, DedeStats* stats) {
   const Clock::time_point t0 = Clock::now();
   DedeStats local;
   DedeStats& st = stats ? *stats : local;
@@ -482,7 +452,9 @@ Status SolveDede(const Instance& in, const ServerSets& current, const Allowed& a
   auto net = BuildNetwork(in, current, lo, hi);
   st.current_feasible = net->Feasible();
   ServerSets start = current;
-  if (!st.current_feasible && opt.use_admm) {
+  if (!st.current_feasible && opt.use_admm && opt.max_iterations > 0) {
+    if (!opt.admm)
+      return FailedPrecondition("load_balancing: the dede method needs the host's ADMM solver");
     // Candidate pairs across the min cut: stuck shards (source side) to the least-loaded
     // starved servers, and starved servers to the hottest stuck shards.
     const std::vector<char> side = net->SourceSide();
@@ -511,10 +483,16 @@ Status SolveDede(const Instance& in, const ServerSets& current, const Allowed& a
         if (IsAllowed(allowed, k, s) && !Contains(current[k], s)) { cand[k].push_back(s); ++n; }
       }
     }
-    // Pairs (server, shard) of the relaxation.
+    // The relaxation over the candidate pairs as a separable problem: x[s,k] in [0, 1] is the
+    // fraction of shard k served by server s; server block s keeps its load in the band,
+    // shard block k places the whole shard (sum over s = 1); a new pair costs its fraction.
+    Problem relaxation(S, K);
+    const int m = relaxation.AddAllocation("x", Domain::Box(0.0, 1.0));
     std::vector<int> ps, pk;
-    std::vector<double> cost, a;
-    std::vector<std::vector<int>> by_server(S), by_shard(K);
+    std::vector<VarId> var;
+    std::vector<double> cost;
+    std::vector<LinearExpr> band(S), place(K);
+    std::vector<std::vector<int>> by_shard(K);
     for (int k = 0; k < K; ++k) {
       std::sort(cand[k].begin(), cand[k].end());
       cand[k].erase(std::unique(cand[k].begin(), cand[k].end()), cand[k].end());
@@ -522,113 +500,71 @@ Status SolveDede(const Instance& in, const ServerSets& current, const Allowed& a
         const int e = static_cast<int>(ps.size());
         ps.push_back(s);
         pk.push_back(k);
+        const VarId v = relaxation.AddEntry(m, s, k);
+        var.push_back(v);
         cost.push_back(Contains(current[k], s) ? 0.0 : 1.0);
-        a.push_back(in.load[k]);
-        by_server[s].push_back(e);
+        if (cost.back() > 0) relaxation.AddLinearCost(v, cost.back());
+        band[s].Add(v, in.load[k]);
+        place[k].Add(v, 1.0);
         by_shard[k].push_back(e);
       }
     }
+    for (int s = 0; s < S; ++s) {
+      if (band[s].terms.empty()) continue;
+      relaxation.AddResourceConstraint(s, band[s], Sense::kGreaterEqual, lo);
+      relaxation.AddResourceConstraint(s, band[s], Sense::kLessEqual, hi);
+    }
+    for (int k = 0; k < K; ++k) {
+      if (!place[k].terms.empty()) relaxation.AddDemandConstraint(k, place[k], Sense::kEqual, 1.0);
+    }
+    relaxation.SetObjectiveSense(ObjectiveSense::kMinimize);
     const int E = static_cast<int>(ps.size());
     st.candidate_pairs = E;
     // Start: the best-effort split of the current placement, the rest of a stuck shard spread
-    // over its candidates; duals from the previous round where the pair persists.
-    std::vector<double> x(E, 0.0), z(E, 0.0), u(E, 0.0);
+    // over its candidates.
+    Allocation z;
+    z.values.assign(relaxation.num_variables(), 0.0);
     {
       std::vector<double> pf(E, 0.0);
       for (const auto& p : net->pairs()) {
-        const auto& lst = by_shard[p.k];
-        for (int e : lst)
+        for (int e : by_shard[p.k])
           if (ps[e] == p.s) pf[e] = in.load[p.k] > 0 ? net->PairFlow(p) / in.load[p.k] : 0;
       }
       for (int k = 0; k < K; ++k) {
         double sum = 0;
         for (int e : by_shard[k]) sum += pf[e];
         const double rest = std::max(0.0, 1 - sum) / std::max<std::size_t>(1, by_shard[k].size());
-        for (int e : by_shard[k]) z[e] = pf[e] + rest;
-      }
-      if (warm) {
-        for (int e = 0; e < E; ++e) {
-          const long key = static_cast<long>(ps[e]) * (K + 1) + pk[e];
-          auto it = std::lower_bound(warm->pairs.begin(), warm->pairs.end(),
-                                     std::make_pair(key, std::make_pair(-1e300, -1e300)));
-          if (it != warm->pairs.end() && it->first == key) u[e] = it->second.second;
-        }
+        for (int e : by_shard[k]) z.values[var[e]] = pf[e] + rest;
       }
     }
-    // ADMM (scaled form) over the two block families:
-    //   server s:  x_s = argmin c.x + rho/2 ||x - z + u||^2  s.t. lo <= a.x <= hi, 0 <= x <= 1
-    //              (closed form up to one multiplier mu: x = clip(v + mu a, 0, 1), mu by bisection)
-    //   shard k:   z_k = projection of x_k + u_k onto the simplex {z >= 0, sum z = 1}
-    //   u += x - z
-    const double rho = opt.rho;
-    std::vector<double> zprev(E);
+    // The framework's ADMM: the deployment's settings (threads, penalty rules), this method's
+    // iteration cap, penalty and tolerance (rms residuals below eps), half the time budget, no
+    // framework repair (the rounding and the flow repair below make the placement feasible),
+    // the shard-side iterate (on the simplex) for the rounding.
+    AdmmOptions admm = opt.admm_options;
+    admm.max_iterations = opt.max_iterations;
+    admm.rho = opt.rho;
+    admm.eps_abs = opt.eps;
+    admm.eps_rel = 0;
+    admm.repair = false;
+    admm.final_iterate = FinalIterate::kDemandSide;
+    admm.fill_after_max_min = false;
+    admm.time_limit_seconds = std::max(0.0, 0.5 * opt.time_limit_seconds - Since(t0));
     const Clock::time_point ta = Clock::now();
-    int it = 0;
-    for (; it < opt.max_iterations; ++it) {
-      ParallelFor(S, opt.num_threads, [&](int b, int e_end) {
-        for (int s = b; s < e_end; ++s) {
-          const auto& lst = by_server[s];
-          if (lst.empty()) continue;
-          auto eval = [&](double mu) {
-            double g = 0;
-            for (int e : lst) g += a[e] * std::clamp(z[e] - u[e] - cost[e] / rho + mu * a[e], 0.0, 1.0);
-            return g;
-          };
-          double mu = 0;
-          const double g0 = eval(0);
-          if (g0 < lo || g0 > hi) {
-            const double target = g0 < lo ? lo : hi;
-            double amax = 0;
-            for (int e : lst) amax = std::max(amax, a[e]);
-            double span = 2.0 / std::max(amax, 1e-12);
-            double l = g0 < lo ? 0 : -span, r = g0 < lo ? span : 0;
-            for (int grow = 0; grow < 60 && (g0 < lo ? eval(r) < target : eval(l) > target); ++grow)
-              (g0 < lo ? r : l) *= 2;
-            for (int bis = 0; bis < 50; ++bis) {
-              const double m = 0.5 * (l + r);
-              (eval(m) < target ? l : r) = m;
-            }
-            mu = 0.5 * (l + r);
-          }
-          for (int e : lst) x[e] = std::clamp(z[e] - u[e] - cost[e] / rho + mu * a[e], 0.0, 1.0);
-        }
-      });
-      zprev = z;
-      ParallelFor(K, opt.num_threads, [&](int b, int e_end) {
-        std::vector<double> v;
-        for (int k = b; k < e_end; ++k) {
-          const auto& lst = by_shard[k];
-          v.resize(lst.size());
-          for (std::size_t i = 0; i < lst.size(); ++i) v[i] = x[lst[i]] + u[lst[i]];
-          ProjectSimplex(v);
-          for (std::size_t i = 0; i < lst.size(); ++i) z[lst[i]] = v[i];
-        }
-      });
-      double rp = 0, rd = 0;
-      for (int e = 0; e < E; ++e) {
-        u[e] += x[e] - z[e];
-        rp += (x[e] - z[e]) * (x[e] - z[e]);
-        rd += (z[e] - zprev[e]) * (z[e] - zprev[e]);
-      }
-      rp = std::sqrt(rp / std::max(E, 1));
-      rd = rho * std::sqrt(rd / std::max(E, 1));
-      if (rp < opt.eps && rd < opt.eps) { ++it; break; }
-      if (Since(t0) > 0.5 * opt.time_limit_seconds) { ++it; break; }
-    }
-    st.admm_iterations = it;
+    SolveSummary summary;
+    Status solved = opt.admm(relaxation, admm, &z, &summary);
+    if (!solved.ok()) return solved;
+    st.admm_iterations = std::max(0, summary.iterations);
     st.admm_seconds = Since(ta);
-    if (warm) {
-      warm->pairs.clear();
-      for (int e = 0; e < E; ++e)
-        warm->pairs.push_back({static_cast<long>(ps[e]) * (K + 1) + pk[e], {z[e], u[e]}});
-      std::sort(warm->pairs.begin(), warm->pairs.end());
-    }
+    if (!summary.IsSolutionUsable()) st.message = "ADMM: " + summary.message;
     // Rounding: keep every current pair, open new pairs whose relaxed share exceeds the
     // threshold (largest first) where the server has memory room.
     std::vector<int> order;
     for (int e = 0; e < E; ++e)
-      if (cost[e] > 0 && z[e] > opt.open_threshold) order.push_back(e);
-    std::sort(order.begin(), order.end(), [&](int p, int q) { return z[p] * a[p] > z[q] * a[q]; });
+      if (cost[e] > 0 && z.values[var[e]] > opt.open_threshold) order.push_back(e);
+    std::sort(order.begin(), order.end(), [&](int p, int q) {
+      return z.values[var[p]] * in.load[pk[p]] > z.values[var[q]] * in.load[pk[q]];
+    });
     for (int e : order) {
       if (count[ps[e]] >= in.memory_limit) continue;
       start[pk[e]].push_back(ps[e]);

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "dede/problem.h"
+#include "dede/solver.h"
 #include "dede/status.h"
 
 namespace dede::lb {
@@ -49,11 +51,18 @@ struct Check {
 Check Evaluate(const Instance& instance, const ServerSets& current, const Placement& placement);
 
 // ---- DeDe path --------------------------------------------------------------------------
+// The host's ADMM (SolverServices::admm): starts warm from *allocation when it holds one value
+// per variable.
+using AdmmService =
+    std::function<Status(const Problem&, const AdmmOptions&, Allocation*, SolveSummary*)>;
+
 struct DedeOptions {
-  // ADMM on the continuous relaxation (y = x, movement cost on the fraction of a new pair)
-  // over the pairs of the current placement plus candidate pairs crossing the min cut of the
-  // current placement's flow network (see README.md).
+  // The continuous relaxation (a new pair costs its fraction) over the pairs of the current
+  // placement plus candidate pairs crossing the min cut of the current placement's flow
+  // network (see README.md), solved by the framework's ADMM through `admm`.
   bool use_admm = true;
+  AdmmService admm;                // required when use_admm
+  AdmmOptions admm_options;        // the deployment's solver.admm (threads, penalty rules)
   int max_iterations = 300;
   double rho = 1.0;
   double eps = 1e-3;               // primal/dual residual tolerance (per pair, rms)
@@ -64,7 +73,6 @@ struct DedeOptions {
   // fewer than memory_limit - keep_reserve placements: later rounds then move less.
   bool keep_alive = true;
   int keep_reserve = 2;
-  int num_threads = 1;
   double time_limit_seconds = 5.0;
 };
 
@@ -76,15 +84,9 @@ struct DedeStats {
   std::string message;
 };
 
-// Warm start between rounds: the relaxation's last iterates keyed by (server, shard).
-struct DedeWarm {
-  std::vector<std::pair<long, std::pair<double, double>>> pairs;  // key -> (z, u), sorted
-};
-
 // A feasible placement (Evaluate(...).feasible) or an error when none was found.
 Status SolveDede(const Instance& instance, const ServerSets& current, const Allowed& allowed,
-                 const DedeOptions& options, DedeWarm* warm, Placement* placement,
-                 DedeStats* stats);
+                 const DedeOptions& options, Placement* placement, DedeStats* stats);
 
 // ---- Repair and baselines ---------------------------------------------------------------
 // Makes `start` (a set of placements, e.g. a heuristic's result) feasible: splits the load by

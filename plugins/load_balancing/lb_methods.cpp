@@ -63,11 +63,11 @@ Status RunMethod(const std::string& method, const Instance& in, const ServerSets
   if (method == "dede" || method == "dede-nokeep") {
     DedeOptions o = options->dede;
     if (method == "dede-nokeep") o.keep_alive = false;
-    if (services.admm_options.num_threads > 0) o.num_threads = services.admm_options.num_threads;
-    else o.num_threads = std::max(1u, std::thread::hardware_concurrency());
+    o.admm = services.admm;
+    o.admm_options = services.admm_options;
     if (std::isfinite(services.admm_options.time_limit_seconds))
       o.time_limit_seconds = services.admm_options.time_limit_seconds;
-    status = SolveDede(in, current, allowed, o, &options->warm, &result->placement, &result->stats);
+    status = SolveDede(in, current, allowed, o, &result->placement, &result->stats);
     result->iterations = result->stats.admm_iterations;
     result->note = result->stats.current_feasible ? "current placement feasible, ADMM skipped" : "";
   } else if (method == "greedy") {
@@ -82,8 +82,10 @@ Status RunMethod(const std::string& method, const Instance& in, const ServerSets
       Status st;
       if (options->pop_solver == "dede") {
         DedeOptions o = options->dede;
-        o.num_threads = 1;
-        st = SolveDede(sub, cur, {}, o, nullptr, out, nullptr);
+        o.admm = services.admm;
+        o.admm_options = services.admm_options;
+        o.admm_options.num_threads = 1;
+        st = SolveDede(sub, cur, {}, o, out, nullptr);
       } else {
         MethodResult r;
         st = SolveExactPlacement(sub, cur, services, &r);

@@ -13,7 +13,6 @@ namespace dede::lb {
 struct MethodOptions {
   DedeOptions dede;                  // "dede" (and "dede-nokeep" with keep_alive off)
   std::string pop_solver = "exact";  // POP sub-problems: "exact" (services.exact) or "dede"
-  DedeWarm warm;                     // the DeDe relaxation's iterates between rounds
 };
 
 struct MethodResult {

@@ -69,7 +69,7 @@ class LoadBalancingPlugin : public dede::DomainPlugin {
   // The current placement of round r is the placement last reported (round r - 1, or an
   // earlier round if a solve failed and nothing was placed since), kept in memory and
   // checkpointed with SaveState. Without any (a resume from a database written without
-  // state) the DeDe method is replayed from round 0, which is deterministic.
+  // state) the DeDe method is replayed from round 0 without its relaxation (below).
   dede::Status Refresh(int round, dede::Problem* problem, bool* finished) override {
     *finished = round >= model_.num_rounds() || (rounds_ > 0 && round >= rounds_);
     if (*finished) return dede::Status::Ok();
@@ -77,12 +77,17 @@ class LoadBalancingPlugin : public dede::DomainPlugin {
     if (round > 0 && last_round_ >= 0 && last_round_ < round) {
       current = last_;
     } else if (round > 0) {
+      // The host's solvers are lent only to SolveWith: the replay routes without the ADMM
+      // relaxation (rounding and flow repair alone), deterministic but not the original run's
+      // placements.
+      dede::lb::DedeOptions replay = methods_.dede;
+      replay.use_admm = false;
       for (int r = 0; r < round; ++r) {
         dede::Status status = model_.SetRound(r, current, problem);
         if (!status.ok()) return status;
         dede::lb::Placement placement;
-        status = dede::lb::SolveDede(model_.instance(), current, model_.allowed(), methods_.dede,
-                                     nullptr, &placement, nullptr);
+        status = dede::lb::SolveDede(model_.instance(), current, model_.allowed(), replay,
+                                     &placement, nullptr);
         if (!status.ok()) return status;
         current = placement.Servers();
       }

@@ -221,11 +221,16 @@ Status RunLoadBalancing(const EvalOptions& options, const RowSink& sink) {
     lb::MethodOptions options;
   };
   std::vector<Chain> chains;
+  const auto add_chain = [&](const std::string& method, int threads) {
+    chains.emplace_back();
+    chains.back().method = method;
+    chains.back().threads = threads;
+  };
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   if (options.Wants("dede"))
-    for (int t : options.threads) chains.push_back({"dede", t == 0 ? static_cast<int>(hw) : t, {}, {}});
+    for (int t : options.threads) add_chain("dede", t == 0 ? static_cast<int>(hw) : t);
   for (const char* m : {"dede-nokeep", "greedy", "pop-4", "pop-16"})
-    if (options.Wants(m)) chains.push_back({m, 1, {}, {}});
+    if (options.Wants(m)) add_chain(m, 1);
   const bool run_exact = options.Wants("exact");
   ServerSets exact_current = lb::InitialPlacement(spec.servers, spec.shards);
   for (Chain& c : chains) {

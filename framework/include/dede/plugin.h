@@ -90,9 +90,10 @@ struct MethodInfo {
 };
 
 // The host's solvers, lent to a plugin method (a plugin links dede_core only). Each call
-// solves `problem` from a cold start and returns a Status for setup errors; the solver's own
-// outcome (infeasible, time limit, ...) is in the summary. Safe to call from several threads
-// at once on different problems.
+// solves `problem` and returns a Status for setup errors; the solver's own outcome
+// (infeasible, time limit, ...) is in the summary. `admm` starts warm from *allocation when it
+// holds one value per variable on entry (duals at zero, as AdmmSolver::WarmStart), cold
+// otherwise. Safe to call from several threads at once on different problems.
 struct SolverServices {
   std::function<Status(const Problem&, const AdmmOptions&, Allocation*, SolveSummary*)> admm;
   std::function<Status(const Problem&, const ExactOptions&, Allocation*, SolveSummary*)> exact;

@@ -1,25 +1,10 @@
 #include "runtime/solver_services.h"
 
-#include <exception>
 #include <string>
 
+#include "core/guard.h"
+
 namespace dede::internal {
-
-namespace {
-
-template <typename F>
-Status Guard(const char* what, F&& f) {
-  try {
-    f();
-    return Status::Ok();
-  } catch (const std::exception& e) {
-    return Status(StatusCode::kInternal, std::string(what) + " threw: " + e.what());
-  } catch (...) {
-    return Status(StatusCode::kInternal, std::string(what) + " threw a non-standard exception");
-  }
-}
-
-}  // namespace
 
 SolverServices MakeSolverServices(const AdmmOptions& admm, const ExactOptions& exact,
                                   std::stop_token stop) {
@@ -32,8 +17,10 @@ SolverServices MakeSolverServices(const AdmmOptions& admm, const ExactOptions& e
     std::string error;
     if (!options.IsValid(&error)) return InvalidArgument(error);
     if (!problem.Validate(&error)) return InvalidArgument(error);
-    return Guard("ADMM solve", [&] {
+    return GuardCall("the ADMM solver", "a plugin's solve", [&] {
       AdmmSolver solver(problem, options);
+      if (static_cast<int>(allocation->values.size()) == problem.num_variables())
+        solver.WarmStart(allocation->values);
       solver.Solve(stop, allocation, summary);
     });
   };
@@ -41,7 +28,7 @@ SolverServices MakeSolverServices(const AdmmOptions& admm, const ExactOptions& e
                       Allocation* allocation, SolveSummary* summary) -> Status {
     std::string error;
     if (!problem.Validate(&error)) return InvalidArgument(error);
-    return Guard("exact solve", [&] { SolveExact(problem, options, allocation, summary); });
+    return GuardCall("the exact solver", "a plugin's solve", [&] { SolveExact(problem, options, allocation, summary); });
   };
   return services;
 }

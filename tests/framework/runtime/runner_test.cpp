@@ -315,5 +315,46 @@ TEST(SolverServices, ReportInvalidOptionsAndProblemsAsStatus) {
   EXPECT_THAT(status.message(), HasSubstr("relaxation"));
 }
 
+// SolverServices::admm starts warm from a full assignment passed in: with a large penalty, one
+// iteration from the costly vertex (x01 = x10 = 1) stays near it, where one cold iteration
+// (from zero) ends near an even split.
+TEST(SolverServices, AdmmStartsWarmFromAFullAssignment) {
+  Problem problem(2, 2);
+  const int m = problem.AddAllocation("x", Domain::NonNegative());
+  problem.AddDenseEntries(m);
+  const double cost[2][2] = {{1, 3}, {2, 1}};
+  for (int r = 0; r < 2; ++r) {
+    LinearExpr row;
+    for (int d = 0; d < 2; ++d) {
+      row.Add(problem.Entry(m, r, d), 1.0);
+      problem.AddLinearCost(problem.Entry(m, r, d), cost[r][d]);
+    }
+    problem.AddResourceConstraint(r, row, Sense::kLessEqual, 1.0);
+  }
+  for (int d = 0; d < 2; ++d) {
+    LinearExpr col;
+    for (int r = 0; r < 2; ++r) col.Add(problem.Entry(m, r, d), 1.0);
+    problem.AddDemandConstraint(d, col, Sense::kEqual, 1.0);
+  }
+  problem.SetObjectiveSense(ObjectiveSense::kMinimize);
+  const SolverServices services = MakeSolverServices(AdmmOptions{}, ExactOptions{});
+  AdmmOptions options;
+  options.max_iterations = 1;
+  options.repair = false;
+  options.rho = 100;  // a step moves an entry by about cost / rho
+  options.rho_update = RhoUpdate::kFixed;
+  const VarId x01 = problem.Entry(m, 0, 1);
+  Allocation warm;
+  warm.values.assign(problem.num_variables(), 0.0);
+  warm.values[x01] = warm.values[problem.Entry(m, 1, 0)] = 1.0;
+  SolveSummary warm_summary;
+  ASSERT_TRUE(services.admm(problem, options, &warm, &warm_summary).ok());
+  Allocation cold;
+  SolveSummary cold_summary;
+  ASSERT_TRUE(services.admm(problem, options, &cold, &cold_summary).ok());
+  EXPECT_GT(warm.values[x01], 0.9) << warm_summary.FullReport();
+  EXPECT_LT(cold.values[x01], 0.6) << cold_summary.FullReport();
+}
+
 }  // namespace
 }  // namespace dede::internal

@@ -53,6 +53,16 @@ Instance MakeInstance(const std::vector<double>& load, int servers, int shards, 
   return in;
 }
 
+// DedeOptions with the host's ADMM, as the plugin's dede method sets them.
+DedeOptions WithAdmm(int threads = 1) {
+  DedeOptions options;
+  AdmmOptions admm;
+  admm.num_threads = threads;
+  options.admm = internal::MakeSolverServices(admm, ExactOptions()).admm;
+  options.admm_options = admm;
+  return options;
+}
+
 SolverServices Services(double exact_seconds = 20) {
   AdmmOptions admm;
   admm.num_threads = 2;
@@ -140,7 +150,7 @@ TEST(LoadBalancingCore, HandComputedOneMovement) {
   const ServerSets current = {{0}, {0}, {1}};
   Placement p;
   DedeStats stats;
-  ASSERT_TRUE(SolveDede(in, current, {}, DedeOptions(), nullptr, &p, &stats).ok()) << stats.message;
+  ASSERT_TRUE(SolveDede(in, current, {}, WithAdmm(), &p, &stats).ok()) << stats.message;
   const Check c = Evaluate(in, current, p);
   EXPECT_TRUE(c.feasible) << c.why;
   EXPECT_EQ(c.movements, 1);
@@ -182,15 +192,14 @@ TEST(LoadBalancingCore, EvaluateRejectsViolations) {
 TEST(LoadBalancingCore, DedeVersusExactSmall) {
   const auto loads = ExampleLoads();
   ServerSets current = InitialPlacement(8, 32);
-  DedeOptions options;
-  DedeWarm warm;
+  const DedeOptions options = WithAdmm();
   double dede_total = 0, exact_total = 0;
   int compared = 0;
   for (int r = 0; r < 12; ++r) {
     const Instance in = MakeInstance(loads[r], 8, 32, 8);
     Placement p;
     DedeStats stats;
-    ASSERT_TRUE(SolveDede(in, current, {}, options, &warm, &p, &stats).ok()) << "round " << r;
+    ASSERT_TRUE(SolveDede(in, current, {}, options, &p, &stats).ok()) << "round " << r;
     const Check c = Evaluate(in, current, p);
     ASSERT_TRUE(c.feasible) << "round " << r << ": " << c.why;
     const ExactRound e = SolveExactRound(in, current);
@@ -219,17 +228,15 @@ TEST(LoadBalancingCore, PaperScaleAcceptance) {
   ASSERT_TRUE(LoadRandomNums(kData + "/random_nums.csv", &u).ok());
   const auto loads = GenerateLoads(u, 2048);
   for (bool keep : {true, false}) {
-    DedeOptions options;
+    DedeOptions options = WithAdmm(2);
     options.keep_alive = keep;
-    options.num_threads = 2;
-    DedeWarm warm;
     ServerSets current = InitialPlacement(256, 2048);
     double movements = 0, seconds = 0, worst = 0;
     for (int r = 0; r < 100; ++r) {
       const Instance in = MakeInstance(loads[r], 256, 2048);
       Placement p;
       const auto t0 = std::chrono::steady_clock::now();
-      ASSERT_TRUE(SolveDede(in, current, {}, options, &warm, &p, nullptr).ok()) << "round " << r;
+      ASSERT_TRUE(SolveDede(in, current, {}, options, &p, nullptr).ok()) << "round " << r;
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const Check c = Evaluate(in, current, p);
       ASSERT_TRUE(c.feasible) << "round " << r << ": " << c.why;
@@ -400,8 +407,8 @@ TEST(LoadBalancingMethods, PopGroupsGetEqualLoad) {
   const Instance in = MakeInstance(loads[3], 32, 256);
   // A current placement with copies of the hot shards on several servers (groups).
   Placement first;
-  ASSERT_TRUE(SolveDede(MakeInstance(loads[0], 32, 256), InitialPlacement(32, 256), {}, DedeOptions(),
-                        nullptr, &first, nullptr).ok());
+  ASSERT_TRUE(SolveDede(MakeInstance(loads[0], 32, 256), InitialPlacement(32, 256), {}, WithAdmm(),
+                        &first, nullptr).ok());
   const ServerSets current = first.Servers();
   ASSERT_GT(current[0].size(), 1u);
   for (int k : {4, 16}) {
@@ -411,7 +418,7 @@ TEST(LoadBalancingMethods, PopGroupsGetEqualLoad) {
       EXPECT_EQ(sub.servers, 32 / k);
       EXPECT_EQ(cur.size(), sub.load.size());
       group_total.push_back(sub.Total());
-      return SolveDede(sub, cur, {}, DedeOptions(), nullptr, out, nullptr);
+      return SolveDede(sub, cur, {}, WithAdmm(), out, nullptr);
     }, &p).ok());
     ASSERT_EQ(static_cast<int>(group_total.size()), k);
     for (double t : group_total) EXPECT_NEAR(t, in.Total() / k, 1e-6 * in.Total());
