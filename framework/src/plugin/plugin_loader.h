@@ -33,15 +33,14 @@
 #pragma once
 
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "core/guard.h"
 #include "dede/plugin.h"
 #include "dede/status.h"
 
@@ -113,21 +112,7 @@ Status CallPlugin(const char* what,
                   const std::string& plugin_name,
                   const std::string& file,
                   F&& f) {
-  auto failure = [&](const std::string& reason) {
-    return Internal("plugin '" + plugin_name + "' (" + file + ") threw in " + what + ": " + reason);
-  };
-  try {
-    if constexpr (std::is_void_v<std::invoke_result_t<F>>) {
-      std::invoke(std::forward<F>(f));
-      return Status::Ok();
-    } else {
-      return Status(std::invoke(std::forward<F>(f)));
-    }
-  } catch (const std::exception& e) {
-    return failure(e.what());
-  } catch (...) {
-    return failure("an exception not derived from std::exception");
-  }
+  return GuardCall("plugin '" + plugin_name + "' (" + file + ")", what, std::forward<F>(f));
 }
 template <class F>
 Status CallPlugin(const char* what, const PluginInfo& info, F&& f) {

@@ -14,6 +14,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "core/guard.h"
 #include "runtime/solver_services.h"
 
 namespace dede::internal {
@@ -49,18 +50,14 @@ Runner::~Runner() = default;
 
 // Nothing a plugin throws may cross into the host: convert it to a Status naming the call.
 Status Runner::GuardPlugin(const char* what, const std::function<Status()>& call) {
-  try {
-    Status status = call();
-    if (!status.ok()) {
-      return Status(status.code(),
-                    "plugin '" + config_.plugin + "' " + what + ": " + status.message());
-    }
-    return status;
-  } catch (const std::exception& e) {
-    return Internal("plugin '" + config_.plugin + "' threw in " + what + ": " + e.what());
-  } catch (...) {
-    return Internal("plugin '" + config_.plugin + "' threw a non-standard exception in " + what);
+  Status returned;
+  Status guarded = GuardCall("plugin '" + config_.plugin + "'", what, [&] { returned = call(); });
+  if (!guarded.ok()) return guarded;  // it threw
+  if (!returned.ok()) {
+    return Status(returned.code(),
+                  "plugin '" + config_.plugin + "' " + what + ": " + returned.message());
   }
+  return returned;
 }
 
 Status Runner::Setup() {
