@@ -32,7 +32,15 @@ files=()
 for name in "${names[@]}"; do
   f="$suite/$name.yaml"
   [ -f "$f" ] || { echo "convergence_ab.sh: no instance $f" >&2; exit 2; }
-  sed "s/admm: {/admm: {$settings, /" "$f" > "$suite/tmp_${tag}_$name.yaml"
+  # The variant's keys replace the instance's own (a duplicate key is an error).
+  drop=()
+  IFS=',' read -ra pairs <<< "$settings"
+  for kv in "${pairs[@]}"; do
+    key=$(echo "${kv%%:*}" | tr -d ' ')
+    drop+=(-e "/admm: {/ s/$key: [^,}]*//")
+  done
+  sed "${drop[@]}" -e '/admm: {/ { s/, *,/,/g; s/{ *, */{/; s/, *}/}/ }' \
+      -e "s/admm: {/admm: {$settings, /" -e '/admm: {/ s/, }/}/' "$f" > "$suite/tmp_${tag}_$name.yaml"
   files+=("$f" "$suite/tmp_${tag}_$name.yaml")
 done
 status=0

@@ -66,7 +66,7 @@ struct AdmmOptions {
   double eps_rel = 1e-4;
   int check_termination_every = 10;  // residuals are a parallel reduction: not every iteration
   RhoUpdate rho_update = RhoUpdate::kResidualBalancing;
-  int rho_update_every = 50;         // in iterations; a multiple of check_termination_every
+  int rho_update_every = 50;         // in iterations; taken at the first check at or after
   double rho_update_tolerance = 5.0; // adopt a new rho only if it differs by more than this factor
   // With residual balancing, the copies of a max-min / min-max term's scalar get their own
   // penalty factor (on top of rho), balanced on their own residuals at every rho update:
@@ -107,7 +107,8 @@ struct AdmmOptions {
   int anderson_interval = 10;
   AndersonType anderson_type = AndersonType::kTypeI;
   double time_limit_seconds = std::numeric_limits<double>::infinity();
-  int num_threads = 0;               // 0: all hardware threads
+  int num_threads = 0;               // 0: all hardware threads; at most kMaxThreads
+  static constexpr int kMaxThreads = 1024;
   // Feasibility repair after the iterations: alternating projections onto the resource-side
   // and the demand-side feasible sets until every constraint holds within feasibility_tolerance.
   bool repair = true;

@@ -112,6 +112,9 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   std::string message;
   double resource_seconds = 0, demand_seconds = 0;
   int iterations = 0, rho_updates = 0;
+  // Penalty updates happen at residual checks: at the first check at or after every
+  // rho_update_every iterations (the multiples of it when it is a multiple of the check period).
+  int next_rho_update = options_.rho_update_every;
   bool failed = false;
   bool integer_phase = false;
   int integer_start = -1;
@@ -152,15 +155,15 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
       resource_seconds += Seconds(t0);
       t0 = Clock::now();
       // The global pairs' z before this half step, for their penalty balancing at a rho update.
-      if (measure && !global_pairs_.empty() && options_.global_rho_balancing &&
-          k % options_.rho_update_every == 0) {
+      const bool rho_update_due = measure && k >= next_rho_update;
+      if (rho_update_due && !global_pairs_.empty() && options_.global_rho_balancing) {
         global_z_prev_.resize(global_pairs_.size());
         for (std::size_t g = 0; g < global_pairs_.size(); ++g)
           global_z_prev_[g] = ps_[global_pairs_[g]].z;
       }
       // Every pair's z before this half step, for the per-block balancing at a rho update.
-      if (measure && balanced_side_ >= 0 && options_.rho_update == RhoUpdate::kResidualBalancing &&
-          k % options_.rho_update_every == 0) {
+      if (rho_update_due && balanced_side_ >= 0 &&
+          options_.rho_update == RhoUpdate::kResidualBalancing) {
         z_prev_.resize(ps_.size());
         for (std::size_t p = 0; p < ps_.size(); ++p) z_prev_[p] = ps_[p].z;
       }
@@ -225,7 +228,8 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
         ++rho_updates;
       }
       if (options_.rho_update == RhoUpdate::kResidualBalancing && !integer_phase &&
-          k % options_.rho_update_every == 0) {
+          rho_update_due) {
+        next_rho_update = k + options_.rho_update_every;
         // Balance the residuals relative to their own scales (OSQP, section 5.2).
         const double pn = it.primal_residual / std::max(xz_norm_, 1e-300);
         const double dn = it.dual_residual / std::max(rho_ * u_norm_, 1e-300);

@@ -446,11 +446,11 @@ std::vector<Spec> BuildSpecs() {
       [](auto& c) -> auto& { return c.admm.relaxation; }, Open(0, 2),
       "Over-relaxation alpha: 1 is plain ADMM; 1.5-1.8 usually converges faster.", true, true));
   s.push_back(Double("solver.admm.eps_abs", [](auto& c) -> auto& { return c.admm.eps_abs; },
-      AtLeast(0),
+      AtLeastFinite(0),
       "Absolute tolerance of the primal and dual residuals (scaled by sqrt(n)); eps_abs or "
       "eps_rel must be > 0.", true, true));
   s.push_back(Double("solver.admm.eps_rel", [](auto& c) -> auto& { return c.admm.eps_rel; },
-      AtLeast(0), "Relative tolerance of the primal and dual residuals.", true, true));
+      AtLeastFinite(0), "Relative tolerance of the primal and dual residuals.", true, true));
   s.push_back(Int("solver.admm.check_termination_every",
       [](auto& c) -> auto& { return c.admm.check_termination_every; }, AtLeast(1),
       "Iterations between residual checks (each check is a parallel reduction).", true, true));
@@ -461,7 +461,8 @@ std::vector<Spec> BuildSpecs() {
       "residuals.", true));
   s.push_back(Int("solver.admm.rho_update_every",
       [](auto& c) -> auto& { return c.admm.rho_update_every; }, AtLeast(1),
-      "Iterations between rho updates; a multiple of check_termination_every.", true, true));
+      "Iterations between rho updates, each taken at the first residual check at or after "
+      "its time.", true, true));
   s.push_back(Double("solver.admm.rho_update_tolerance",
       [](auto& c) -> auto& { return c.admm.rho_update_tolerance; }, AtLeast(1),
       "Adopt a new rho only if it differs from the current one by more than this factor.",
@@ -522,7 +523,8 @@ std::vector<Spec> BuildSpecs() {
       [](auto& c) -> auto& { return c.admm.time_limit_seconds; }, Above(0),
       "Wall-clock budget of one solve; .inf: none.", true, true));
   s.push_back(Int("solver.admm.num_threads", [](auto& c) -> auto& { return c.admm.num_threads; },
-      AtLeast(0), "Worker threads; 0: all hardware threads.", true, true));
+      Closed(0, AdmmOptions::kMaxThreads), "Worker threads; 0: all hardware threads.", true,
+      true));
   s.push_back(Bool("solver.admm.repair", [](auto& c) -> auto& { return c.admm.repair; },
       "Repair feasibility after the iterations by alternating projections.", true));
   s.push_back(Int("solver.admm.repair_max_rounds",
@@ -535,7 +537,7 @@ std::vector<Spec> BuildSpecs() {
       "demand constraints hold) or resource (x, resource constraints hold). For capacity-bound "
       "problems whose plugin repair trims demands to fit, resource usually loses less.", true));
   s.push_back(Double("solver.admm.feasibility_tolerance",
-      [](auto& c) -> auto& { return c.admm.feasibility_tolerance; }, Above(0),
+      [](auto& c) -> auto& { return c.admm.feasibility_tolerance; }, AboveFinite(0),
       "Constraint violation accepted as feasible (the repair's target).", true, true));
   s.push_back(Int("solver.admm.integer_iterations",
       [](auto& c) -> auto& { return c.admm.integer_iterations; }, AtLeast(0),
@@ -583,8 +585,10 @@ std::vector<Spec> BuildSpecs() {
   s.push_back(Bool("solver.exact.verbose", [](auto& c) -> auto& { return c.exact.verbose; },
       "Print the LP/MIP solver's log.", true));
   // schedule
+  // Below a millisecond the skip arithmetic divides by almost nothing; above 1e9 s (31 years)
+  // the interval overflows the clock's nanoseconds.
   s.push_back(Double("schedule.interval_seconds",
-      [](auto& c) -> auto& { return c.interval_seconds; }, AboveFinite(0),
+      [](auto& c) -> auto& { return c.interval_seconds; }, Closed(1e-3, 1e9),
       "Time between the starts of consecutive rounds.", true));
   s.push_back(Choice<OverrunPolicy>("schedule.overrun",
       [](auto& c) -> auto& { return c.overrun; },

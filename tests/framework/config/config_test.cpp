@@ -557,7 +557,7 @@ TEST(LoadDeployment, OutOfRangeValueNamesTheViolatedConstraint) {
   EXPECT_EQ(loaded.status().message(),
             Fixture("out_of_range.yaml") +
                 ":5:3: schedule.interval_seconds = 0. Violated constraint: "
-                "schedule.interval_seconds > 0");
+                "schedule.interval_seconds >= 0.001");
 }
 
 TEST(LoadDeployment, BadChoiceListsTheChoices) {
