@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run a deployment (rounds on a timer, history in SQLite)");
   run->add_option("config", config_file, "deployment YAML file")->required()->check(CLI::ExistingFile);
   run->add_flag("--verbose", verbose, "print each round's residual trace");
-  run->add_option("--rounds", rounds, "stop after this many rounds of this run")->check(CLI::NonNegativeNumber);
+  run->add_option("--rounds", rounds, "stop after this many rounds of this run (stop.max_rounds still applies)")->check(CLI::PositiveNumber);
 
   auto* solve = app.add_subcommand("solve", "solve one round and print its summary; writes nothing");
   solve->add_option("config", config_file, "deployment YAML file")->required()->check(CLI::ExistingFile);

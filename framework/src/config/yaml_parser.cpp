@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 
 #include "config/deployment.h"
@@ -35,6 +36,45 @@ std::string JoinPath(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }
 
+// Bounds of a deployment file. Aliases are expanded into the tree, so a few lines that repeat
+// aliases of aliases grow exponentially ("billion laughs"), and an alias inside its own
+// anchor never ends; both stop at these limits with an error instead of exhausting memory or
+// the stack.
+constexpr std::size_t kMaxFileBytes = 16u << 20;
+constexpr std::size_t kMaxNodes = 1'000'000;
+constexpr int kMaxDepth = 100;
+
+// yaml-cpp 0.7 loops forever, allocating, on a document whose first token is ',' (at the
+// start of the file or after a `---` / `...` marker). Returns the 1-based line of such a ','
+// or 0. A ',' that continues a flow collection on a later line is not affected.
+int LeadingCommaLine(const std::string& text) {
+  std::size_t pos = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;  // UTF-8 byte order mark
+  bool expecting = true;  // the next token starts a document
+  int line = 0;
+  while (pos <= text.size()) {
+    ++line;
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view rest(text.data() + pos, end - pos);
+    const bool marker = rest.size() >= 3 && (rest.substr(0, 3) == "---" || rest.substr(0, 3) == "...") &&
+                        (rest.size() == 3 || rest[3] == ' ' || rest[3] == '\t' || rest[3] == '\r');
+    if (marker) {
+      expecting = true;
+      rest.remove_prefix(3);
+    }
+    if (expecting) {
+      const std::size_t first = rest.find_first_not_of(" \t\r");
+      if (first != std::string_view::npos && rest[first] != '#' &&
+          !(rest[first] == '%' && first == 0 && !marker)) {
+        if (rest[first] == ',') return line;
+        expecting = false;
+      }
+    }
+    pos = end + 1;
+  }
+  return 0;
+}
+
 class Converter {
  public:
   explicit Converter(const std::string& file) : file_(file) {}
@@ -44,9 +84,21 @@ class Converter {
   Status Convert(const YAML::Node& node,
                  const YAML::Mark& mark,
                  const std::string& path,
-                 ConfigNode* out) const {
+                 ConfigNode* out,
+                 int depth = 0) {
     const int line = OneBased(mark.line);
     const int column = OneBased(mark.column);
+    if (depth > kMaxDepth) {
+      return InvalidArgument(Where(file_, mark) + ": " + (path.empty() ? "the document" : path) +
+                             " nests deeper than " + std::to_string(kMaxDepth) +
+                             " levels (an alias inside its own anchor?)");
+    }
+    if (++nodes_ > kMaxNodes) {
+      return InvalidArgument(Where(file_, mark) + ": the document expands to more than " +
+                             std::to_string(kMaxNodes) + " nodes at " +
+                             (path.empty() ? "the top level" : path) +
+                             " (aliases that repeat aliases?)");
+    }
     switch (node.Type()) {
       case YAML::NodeType::Undefined:
       case YAML::NodeType::Null:
@@ -62,7 +114,8 @@ class Converter {
         for (const YAML::Node& item : node) {
           ConfigNode child;
           const std::string child_path = path + "[" + std::to_string(index++) + "]";
-          if (Status status = Convert(item, item.Mark(), child_path, &child); !status.ok()) {
+          if (Status status = Convert(item, item.Mark(), child_path, &child, depth + 1);
+              !status.ok()) {
             return status;
           }
           out->Append(std::move(child));
@@ -90,7 +143,8 @@ class Converter {
                 std::to_string(OneBased(key.Mark().line)));
           }
           ConfigNode child;
-          if (Status status = Convert(entry.second, key.Mark(), JoinPath(path, name), &child);
+          if (Status status =
+                  Convert(entry.second, key.Mark(), JoinPath(path, name), &child, depth + 1);
               !status.ok()) {
             return status;
           }
@@ -104,6 +158,7 @@ class Converter {
 
  private:
   const std::string& file_;
+  std::size_t nodes_ = 0;
 };
 
 }  // namespace
@@ -123,6 +178,15 @@ Result<std::string> ReadTextFile(const std::string& path) {
 }
 
 Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& file_name) {
+  if (text.size() > kMaxFileBytes) {
+    return InvalidArgument(file_name + ": " + std::to_string(text.size()) +
+                           " bytes; a deployment file may have at most " +
+                           std::to_string(kMaxFileBytes) + " bytes");
+  }
+  if (const int line = LeadingCommaLine(text); line > 0) {
+    return InvalidArgument(file_name + ":" + std::to_string(line) +
+                           ": YAML syntax error: a document cannot start with ','");
+  }
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(text);
@@ -143,7 +207,8 @@ Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& f
     // level" points at the start of the file rather than at its first key.
     YAML::Mark mark = documents[0].Mark();
     if (documents[0].IsMap()) mark.line = mark.column = 0;
-    if (Status status = Converter(file_name).Convert(documents[0], mark, "", &root); !status.ok()) {
+    Converter converter(file_name);
+    if (Status status = converter.Convert(documents[0], mark, "", &root); !status.ok()) {
       return status;
     }
   } catch (const YAML::Exception& e) {
@@ -153,6 +218,13 @@ Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& f
 }
 
 Result<ConfigNode> ParseYamlFile(const std::string& path) {
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxFileBytes) {  // before reading it (errors: ReadTextFile names them)
+    return InvalidArgument(path + ": " + std::to_string(size) +
+                           " bytes; a deployment file may have at most " +
+                           std::to_string(kMaxFileBytes) + " bytes");
+  }
   Result<std::string> text = ReadTextFile(path);
   if (!text.ok()) return text.status();
   return ParseYamlString(text.value(), path);

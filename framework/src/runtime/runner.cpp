@@ -266,15 +266,19 @@ Result<RunSummary> Runner::Run() {
   RunSummary summary;
   summary.first_round = next_round_;
   summary.last_round = next_round_ - 1;
-  const int limit = options_.max_rounds >= 0 ? options_.max_rounds : config_.max_rounds;
-  // stop.max_rounds counts the deployment's rounds (so a restart completes the same total);
-  // the --rounds override counts this invocation's rounds.
-  auto limit_reached = [&] {
-    if (limit <= 0) return false;
-    return options_.max_rounds >= 0 ? summary.rounds_run >= limit : next_round_ >= limit;
+  // Two limits, both kept: stop.max_rounds counts the deployment's rounds (so a restart
+  // completes the same total), RunnerOptions::max_rounds (`dede run --rounds`) this
+  // invocation's. The reason names the one reached.
+  auto limit_reached = [&]() -> std::string {
+    if (config_.max_rounds > 0 && next_round_ >= config_.max_rounds)
+      return "stop.max_rounds = " + std::to_string(config_.max_rounds) + " reached";
+    if (options_.max_rounds >= 0 && summary.rounds_run >= options_.max_rounds)
+      return "--rounds " + std::to_string(options_.max_rounds) + " reached";
+    return "";
   };
-  if (limit_reached()) {
+  if (!limit_reached().empty()) {
     summary.stop_reason = "deployment already has " + std::to_string(next_round_) + " rounds";
+    if (options_.max_rounds == 0) summary.stop_reason = "--rounds 0: nothing to run";
     return summary;
   }
 
@@ -335,8 +339,8 @@ Result<RunSummary> Runner::Run() {
     ++summary.rounds_run;
     summary.last_round = outcome.round;
     if (stopping) return;
-    if (limit_reached()) {
-      finish("stop.max_rounds = " + std::to_string(limit) + " reached");
+    if (const std::string reason = limit_reached(); !reason.empty()) {
+      finish(reason);
       return;
     }
     if (config_.max_wall_seconds > 0 &&

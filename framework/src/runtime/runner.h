@@ -28,7 +28,7 @@ namespace dede::internal {
 struct RunnerOptions {
   bool verbose = false;  // print each round's residual trace
   bool persist = true;   // false: `dede solve` (nothing is written)
-  int max_rounds = -1;   // overrides stop.max_rounds when >= 0 (counts this run's rounds)
+  int max_rounds = -1;   // this run's rounds, when >= 0 (stop.max_rounds is kept as well)
   std::ostream* log = nullptr;  // progress lines; std::cout when null
 };
 

@@ -360,6 +360,59 @@ TEST(YamlParser, RejectsNonScalarKeys) {
   EXPECT_THAT(node.status().message(), HasSubstr("t.yaml:1:3: keys must be plain scalars"));
 }
 
+// yaml-cpp 0.7 loops forever (allocating) on a document that starts with ','; the parser
+// refuses it before yaml-cpp sees it, wherever the document starts.
+TEST(YamlParser, DocumentStartingWithACommaIsASyntaxError) {
+  for (const std::string text : {",", "  ,a: 1", "# c\n, x", "---\n,", "--- ,", "a: 1\n---\n,",
+                                 "\xEF\xBB\xBF,", "%YAML 1.2\n---\n,", "a: 1\n...\n,"}) {
+    const Result<ConfigNode> node = ParseYamlString(text, "t.yaml");
+    ASSERT_FALSE(node.ok()) << text;
+    EXPECT_THAT(node.status().message(), HasSubstr("a document cannot start with ','")) << text;
+  }
+  // A ',' that continues a flow collection is YAML, and is left to yaml-cpp.
+  const ConfigNode list = Parse("a: [1\n  , 2]\n");
+  EXPECT_EQ(list.Find("a")->items().size(), 2u);
+}
+
+// Aliases are expanded into the tree: an alias of its own anchor and aliases that repeat
+// aliases stop at the depth and size limits with an error naming the file and the path.
+TEST(YamlParser, RecursiveAndExplodingAliasesAreRejected) {
+  for (const std::string text : {"&a [*a]", "a: &x\n  b: *x\n", "plugin: {settings: &s {k: *s}}"}) {
+    const Result<ConfigNode> node = ParseYamlString(text, "t.yaml");
+    ASSERT_FALSE(node.ok()) << text;
+    EXPECT_THAT(node.status().message(), HasSubstr("nests deeper than 100 levels")) << text;
+    EXPECT_THAT(node.status().message(), StartsWith("t.yaml:")) << text;
+  }
+  std::string laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 9; ++i) {  // 10^10 scalars once expanded
+    // Appended piecewise: GCC 12's -Wrestrict misfires on chains of std::string +.
+    const std::string name = std::to_string(i), previous = std::to_string(i - 1);
+    laughs += 'a';
+    laughs += name;
+    laughs += ": &a";
+    laughs += name;
+    laughs += " [";
+    for (int j = 0; j < 10; ++j) {
+      if (j > 0) laughs += ", ";
+      laughs += "*a";
+      laughs += previous;
+    }
+    laughs += "]\n";
+  }
+  const Result<ConfigNode> bomb = ParseYamlString(laughs, "t.yaml");
+  ASSERT_FALSE(bomb.ok());
+  EXPECT_THAT(bomb.status().message(), HasSubstr("expands to more than 1000000 nodes"));
+  // Ordinary anchors and aliases still work.
+  const ConfigNode shared = Parse("base: &b {rho: 2}\nother: *b\n");
+  EXPECT_EQ(shared.Find("other")->Find("rho")->scalar(), "2");
+}
+
+TEST(YamlParser, OversizedFileIsRejected) {
+  const Result<ConfigNode> node = ParseYamlString(std::string((16u << 20) + 1, ' '), "t.yaml");
+  ASSERT_FALSE(node.ok());
+  EXPECT_THAT(node.status().message(), HasSubstr("a deployment file may have at most"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Deployments
 

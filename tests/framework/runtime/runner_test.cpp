@@ -247,6 +247,37 @@ TEST(RunnerPluginMethod, ResumeHandsTheLastStateBack) {
             "4 5");
 }
 
+// stop.max_rounds (the deployment's total) and --rounds (this run's count) both hold: the
+// first one reached stops the run, and the reason names it.
+TEST(RunnerLimits, DeploymentAndRunLimitsBothApply) {
+  const std::string db = DbPath("limits");
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok());
+  DeploymentConfig config = Config("exact-twice");
+  config.max_rounds = 3;
+  {
+    CounterPlugin plugin;
+    std::ostringstream log;
+    Runner runner(config, &plugin, "1.0", store->get(),
+                  RunnerOptions{.max_rounds = 10, .log = &log});
+    ASSERT_TRUE(runner.Setup().ok());
+    Result<RunSummary> run = runner.Run();
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    EXPECT_EQ(run->rounds_run, 3);
+    EXPECT_EQ(run->stop_reason, "stop.max_rounds = 3 reached");
+  }
+  config.max_rounds = 0;
+  CounterPlugin plugin;
+  std::ostringstream log;
+  Runner runner(config, &plugin, "1.0", store->get(), RunnerOptions{.max_rounds = 1, .log = &log});
+  ASSERT_TRUE(runner.Setup().ok());
+  Result<RunSummary> run = runner.Run();
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->rounds_run, 1);
+  EXPECT_EQ(run->last_round, 3);
+  EXPECT_EQ(run->stop_reason, "--rounds 1 reached");
+}
+
 TEST(RunnerPluginMethod, UnknownMethodIsRejectedAtSetupNamingTheMethods) {
   auto store = Store::Open(":memory:");
   ASSERT_TRUE(store.ok());
