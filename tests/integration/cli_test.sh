@@ -30,6 +30,19 @@ if "$dede" query "$work/dev.db" "DELETE FROM rounds" 2> "$work/q.err"; then fail
 # A second run resumes at round 3.
 out=$("$dede" run "$work/dev.yaml" --rounds 1) || fail "second run"
 grep -q "^round 3  " <<< "$out" || fail "resume at round 3: $out"
+# One writer per database: while a run holds it, a second is refused before solving anything,
+# naming the holder; the database is untouched; once the first stops, a run goes on.
+"$dede" run "$work/dev.yaml" --rounds 1000 > "$work/first.log" 2>&1 &
+first=$!
+for _ in $(seq 100); do grep -q "^round" "$work/first.log" && break; sleep 0.05; done
+rounds_before=$(sqlite3 "$work/dev.db" "SELECT count(*) FROM rounds")
+if "$dede" run "$work/dev.yaml" --rounds 1 > "$work/second.log" 2>&1; then fail "second writer allowed"; fi
+grep -q "is being written by another dede run (pid $first)" "$work/second.log" || { cat "$work/second.log"; fail "second writer message"; }
+grep -q "^round" "$work/second.log" && fail "the second writer solved a round"
+kill -INT $first; wait $first || true
+[ "$(sqlite3 "$work/dev.db" "SELECT count(*) FROM rounds")" -ge "$rounds_before" ] || fail "rows lost"
+"$dede" run "$work/dev.yaml" --rounds 1 > /dev/null || fail "run after the writer stopped"
+out=$("$dede" run "$work/dev.yaml" --rounds 0 2>&1) && fail "--rounds 0 accepted"
 out=$("$dede" solve "$work/dev.yaml" --round 5) || fail "solve exit: $out"
 grep -q "satisfied" <<< "$out" || fail "solve: $out"
 out=$("$dede" plugins) || fail "plugins exit: $out"

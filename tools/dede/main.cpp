@@ -26,6 +26,7 @@
 #include "query.h"
 #include "runtime/runner.h"
 #include "store/store.h"
+#include "store/writer_lock.h"
 #include "synthetic.h"
 
 namespace {
@@ -81,6 +82,9 @@ int LoadDeploymentAndPlugin(const std::string& file, Loaded* out) {
 int RunCommand(const std::string& file, bool verbose, int rounds) {
   Loaded loaded;
   if (int code = LoadDeploymentAndPlugin(file, &loaded); code != 0) return code;
+  // One writer per database, refused before anything is solved; held until the run ends.
+  auto lock = dede::internal::WriterLock::Acquire(loaded.config.database);
+  if (!lock.ok()) return Fail(lock.status(), kExitInvalidInput);
   auto store = dede::internal::Store::Open(loaded.config.database);
   if (!store.ok()) return Fail(store.status(), kExitInvalidInput);
   dede::internal::RunnerOptions options;

@@ -1,4 +1,5 @@
 #include "store/store.h"
+#include "store/writer_lock.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -975,6 +976,27 @@ TEST(StoreThroughput, WritesAMillionEntryAllocation) {
       load_seconds,
       n / load_seconds);
   RecordProperty("allocation_rows_per_second", static_cast<int>(n / round_seconds));
+}
+
+// One writer per database: a second lock on the same database fails naming this process; the
+// lock is released with its holder; an in-memory database needs none.
+TEST(WriterLock, SecondWriterIsRefusedUntilTheFirstReleases) {
+  const std::string db = (std::filesystem::path(testing::TempDir()) / "writer_lock.db").string();
+  {
+    Result<WriterLock> first = WriterLock::Acquire(db);
+    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    Result<WriterLock> second = WriterLock::Acquire(db);
+    ASSERT_FALSE(second.ok());
+    EXPECT_EQ(second.status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_NE(second.status().message().find("being written by another dede run (pid " +
+                                             std::to_string(::getpid()) + ")"),
+              std::string::npos)
+        << second.status().message();
+  }
+  EXPECT_TRUE(WriterLock::Acquire(db).ok());
+  Result<WriterLock> memory = WriterLock::Acquire(":memory:");
+  ASSERT_TRUE(memory.ok());
+  EXPECT_TRUE(memory->path().empty());
 }
 
 }  // namespace
