@@ -1,17 +1,21 @@
 #include "plugin/plugin_loader.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 
 #include <algorithm>
 #include <array>
-#include <boost/dll/shared_library.hpp>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <cstdlib>
 #include <system_error>
+
+#include <boost/dll/shared_library.hpp>
 
 #include "core/check.h"
 
@@ -26,27 +30,88 @@ std::string Quoted(const std::string& s) { return "'" + s + "'"; }
 std::string In(const std::string& path) { return "plugin file " + Quoted(path) + ": "; }
 
 // ELF files start with 0x7f 'E' 'L' 'F'. Checked before dlopen so that a stray text file in a
-// plugin directory gets a plain explanation instead of dlopen's "invalid ELF header".
-Status CheckElfMagic(const std::string& path) {
+// plugin directory gets a plain explanation instead of dlopen's "invalid ELF header"; then the
+// header and every segment and section table it names must lie inside the file and match this
+// process (a truncated copy of a plugin is mapped by dlopen and faults with SIGBUS on the
+// first read past its end, killing the host).
+Status CheckElfFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return FailedPrecondition(In(path) + "cannot be opened for reading");
-  std::array<char, 4> head{};
-  in.read(head.data(), head.size());
+  Elf64_Ehdr header{};
+  in.read(reinterpret_cast<char*>(&header), sizeof(header));
   const auto got = static_cast<std::size_t>(in.gcount());
+  const unsigned char* bytes = header.e_ident;
   static constexpr std::array<unsigned char, 4> kMagic = {0x7f, 'E', 'L', 'F'};
-  if (got == head.size() && std::memcmp(head.data(), kMagic.data(), kMagic.size()) == 0) {
-    return Status::Ok();
+  if (got < kMagic.size() || std::memcmp(bytes, kMagic.data(), kMagic.size()) != 0) {
+    std::string found;
+    for (std::size_t i = 0; i < std::min<std::size_t>(got, 4); ++i) {
+      char byte[4];
+      std::snprintf(byte, sizeof(byte), "%02x", bytes[i]);
+      if (i > 0) found += ' ';
+      found += byte;
+    }
+    if (found.empty()) found = "an empty file";
+    return InvalidArgument(In(path) +
+                           "not a shared object: expected the ELF magic 7f 45 4c 46, found " + found);
   }
-  std::string found;
-  for (std::size_t i = 0; i < got; ++i) {
-    char byte[4];
-    std::snprintf(byte, sizeof(byte), "%02x", static_cast<unsigned char>(head[i]));
-    if (i > 0) found += ' ';
-    found += byte;
+  if (got < sizeof(header)) {
+    return InvalidArgument(In(path) + "truncated: " + std::to_string(got) +
+                           " bytes, shorter than an ELF header");
   }
-  if (found.empty()) found = "an empty file";
-  return InvalidArgument(In(path) +
-                         "not a shared object: expected the ELF magic 7f 45 4c 46, found " + found);
+  if (bytes[EI_CLASS] != ELFCLASS64 || bytes[EI_DATA] != ELFDATA2LSB) {
+    return InvalidArgument(In(path) + "not a 64-bit little-endian ELF file (class " +
+                           std::to_string(bytes[EI_CLASS]) + ", data " +
+                           std::to_string(bytes[EI_DATA]) + ")");
+  }
+  if (header.e_type != ET_DYN) {
+    return InvalidArgument(In(path) + "not a shared object (ELF type " +
+                           std::to_string(header.e_type) + ")");
+  }
+#if defined(__x86_64__)
+  constexpr int kMachine = EM_X86_64;
+#elif defined(__aarch64__)
+  constexpr int kMachine = EM_AARCH64;
+#else
+  constexpr int kMachine = -1;
+#endif
+  if (kMachine >= 0 && header.e_machine != kMachine) {
+    return InvalidArgument(In(path) + "built for another machine (ELF machine " +
+                           std::to_string(header.e_machine) + ", this host " +
+                           std::to_string(kMachine) + ")");
+  }
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec) return FailedPrecondition(In(path) + "cannot read its size: " + ec.message());
+  const auto past_end = [&](std::uint64_t offset, std::uint64_t length) {
+    return offset > size || length > size - offset;
+  };
+  const auto truncated = [&](const std::string& what, std::uint64_t end) {
+    return InvalidArgument(In(path) + "truncated: " + what + " ends at byte " +
+                           std::to_string(end) + " of a " + std::to_string(size) + "-byte file");
+  };
+  if (header.e_phentsize != sizeof(Elf64_Phdr) ||
+      past_end(header.e_phoff, std::uint64_t{header.e_phnum} * sizeof(Elf64_Phdr))) {
+    return truncated("the program header table",
+                     header.e_phoff + std::uint64_t{header.e_phnum} * header.e_phentsize);
+  }
+  if (header.e_shnum > 0 &&
+      past_end(header.e_shoff, std::uint64_t{header.e_shnum} * header.e_shentsize)) {
+    return truncated("the section header table",
+                     header.e_shoff + std::uint64_t{header.e_shnum} * header.e_shentsize);
+  }
+  in.seekg(static_cast<std::streamoff>(header.e_phoff));
+  for (int i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment{};
+    in.read(reinterpret_cast<char*>(&segment), sizeof(segment));
+    if (static_cast<std::size_t>(in.gcount()) != sizeof(segment)) {
+      return truncated("the program header table", header.e_phoff + (i + 1) * sizeof(segment));
+    }
+    if (segment.p_type == PT_LOAD && past_end(segment.p_offset, segment.p_filesz)) {
+      return truncated("loadable segment " + std::to_string(i),
+                       segment.p_offset + segment.p_filesz);
+    }
+  }
+  return Status::Ok();
 }
 
 // Plugin names appear in YAML and in the database: printable, no blanks.
@@ -161,7 +226,7 @@ Result<std::shared_ptr<PluginHandle>> LoadPlugin(const std::string& path) {
     return InvalidArgument(In(path) + "not a regular file" +
                            (fs::is_directory(status) ? " (a directory)" : ""));
   }
-  Status elf = CheckElfMagic(path);
+  Status elf = CheckElfFile(path);
   if (!elf.ok()) return elf;
 
   // Boost.DLL throws only on allocation failure here (error_code overloads are used), and the
@@ -187,6 +252,19 @@ Result<std::shared_ptr<PluginHandle>> LoadPlugin(const std::string& path) {
       return NotFound(In(path) + "symbol '" + std::string(kPluginEntryPoint) +
                       "' not found, expected the plugin entry point. Is "
                       "DEDE_DECLARE_PLUGIN(Class, \"name\", \"version\") missing?");
+    }
+    // A data object of that name would be called as code: check the symbol's type first.
+    void* address = ::dlsym(handle->library_->library.native(), kPluginEntryPoint);
+    Dl_info where{};
+    void* symbol_entry = nullptr;
+    const ElfW(Sym)* symbol = nullptr;
+    if (address != nullptr && ::dladdr1(address, &where, &symbol_entry, RTLD_DL_SYMENT) != 0 &&
+        (symbol = static_cast<const ElfW(Sym)*>(symbol_entry)) != nullptr &&
+        symbol != nullptr && ELF64_ST_TYPE(symbol->st_info) != STT_FUNC) {
+      return InvalidArgument(In(path) + "symbol '" + std::string(kPluginEntryPoint) +
+                             "' is not a function (ELF symbol type " +
+                             std::to_string(ELF64_ST_TYPE(symbol->st_info)) +
+                             "); DEDE_DECLARE_PLUGIN defines it");
     }
     using EntryPoint = const PluginDescriptor*();
     EntryPoint& entry = handle->library_->library.get<EntryPoint>(kPluginEntryPoint);

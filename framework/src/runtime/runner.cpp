@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -139,6 +140,10 @@ Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
   const Clock::time_point start = Clock::now();
   const double started_unix = UnixSeconds();
   *outcome = RoundOutcome();
+  if (next_round_ >= std::numeric_limits<int>::max() - 1) {
+    return FailedPrecondition("deployment '" + config_.name + "': the round counter is exhausted (" +
+                              std::to_string(next_round_) + ")");
+  }
   outcome->round = next_round_;
   bool finished = false;
   Status status = GuardPlugin("Refresh", [&] {

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string_view>
 #include <unordered_map>
@@ -566,7 +567,16 @@ Result<LastRound> Store::LoadLastRound(std::int64_t deployment_id, int num_varia
     status = round->Step(&has_row);
     if (!status.ok()) return status;
     if (!has_row || round->IsNull(0)) return last;  // no round yet: round = -1, no values
-    last.round = static_cast<int>(round->ColumnInt64(0));
+    const std::int64_t stored = round->ColumnInt64(0);
+    // Rounds are ints counted up from 0; anything else was written by another hand, and
+    // resuming after it would overflow the counter.
+    if (stored < 0 || stored >= std::numeric_limits<int>::max() - 1) {
+      return FailedPrecondition(impl.path + ": table rounds: the deployment's last round is " +
+                      std::to_string(stored) + ", outside [0, " +
+                      std::to_string(std::numeric_limits<int>::max() - 2) +
+                      "]; was the database edited by hand?");
+    }
+    last.round = static_cast<int>(stored);
   }
   last.values.assign(static_cast<std::size_t>(num_variables), 0.0);
   // clang-format off

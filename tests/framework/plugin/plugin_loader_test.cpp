@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -96,6 +99,28 @@ TEST(PluginLoader, RejectsEmptyFile) {
                               "empty file")));
 }
 
+// Truncated copies of a real plugin: dlopen maps them and the first read past the end kills
+// the process with SIGBUS, so the loader checks the ELF header and segment table against the
+// file size first.
+TEST(PluginLoader, RejectsTruncatedCopiesOfAPluginBeforeMappingThem) {
+  namespace fs = std::filesystem;
+  const std::uintmax_t full = fs::file_size(DEDE_FIXTURE_GOOD_PLUGIN);
+  std::ifstream in(DEDE_FIXTURE_GOOD_PLUGIN, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(bytes.size(), full);
+  const fs::path dir = fs::path(testing::TempDir()) / "dede_truncated_plugins";
+  fs::create_directories(dir);
+  for (const std::size_t keep : {std::size_t{32}, std::size_t{4096}, bytes.size() / 2,
+                                 bytes.size() - 1}) {
+    const std::string path = (dir / ("cut_" + std::to_string(keep) + ".so")).string();
+    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(keep));
+    const Status status = LoadStatus(path);
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << keep << ": " << status.ToString();
+    EXPECT_THAT(status.message(), AllOf(StartsWith(FilePrefix(path)), HasSubstr("truncated")))
+        << keep;
+  }
+}
+
 TEST(PluginLoader, ReportsUnresolvedSymbolsAtLoadTimeInsteadOfAtTheFirstCall) {
   Status status = LoadStatus(DEDE_FIXTURE_UNRESOLVED_SYMBOL);
   EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
@@ -111,6 +136,14 @@ TEST(PluginLoader, RejectsLibraryWithoutEntryPoint) {
               AllOf(StartsWith(FilePrefix(DEDE_FIXTURE_MISSING_SYMBOL)),
                     HasSubstr("symbol 'dede_plugin_descriptor_v1' not found"),
                     HasSubstr("DEDE_DECLARE_PLUGIN")));
+}
+
+TEST(PluginLoader, RejectsAnEntryPointThatIsNotAFunction) {
+  Status status = LoadStatus(DEDE_FIXTURE_DATA_ENTRY_POINT);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              AllOf(StartsWith(FilePrefix(DEDE_FIXTURE_DATA_ENTRY_POINT)),
+                    HasSubstr("symbol 'dede_plugin_descriptor_v1' is not a function")));
 }
 
 TEST(PluginLoader, RejectsNewerAbiVersion) {
@@ -495,6 +528,7 @@ TEST(PluginRegistry, ScanningADirectoryLoadsGoodPluginsAndRecordsEveryRejection)
                   P{"fixture_bad_descriptor_size.so", StatusCode::kFailedPrecondition},
                   P{"fixture_bad_toolchain.so", StatusCode::kFailedPrecondition},
                   P{"fixture_blank_name.so", StatusCode::kInvalidArgument},
+                  P{"fixture_data_entry_point.so", StatusCode::kInvalidArgument},
                   P{"fixture_duplicate_b.so", StatusCode::kAlreadyExists},
                   P{"fixture_empty_name.so", StatusCode::kInvalidArgument},
                   P{"fixture_missing_symbol.so", StatusCode::kNotFound},

@@ -467,6 +467,18 @@ TEST_F(StoreRounds, LoadLastRoundWithoutRoundsIsMinusOne) {
   EXPECT_TRUE(last.values.empty());
 }
 
+// A last round the counter cannot go on from (written by another hand) is an error naming the
+// table and the value, not an overflow on resume.
+TEST_F(StoreRounds, LastRoundAtTheEndOfTheCounterIsAnError) {
+  ASSERT_OK(store_->WriteRound(id_, MakeRound(std::numeric_limits<int>::max(), {{0, 1.0}})));
+  const Result<LastRound> last = store_->LoadLastRound(id_, problem_.num_variables());
+  ASSERT_FALSE(last.ok());
+  EXPECT_NE(last.status().message().find("table rounds: the deployment's last round is "
+                                         "2147483647, outside [0, 2147483645]"),
+            std::string::npos)
+      << last.status().message();
+}
+
 TEST_F(StoreRounds, WriteRoundThenLoadLastRoundRoundTrips) {
   ASSERT_OK(store_->WriteRound(id_, MakeRound(0, {{0, 1.0}, {3, 4.0}})));
   // Unsorted input, an exact zero and a value under the zero tolerance (not stored).
