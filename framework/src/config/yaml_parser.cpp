@@ -2,7 +2,9 @@
 // yaml-cpp; its exceptions stop here and become a Status naming file:line:column.
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -43,6 +45,43 @@ std::string JoinPath(const std::string& parent, const std::string& key) {
 constexpr std::size_t kMaxFileBytes = 16u << 20;
 constexpr std::size_t kMaxNodes = 1'000'000;
 constexpr int kMaxDepth = 100;
+
+// Offset of the first byte that does not belong to a well-formed UTF-8 sequence (RFC 3629: no
+// overlong forms, no surrogates, nothing above U+10FFFF), or npos. YAML text is Unicode; a
+// Latin-1 name would reach the database and the JSON outputs as invalid text.
+std::size_t FirstInvalidUtf8(const std::string& text) {
+  const auto* b = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned c = b[i];
+    std::size_t length = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + length > n) return i;
+    if (b[i + 1] < lo || b[i + 1] > hi) return i;
+    for (std::size_t k = 2; k < length; ++k) {
+      if (b[i + k] < 0x80 || b[i + k] > 0xBF) return i;
+    }
+    i += length;
+  }
+  return std::string::npos;
+}
 
 // yaml-cpp 0.7 loops forever, allocating, on a document whose first token is ',' (at the
 // start of the file or after a `---` / `...` marker). Returns the 1-based line of such a ','
@@ -182,6 +221,16 @@ Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& f
     return InvalidArgument(file_name + ": " + std::to_string(text.size()) +
                            " bytes; a deployment file may have at most " +
                            std::to_string(kMaxFileBytes) + " bytes");
+  }
+  if (const std::size_t bad = FirstInvalidUtf8(text); bad != std::string::npos) {
+    const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+    const std::size_t column = bad - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "%02x", static_cast<unsigned char>(text[bad]));
+    return InvalidArgument(file_name + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                           ": not UTF-8 text (byte 0x" + hex +
+                           "); YAML files are Unicode, save it as UTF-8");
   }
   if (const int line = LeadingCommaLine(text); line > 0) {
     return InvalidArgument(file_name + ":" + std::to_string(line) +

@@ -407,6 +407,18 @@ TEST(YamlParser, RecursiveAndExplodingAliasesAreRejected) {
   EXPECT_EQ(shared.Find("other")->Find("rho")->scalar(), "2");
 }
 
+TEST(YamlParser, TextThatIsNotUtf8IsRejectedAtItsPosition) {
+  const Result<ConfigNode> latin1 = ParseYamlString("deployment:\n  name: caf\xe9\n", "t.yaml");
+  ASSERT_FALSE(latin1.ok());
+  EXPECT_EQ(latin1.status().message(),
+            "t.yaml:2:12: not UTF-8 text (byte 0xe9); YAML files are Unicode, save it as UTF-8");
+  for (const std::string bad : {"a: \xc0\x80", "a: \xed\xa0\x80", "a: \xf4\x90\x80\x80", "a: \xe2\x82"}) {
+    EXPECT_FALSE(ParseYamlString(bad, "t.yaml").ok()) << bad;  // overlong, surrogate, > U+10FFFF, cut
+  }
+  EXPECT_EQ(Parse("name: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n").Find("name")->scalar(),
+            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+}
+
 TEST(YamlParser, OversizedFileIsRejected) {
   const Result<ConfigNode> node = ParseYamlString(std::string((16u << 20) + 1, ' '), "t.yaml");
   ASSERT_FALSE(node.ok());
