@@ -69,8 +69,10 @@ Status LoadShardLoads(const std::string& path, std::vector<std::vector<double>>*
     const double load = std::strtod(fields[2].c_str(), &end);
     if (fields[2].empty() || *end != '\0' || errno != 0)
       return FieldError(path, line_no, "load", fields[2], "not a number");
-    if (!std::isfinite(load) || load < 0)
-      return FieldError(path, line_no, "load", fields[2], "must be finite and >= 0");
+    // Bounded so that the total over thousands of shards (the band is a share of it) stays
+    // finite and exact to the solvers' tolerances.
+    if (!std::isfinite(load) || load < 0 || load > 1e15)
+      return FieldError(path, line_no, "load", fields[2], "must be within [0, 1e15]");
     if (!cells.emplace(std::make_pair(idx[0], idx[1]), load).second)
       return FieldError(path, line_no, "shard", fields[1],
                         "duplicate (round " + fields[0] + ", shard " + fields[1] + ")");

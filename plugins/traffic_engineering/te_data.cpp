@@ -16,6 +16,9 @@
 namespace dede::te {
 namespace {
 
+constexpr double kMaxCapacity = 1e15;  // in the topology file's units
+
+
 Status Invalid(std::string message) {
   return Status(StatusCode::kInvalidArgument, std::move(message));
 }
@@ -175,10 +178,13 @@ Result<Topology> LoadTopology(const std::string& file) {
       return Invalid(where + ".capacity is missing or not a number");
     }
     link.capacity = l["capacity"].get<double>();
-    if (!std::isfinite(link.capacity) || link.capacity < 0) {
+    // Bounded so that sums over thousands of links stay finite and exact to the solvers'
+    // relative tolerances (1e308 overflowed the flow unit's arithmetic).
+    if (!std::isfinite(link.capacity) || link.capacity < 0 || link.capacity > kMaxCapacity) {
       std::ostringstream value;
       value << link.capacity;
-      return Invalid(where + ".capacity = " + value.str() + ". Violated constraint: capacity >= 0");
+      return Invalid(where + ".capacity = " + value.str() +
+                     ". Violated constraint: 0 <= capacity <= 1e15");
     }
     if (link.src == link.dst) {
       return Invalid(where + ": self loop at node " + std::to_string(topology.node_ids[link.src]));

@@ -119,7 +119,8 @@ TEST(LoadBalancingLoader, ErrorsNameFileLineAndField) {
   ExpectError("round", "round,shard,load\nx,0,1\n", {":2:", "'round'", "'x'"});
   ExpectError("shard", "round,shard,load\n0,-1,1\n", {":2:", "'shard'"});
   ExpectError("load", "round,shard,load\n0,0,abc\n", {":2:", "'load'", "not a number"});
-  ExpectError("negative", "round,shard,load\n0,0,-2\n", {":2:", "'load'", ">= 0"});
+  ExpectError("negative", "round,shard,load\n0,0,-2\n", {":2:", "'load'", "[0, 1e15]"});
+  ExpectError("huge", "round,shard,load\n0,0,1e308\n", {":2:", "'load'", "[0, 1e15]"});
   ExpectError("dup", "round,shard,load\n0,0,1\n0,0,2\n", {":3:", "duplicate"});
   ExpectError("dense", "round,shard,load\n0,0,1\n0,1,2\n1,0,1\n", {"missing row for round 1, shard 1"});
   std::vector<std::vector<double>> loads;

@@ -108,6 +108,13 @@ TEST(LoadTopology, RejectsMissingFieldsAndBadJson) {
   ASSERT_FALSE(t.ok());
   EXPECT_TRUE(Contains(t.status().message(), "links[0].capacity is missing"))
       << t.status().message();
+  TempFile huge("huge.json",
+               R"({"nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1, "capacity": 1e308}]})");
+  t = LoadTopology(huge.path());
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(Contains(t.status().message(), "links[0].capacity = 1e+308. Violated constraint: "
+                                             "0 <= capacity <= 1e15"))
+      << t.status().message();
   TempFile no_links("nolinks.json", R"({"nodes": []})");
   t = LoadTopology(no_links.path());
   ASSERT_FALSE(t.ok());
