@@ -204,6 +204,9 @@ Status ParseSettings(const ConfigNode& settings,
       return Bad(*w.Find("trace"), "a trace file needs workload.source dally_csv or tiresias_csv");
     if (s.jobs < 1) return Bad(*w.Find("jobs"), "the synthetic generator needs at least 1 job");
   } else {
+    // A trace is replayed whole unless workload.jobs says otherwise (the synthetic default of
+    // 100 silently cut a 344-job trace).
+    if (!w.Has("jobs")) s.jobs = 0;
     if (!w.Has("trace"))
       return InvalidArgument(w.Where() + ": " + w.path() +
                              ".trace is required with source: " + s.source);
@@ -299,7 +302,8 @@ Status ParseSettings(const ConfigNode& settings,
   return Status::Ok();
 }
 
-Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s) {
+Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped) {
+  int trace_jobs_skipped = 0;
   std::vector<JobSpec> jobs;
   std::string error;
   if (s.source == "synthetic") {
@@ -314,7 +318,10 @@ Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s) {
     if (!error.empty()) return InvalidArgument("plugin.settings.workload.trace: " + error);
     if (jobs.empty())
       return InvalidArgument("plugin.settings.workload.trace: " + s.trace + " has no jobs");
-    if (s.jobs > 0 && static_cast<int>(jobs.size()) > s.jobs) jobs.resize(s.jobs);
+    if (s.jobs > 0 && static_cast<int>(jobs.size()) > s.jobs) {
+      trace_jobs_skipped = static_cast<int>(jobs.size()) - s.jobs;  // reported every round
+      jobs.resize(s.jobs);
+    }
   }
   std::stable_sort(jobs.begin(), jobs.end(), [](const JobSpec& a, const JobSpec& b) {
     return a.arrival_s != b.arrival_s ? a.arrival_s < b.arrival_s : a.id < b.id;
@@ -349,6 +356,7 @@ Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s) {
     return InvalidArgument((s.trace.empty() ? std::string("workload") : s.trace) +
                            ": duplicate job id " +
                            std::to_string(*std::adjacent_find(ids.begin(), ids.end())));
+  if (skipped != nullptr) *skipped = trace_jobs_skipped;
   return jobs;
 }
 
@@ -357,7 +365,7 @@ Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s) {
 Status GpuPlacementDomain::Configure(const ConfigNode& settings, const PluginContext& context) {
   Status st = ParseSettings(settings, context, &settings_);
   if (!st.ok()) return st;
-  Result<std::vector<JobSpec>> jobs = LoadWorkload(settings_);
+  Result<std::vector<JobSpec>> jobs = LoadWorkload(settings_, &settings_.trace_jobs_skipped);
   if (!jobs.ok()) return jobs.status();
   jobs_ = std::move(jobs.value());
   origin_s_ = jobs_.front().arrival_s;
@@ -654,6 +662,7 @@ Status GpuPlacementDomain::Report(int round,
                      {"running_jobs", static_cast<double>(running)},
                      {"queued_jobs", static_cast<double>(queued)},
                      {"arrived_jobs", static_cast<double>(arrived)},
+                     {"trace_jobs_skipped", static_cast<double>(settings_.trace_jobs_skipped)},
                      {"gpu_utilization", tick_util},
                      {"gpus_held", static_cast<double>(sim_->UsedGpus())},
                      {"jct_avg_h", finished ? jct / nf / kHour : 0},

@@ -51,7 +51,9 @@ struct DomainSettings {
   // Workload.
   std::string source = "synthetic";  // synthetic | dally_csv | tiresias_csv
   std::string trace;                 // resolved path of the trace (csv sources)
-  int jobs = 100;                    // synthetic: number of jobs; csv: first N jobs (0 = all)
+  int jobs = 100;                    // synthetic: number of jobs; csv: first N jobs (0 = all,
+                                     // the default for a trace)
+  int trace_jobs_skipped = 0;        // csv: jobs of the trace beyond `jobs` (reported)
   bool poisson = false;              // synthetic arrivals
   double jobs_per_day = 100;
   uint64_t workload_seed = 1;
@@ -65,7 +67,8 @@ struct DomainSettings {
 // Parses `plugin.settings`; errors name file:line:column, key and value.
 Status ParseSettings(const ConfigNode& settings, const PluginContext& context, DomainSettings* out);
 // Loads or generates the jobs, sorted by (arrival, id), with overheads and per-pool speeds.
-Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s);
+// *skipped (if given): jobs of a trace beyond `jobs`, dropped.
+Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped = nullptr);
 
 // Policy <-> method name ("dally", "dally-manual", "dally-nowait", "dally-consolidated",
 // "tiresias", "gandiva").

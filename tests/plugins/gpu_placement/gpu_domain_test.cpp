@@ -370,6 +370,32 @@ TEST(GpuPlacementSettings, ErrorsNameFileKeyAndValue) {
   EXPECT_NE(m.find("not both"), std::string::npos) << m;
 }
 
+// A trace is replayed whole unless workload.jobs cuts it; a cut is counted, not silent.
+TEST(GpuPlacementWorkload, TraceJobsDefaultToAllAndACutIsCounted) {
+  PluginContext ctx;
+  ctx.config_dir = kData;
+  DomainSettings all;
+  ASSERT_TRUE(ParseSettings(Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n"),
+                            ctx, &all).ok());
+  EXPECT_EQ(all.jobs, 0);
+  int skipped = -1;
+  Result<std::vector<JobSpec>> w = LoadWorkload(all, &skipped);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(w->size(), 60u);
+  EXPECT_EQ(skipped, 0);
+  DomainSettings cut;
+  ASSERT_TRUE(ParseSettings(
+      Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv, jobs: 20}\n"), ctx,
+      &cut).ok());
+  w = LoadWorkload(cut, &skipped);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(w->size(), 20u);
+  EXPECT_EQ(skipped, 40);
+  DomainSettings synthetic;
+  ASSERT_TRUE(ParseSettings(Settings("workload: {source: synthetic}\n"), ctx, &synthetic).ok());
+  EXPECT_EQ(synthetic.jobs, 100);
+}
+
 TEST(GpuPlacementWorkload, TiresiasSampleLoads) {
   DomainSettings s;
   PluginContext ctx;
