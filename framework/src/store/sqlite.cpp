@@ -269,4 +269,13 @@ Status Transaction::Commit() {
   return status;
 }
 
+void Database::DenyAttach() {
+  sqlite3_set_authorizer(
+      db_,
+      [](void*, int action, const char*, const char*, const char*, const char*) {
+        return action == SQLITE_ATTACH ? SQLITE_DENY : SQLITE_OK;
+      },
+      nullptr);
+}
+
 }  // namespace dede::internal::sqlite

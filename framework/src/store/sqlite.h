@@ -61,6 +61,9 @@ class Statement {
   int last_error() const { return last_error_; }
   const char* sql() const;
   bool empty() const { return stmt_ == nullptr; }
+  // True if running it writes nothing to the database file (sqlite3_stmt_readonly); VACUUM,
+  // including VACUUM INTO, is not.
+  bool ReadOnly() const { return stmt_ == nullptr || sqlite3_stmt_readonly(stmt_) != 0; }
 
  private:
   friend class Database;
@@ -97,6 +100,8 @@ class Database {
   Status Error(int code, std::string_view doing) const;
   const std::string& path() const { return path_; }
   sqlite3* handle() { return db_; }
+  // Statements prepared from now on may not ATTACH another database file (an authorizer).
+  void DenyAttach();
   bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
  private:

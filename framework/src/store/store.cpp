@@ -266,9 +266,12 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_on
   impl->schema_version = version;
 
   if (read_only) {
-    // Belt and braces on top of SQLITE_OPEN_READONLY: refuses temp tables and ATTACHed writes.
+    // Belt and braces on top of SQLITE_OPEN_READONLY: refuses temp tables and ATTACHed writes;
+    // no other file is attached (Query also refuses statements that would write, such as
+    // VACUUM INTO, before they run).
     status = db.Exec("PRAGMA query_only = ON", "making the connection query-only");
     if (!status.ok()) return status;
+    db.DenyAttach();
     return std::unique_ptr<Store>(new Store(std::move(impl)));
   }
 
@@ -931,6 +934,10 @@ Result<QueryResult> Store::Query(const std::string& sql) {
     }
     Statement& statement = prepared.value();
     if (statement.empty()) break;  // only whitespace or comments were left
+    if (impl_->read_only && !statement.ReadOnly()) {
+      return FailedPrecondition("SQL error: `" + std::string(statement.sql()) +
+                                "` would write; queries are read-only (this statement was not run)");
+    }
     any_statement = true;
     const int columns = statement.ColumnCount();
     QueryResult current;
