@@ -698,39 +698,6 @@ Problem ScaledMinMaxUtilization() {
   return p;
 }
 
-TEST(AdmmSolver, GlobalTermPenaltyBalancingReachesTheOptimumInFewerIterations) {
-  const Problem problem = ScaledMinMaxUtilization();
-  Allocation exact_allocation;
-  SolveSummary exact;
-  SolveExact(problem, ExactOptions(), &exact_allocation, &exact);
-  ASSERT_EQ(exact.termination, Termination::kConverged) << exact.message;
-  // Iterations until the demand-side iterate is within 1e-4 of the optimum and the copies
-  // agree to 1e-4 (relative), as dede_bench convergence measures it.
-  int reached[2] = {-1, -1};
-  for (int balanced = 0; balanced < 2; ++balanced) {
-    AdmmOptions options;
-    options.eps_abs = 0;
-    options.eps_rel = 1e-15;
-    options.max_iterations = 30000;
-    options.check_termination_every = 5;
-    options.global_rho_balancing = balanced == 1;
-    AdmmSolver solver(problem, options);
-    solver.SetObserver([&](const IterationSummary& it) {
-      const bool close = std::abs(it.objective - exact.objective) <= 1e-4 * exact.objective &&
-                         it.primal_residual <= 1e-4 * it.primal_scale;
-      if (close) reached[balanced] = it.iteration;
-      return !close;
-    });
-    Allocation allocation;
-    SolveSummary summary;
-    solver.Solve(&allocation, &summary);
-  }
-  std::printf("min max utilisation %.6f: 1e-4 after %d iterations with the global penalty "
-              "balanced, %d without\n", exact.objective, reached[1], reached[0]);
-  ASSERT_GT(reached[1], 0) << "the balanced run did not reach 1e-4";
-  EXPECT_TRUE(reached[0] < 0 || reached[1] < reached[0]);
-}
-
 // Iterations until the demand-side iterate of `options` is within 1e-4 of `optimum` and the
 // copies agree to 1e-4 (relative), as dede_bench convergence measures it; -1 if never.
 int IterationsTo1e4(const Problem& problem, AdmmOptions options, double optimum,
@@ -753,21 +720,42 @@ int IterationsTo1e4(const Problem& problem, AdmmOptions options, double optimum,
   return reached;
 }
 
+// The exact optimum of `problem` (Clp), asserting it converged.
+double ExactObjective(const Problem& problem) {
+  Allocation allocation;
+  SolveSummary exact;
+  SolveExact(problem, ExactOptions(), &allocation, &exact);
+  EXPECT_EQ(exact.termination, Termination::kConverged) << exact.message;
+  return exact.objective;
+}
+
+TEST(AdmmSolver, GlobalTermPenaltyBalancingReachesTheOptimumInFewerIterations) {
+  const Problem problem = ScaledMinMaxUtilization();
+  const double optimum = ExactObjective(problem);
+  int reached[2] = {-1, -1};
+  for (int balanced = 0; balanced < 2; ++balanced) {
+    AdmmOptions options;
+    options.global_rho_balancing = balanced == 1;
+    reached[balanced] = IterationsTo1e4(problem, options, optimum);
+  }
+  std::printf("min max utilisation %.6f: 1e-4 after %d iterations with the global penalty "
+              "balanced, %d without\n", optimum, reached[1], reached[0]);
+  ASSERT_GT(reached[1], 0) << "the balanced run did not reach 1e-4";
+  EXPECT_TRUE(reached[0] < 0 || reached[1] < reached[0]);
+}
+
 // Per-copy factors: of the 30 link copies only the bottlenecks carry the objective's dual; the
 // others, at a factor of 1, hold alpha back. With factors from each copy's dual share the
 // optimum is reached in fewer iterations, and the summary reports the factors' range.
 TEST(AdmmSolver, GlobalCopyFactorsReachTheOptimumInFewerIterations) {
   const Problem problem = ScaledMinMaxUtilization();
-  Allocation exact_allocation;
-  SolveSummary exact;
-  SolveExact(problem, ExactOptions(), &exact_allocation, &exact);
-  ASSERT_EQ(exact.termination, Termination::kConverged) << exact.message;
+  const double optimum = ExactObjective(problem);
   AdmmOptions options;
   options.global_copy_balancing = false;
   SolveSummary plain_summary, copies_summary;
-  const int plain = IterationsTo1e4(problem, options, exact.objective, &plain_summary);
+  const int plain = IterationsTo1e4(problem, options, optimum, &plain_summary);
   options.global_copy_balancing = true;
-  const int copies = IterationsTo1e4(problem, options, exact.objective, &copies_summary);
+  const int copies = IterationsTo1e4(problem, options, optimum, &copies_summary);
   std::printf("min max utilisation: 1e-4 after %d iterations with per-copy factors, %d "
               "without\n", copies, plain);
   ASSERT_GT(copies, 0) << copies_summary.FullReport();
@@ -783,14 +771,10 @@ TEST(AdmmSolver, GlobalCopyFactorsReachTheOptimumInFewerIterations) {
 // entries' factors, and a cold start forgets them (two cold solves are bitwise identical).
 TEST(AdmmSolver, BlockFactorsKeepTheOptimumAndResetOnAColdStart) {
   const Problem problem = ScaledMinMaxUtilization();
-  Allocation exact_allocation;
-  SolveSummary exact;
-  SolveExact(problem, ExactOptions(), &exact_allocation, &exact);
-  ASSERT_EQ(exact.termination, Termination::kConverged) << exact.message;
   AdmmOptions options;
   options.block_rho_balancing = BlockBalancing::kResource;
   SolveSummary summary;
-  ASSERT_GT(IterationsTo1e4(problem, options, exact.objective, &summary), 0)
+  ASSERT_GT(IterationsTo1e4(problem, options, ExactObjective(problem), &summary), 0)
       << summary.FullReport();
   EXPECT_LT(summary.entry_weight_min, summary.entry_weight_max) << summary.FullReport();
 

@@ -470,7 +470,9 @@ TEST_F(StoreRounds, LoadLastRoundWithoutRoundsIsMinusOne) {
 // A last round the counter cannot go on from (written by another hand) is an error naming the
 // table and the value, not an overflow on resume.
 TEST_F(StoreRounds, LastRoundAtTheEndOfTheCounterIsAnError) {
-  ASSERT_OK(store_->WriteRound(id_, MakeRound(std::numeric_limits<int>::max(), {{0, 1.0}})));
+  RoundRecord record = MakeRound(0, {{0, 1.0}});
+  record.round = std::numeric_limits<int>::max();
+  ASSERT_OK(store_->WriteRound(id_, record));
   const Result<LastRound> last = store_->LoadLastRound(id_, problem_.num_variables());
   ASSERT_FALSE(last.ok());
   EXPECT_NE(last.status().message().find("table rounds: the deployment's last round is "
