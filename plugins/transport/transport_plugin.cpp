@@ -14,6 +14,8 @@ namespace {
 
 class TransportPlugin : public dede::DomainPlugin {
  public:
+  static constexpr double kMaxEntries = 2e7;
+
   dede::Status Configure(const dede::ConfigNode& settings,
                          const dede::PluginContext& context) override {
     if (!settings.IsNull()) {
@@ -28,6 +30,19 @@ class TransportPlugin : public dede::DomainPlugin {
       status.Update(settings.Read("period", &period_, 1e-9, 1e9));
       status.Update(settings.Read("rounds", &rounds_, 0, 1 << 30));
       if (!status.ok()) return status;
+      // Each bound alone admits 4e12 entries; the problem's size is their product. 2e7 entries
+      // take about 15 GB with today's engine (about 730 bytes per entry, BENCHMARKS.md).
+      const double entries =
+          static_cast<double>(demands_) * std::min(entries_per_demand_, resources_);
+      if (entries > kMaxEntries) {
+        const dede::ConfigNode* at = settings.Find("entries_per_demand");
+        if (at == nullptr) at = settings.Find("demands");
+        if (at == nullptr) at = &settings;
+        return dede::InvalidArgument(
+            at->Where() + ": demands x min(entries_per_demand, resources) = " +
+            std::to_string(static_cast<long long>(entries)) + " entries; at most " +
+            std::to_string(static_cast<long long>(kMaxEntries)) + " (about 15 GB)");
+      }
     }
     seed_ = context.seed;
     return dede::Status::Ok();

@@ -58,6 +58,13 @@ set +e
 set -e
 [ $code -eq 2 ] || fail "bad plugin setting: exit $code"
 grep -q "bad.yaml" "$work/bad.err" && grep -q "resources" "$work/bad.err" && grep -q -- "-5" "$work/bad.err" || { cat "$work/bad.err"; fail "bad setting message"; }
+# Settings each within bounds whose product asks for trillions of entries.
+sed -e 's/    resources: 50/    resources: 1000000/' "$work/dev.yaml" > "$work/huge.yaml"
+sed -i 's/^\(    demands: \).*/\14000000/; s/^\(    entries_per_demand: \).*/\11000000/' "$work/huge.yaml"
+set +e
+"$dede" validate "$work/huge.yaml" 2> "$work/huge.err"; code=$?
+set -e
+[ $code -eq 2 ] && grep -q "huge.yaml:.*entries; at most 20000000" "$work/huge.err" || { cat "$work/huge.err"; fail "size bound"; }
 sed -e 's/name: transport/name: no_such_plugin/' "$work/dev.yaml" > "$work/noplugin.yaml"
 set +e
 "$dede" validate "$work/noplugin.yaml" 2> "$work/np.err"; code=$?
