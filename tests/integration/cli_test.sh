@@ -19,6 +19,9 @@ grep -q ": ok (deployment 'dev-transport'" <<< "$out" || fail "validate: $out"
 "$dede" run "$work/dev.yaml" --rounds 3 > "$work/run.log" || { cat "$work/run.log"; fail "run"; }
 grep -q "round 2  converged" "$work/run.log" || { cat "$work/run.log"; fail "no round 2 line"; }
 [ "$("$dede" query "$work/dev.db" "SELECT count(*) AS n FROM rounds" --format csv | tail -1 | tr -d "\r")" = 3 ] || fail "3 rounds expected"
+[ "$(echo "SELECT count(*) AS n FROM rounds" | "$dede" query "$work/dev.db" - --format csv | tail -1 | tr -d "\r")" = 3 ] || fail "SQL from standard input"
+if "$dede" query "$work/dev.db" "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c" --time-limit 0.3 2> "$work/slow.err"; then fail "endless query not stopped"; fi
+grep -q "stopped after the time limit of 0.3 s" "$work/slow.err" || { cat "$work/slow.err"; fail "time limit message"; }
 out=$("$dede" query "$work/dev.db" "SELECT round, termination FROM rounds ORDER BY round" --format json)
 grep -q '"termination": *"converged"' <<< "$out" || fail "json: $out"
 "$dede" query "$work/dev.db" "SELECT * FROM demand_allocation LIMIT 3" > /dev/null || fail "demand_allocation view"

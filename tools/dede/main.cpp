@@ -12,8 +12,11 @@
 // 3 the run failed (solver or plugin failure at run time).
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,9 @@
 #include "synthetic.h"
 
 namespace {
+
+// Set by SIGINT during `dede query`.
+std::atomic<bool> g_query_cancel{false};
 
 using dede::Status;
 
@@ -214,6 +220,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   std::string config_file, db_path, sql, format = "table";
+  double query_seconds = 60;
   bool verbose = false;
   int rounds = -1, round = 0, threads = 0;
   double time_limit = 60;
@@ -238,7 +245,9 @@ int main(int argc, char** argv) {
 
   auto* query = app.add_subcommand("query", "run read-only SQL on a deployment database");
   query->add_option("db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
-  query->add_option("sql", sql, "SQL statement")->required();
+  query->add_option("sql", sql, "SQL statement, or - to read it from standard input")->required();
+  query->add_option("--time-limit", query_seconds, "seconds before the query is stopped")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   query->add_option("--format", format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
 
@@ -268,8 +277,19 @@ int main(int argc, char** argv) {
   if (solve->parsed()) return SolveCommand(config_file, verbose, round);
   if (validate->parsed()) return ValidateCommand(config_file);
   if (query->parsed()) {
-    Status s = dede::tools::RunQuery(db_path, sql, format, std::cout);
-    return s.ok() ? 0 : Fail(s, kExitInvalidInput);
+    if (sql == "-") {
+      std::ostringstream text;
+      text << std::cin.rdbuf();
+      sql = text.str();
+    }
+    // Ctrl-C stops a long query between virtual machine steps (the progress handler).
+    std::signal(SIGINT, [](int) { g_query_cancel.store(true); });
+    dede::internal::Store::QueryLimits limits;
+    limits.seconds = query_seconds;
+    limits.cancel = &g_query_cancel;
+    Status s = dede::tools::RunQuery(db_path, sql, format, std::cout, limits);
+    return s.ok() ? 0 : Fail(s, s.code() == dede::StatusCode::kCancelled ? kExitRunFailed
+                                                                         : kExitInvalidInput);
   }
   if (plugins->parsed()) return PluginsCommand(plugin_paths);
   if (options->parsed()) {

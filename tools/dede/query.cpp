@@ -174,13 +174,14 @@ void WriteJson(const QueryResult& result, std::ostream& out) {
 Status RunQuery(const std::string& db_path,
                 const std::string& sql,
                 const std::string& format,
-                std::ostream& out) {
+                std::ostream& out,
+                const internal::Store::QueryLimits& limits) {
   if (format != "table" && format != "csv" && format != "json") {
     return InvalidArgument("unknown output format '" + format + "'; use table, csv or json");
   }
   auto store = internal::Store::Open(db_path, /*read_only=*/true);
   if (!store.ok()) return store.status();
-  auto result = store.value()->Query(sql);
+  auto result = store.value()->Query(sql, limits);
   if (!result.ok()) {
     const int version = store.value()->schema_version();
     if (version < internal::Store::LatestSchemaVersion()) {

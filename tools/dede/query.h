@@ -5,6 +5,8 @@
 #include <ostream>
 #include <string>
 
+#include "store/store.h"
+
 #include "dede/status.h"
 
 namespace dede::tools {
@@ -20,10 +22,12 @@ namespace dede::tools {
 //            null, non-finite reals are the strings "inf", "-inf" and "nan".
 // Nothing is written to `out` on failure. Errors: unknown format (kInvalidArgument), a missing
 // or non-database file, a schema newer than this binary, SQL errors, writes (the connection
-// is read-only); a failed query on a database with an older schema says so.
+// is read-only); a failed query on a database with an older schema says so. `limits`: the
+// query's time limit and cancel flag (kCancelled when either stops it).
 Status RunQuery(const std::string& db_path,
                 const std::string& sql,
                 const std::string& format,
-                std::ostream& out);
+                std::ostream& out,
+                const internal::Store::QueryLimits& limits = {});
 
 }  // namespace dede::tools

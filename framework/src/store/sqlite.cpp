@@ -278,4 +278,15 @@ void Database::DenyAttach() {
       nullptr);
 }
 
+void Database::SetProgressCheck(std::function<bool()> stop) {
+  progress_stop_ = std::move(stop);
+  if (!progress_stop_) {
+    sqlite3_progress_handler(db_, 0, nullptr, nullptr);
+    return;
+  }
+  sqlite3_progress_handler(
+      db_, 4096,
+      [](void* self) { return static_cast<Database*>(self)->progress_stop_() ? 1 : 0; }, this);
+}
+
 }  // namespace dede::internal::sqlite

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -102,6 +103,9 @@ class Database {
   sqlite3* handle() { return db_; }
   // Statements prepared from now on may not ATTACH another database file (an authorizer).
   void DenyAttach();
+  // Calls `stop` every few thousand virtual machine steps of a running statement; when it
+  // returns true the statement ends with SQLITE_INTERRUPT. An empty function removes it.
+  void SetProgressCheck(std::function<bool()> stop);
   bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
  private:
@@ -113,6 +117,7 @@ class Database {
 
   sqlite3* db_;
   std::string path_;
+  std::function<bool()> progress_stop_;
   std::unordered_map<std::string, std::unique_ptr<CacheSlot>> cache_;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cmath>
 #include <limits>
@@ -920,9 +921,30 @@ void Store::SetAllocationHistory(int keep_every) {
   impl_->keep_allocations_every = std::max(keep_every, 0);
 }
 
-Result<QueryResult> Store::Query(const std::string& sql) {
+Result<QueryResult> Store::Query(const std::string& sql, const QueryLimits& limits) {
   Database& db = *impl_->db;
   QueryResult result;
+  // A statement that runs too long, or is cancelled, ends with SQLITE_INTERRUPT; `stopped`
+  // says why, for the message.
+  const auto start = std::chrono::steady_clock::now();
+  std::string stopped;
+  if (std::isfinite(limits.seconds) || limits.cancel != nullptr) {
+    db.SetProgressCheck([&] {
+      if (limits.cancel != nullptr && limits.cancel->load(std::memory_order_relaxed)) {
+        stopped = "interrupted";
+      } else if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+                 limits.seconds) {
+        char text[64];
+        std::snprintf(text, sizeof(text), "stopped after the time limit of %g s", limits.seconds);
+        stopped = text;
+      }
+      return !stopped.empty();
+    });
+  }
+  struct ClearCheck {
+    Database& db;
+    ~ClearCheck() { db.SetProgressCheck({}); }
+  } clear{db};
   const char* next = sql.c_str();
   bool any_statement = false;
   // Every statement runs; the result is that of the last one that returns columns, as in the
@@ -948,6 +970,10 @@ Result<QueryResult> Store::Query(const std::string& sql) {
     for (;;) {
       bool has_row = false;
       Status status = statement.Step(&has_row);
+      if (!status.ok() && !stopped.empty()) {
+        return Status(StatusCode::kCancelled, "query " + stopped + ": `" +
+                                                         std::string(statement.sql()) + "`");
+      }
       if (!status.ok()) return Status(status.code(), "SQL error: " + status.message());
       if (!has_row) break;
       auto& row = current.rows.emplace_back();

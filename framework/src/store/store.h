@@ -8,7 +8,9 @@
 // crash never leaves a half-written round.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -91,8 +93,15 @@ class Store {
   // the next round is written (storage.keep_allocations). Only the latest plugin checkpoint is
   // ever kept.
   void SetAllocationHistory(int keep_every);
+  // Bounds of a Query call: a wall-clock limit for all its statements, and a flag another
+  // thread or a signal handler sets to stop it (Ctrl-C in `dede query`).
+  struct QueryLimits {
+    double seconds = std::numeric_limits<double>::infinity();
+    const std::atomic<bool>* cancel = nullptr;
+  };
   // Read-only query (the connection is opened read-only by `dede query`).
-  Result<QueryResult> Query(const std::string& sql);
+  Result<QueryResult> Query(const std::string& sql, const QueryLimits& limits);
+  Result<QueryResult> Query(const std::string& sql) { return Query(sql, QueryLimits{}); }
 
  private:
   struct Impl;

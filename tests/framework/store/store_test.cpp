@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -775,6 +776,34 @@ TEST(StoreQuery, ReadOnlyStoreRefusesWrites) {
   EXPECT_NE(attach.status().message().find("not authorized"), std::string::npos)
       << attach.status().message();
   EXPECT_FALSE(std::filesystem::exists(copy));
+}
+
+// A query that would run forever stops at its time limit, or when its cancel flag is set
+// (Ctrl-C in `dede query`), with kCancelled naming the statement; the store stays usable.
+TEST(StoreQuery, TimeLimitAndCancelStopALongQuery) {
+  ASSERT_OK_AND_ASSIGN(auto store, Store::Open(":memory:"));
+  const std::string forever =
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c";
+  Store::QueryLimits limits;
+  limits.seconds = 0.2;
+  const auto start = std::chrono::steady_clock::now();
+  auto timed = store->Query(forever, limits);
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(timed.ok());
+  EXPECT_EQ(timed.status().code(), StatusCode::kCancelled);
+  EXPECT_NE(timed.status().message().find("stopped after the time limit of 0.2 s"),
+            std::string::npos)
+      << timed.status().message();
+  EXPECT_LT(took, 5.0);
+  std::atomic<bool> cancel{true};
+  Store::QueryLimits cancelled;
+  cancelled.cancel = &cancel;
+  auto stopped = store->Query(forever, cancelled);
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_NE(stopped.status().message().find("query interrupted"), std::string::npos)
+      << stopped.status().message();
+  EXPECT_EQ(Scalar(*store, "SELECT 40 + 2"), "42");
 }
 
 // ---- dede query output --------------------------------------------------------------------
