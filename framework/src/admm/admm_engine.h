@@ -243,6 +243,22 @@ class AdmmEngine {
     double r = 0, s = 0, x = 0, z = 0, u = 0;
   };
   std::vector<Norms> norms_;
+  // The demand side's per-pair update on a check iteration: z <- z_new, u += xh - z_new, and
+  // the pair's terms of the squared norms (dual residual and dual norm weighted by its
+  // penalty factor). Shared by the demand blocks and the global alpha.
+  void AssignZMeasured(int p, double z_new, Norms* acc) {
+    PairState& q = ps_[p];
+    const double w = pair_weight_[p];
+    const double dz = w * (z_new - q.z);
+    const double d = q.x - z_new;
+    acc->s += dz * dz;
+    acc->r += d * d;
+    acc->x += q.x * q.x;
+    acc->z += z_new * z_new;
+    q.z = z_new;
+    q.u += q.xh - z_new;
+    acc->u += (w * q.u) * (w * q.u);
+  }
   double alpha_ = 0;
   double rho_ = 1;
   double xz_norm_ = 0, u_norm_ = 0;  // from the last residual check

@@ -105,18 +105,7 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
     Norms acc;
     for (std::size_t i = 0; i < n; ++i) {
       const int p = block.vars[i].pair;
-      if (p < 0) continue;
-      const double z_new = block.v[i];
-      const double w = pair_weight_[p];
-      const double dz = w * (z_new - ps_[p].z);
-      const double d = ps_[p].x - z_new;
-      acc.s += dz * dz;
-      acc.r += d * d;
-      acc.x += ps_[p].x * ps_[p].x;
-      acc.z += z_new * z_new;
-      ps_[p].z = z_new;
-      ps_[p].u += ps_[p].xh - z_new;
-      acc.u += (w * ps_[p].u) * (w * ps_[p].u);
+      if (p >= 0) AssignZMeasured(p, block.v[i], &acc);
     }
     norms_[b] = acc;
   });
@@ -176,18 +165,12 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
   alpha_ = sum / wsum - global.weight / (rho_ * wsum);
   Norms acc;
   for (int p : global_pairs_) {
-    const double w = pair_weight_[p];
     if (measure) {
-      const double dz = w * (alpha_ - ps_[p].z);
-      const double d = ps_[p].x - alpha_;
-      acc.s += dz * dz;
-      acc.r += d * d;
-      acc.x += ps_[p].x * ps_[p].x;
-      acc.z += alpha_ * alpha_;
+      AssignZMeasured(p, alpha_, &acc);
+    } else {
+      ps_[p].z = alpha_;
+      ps_[p].u += ps_[p].xh - alpha_;
     }
-    ps_[p].z = alpha_;
-    ps_[p].u += ps_[p].xh - alpha_;
-    if (measure) acc.u += (w * ps_[p].u) * (w * ps_[p].u);
   }
   if (measure) norms_.back() = acc;
 }

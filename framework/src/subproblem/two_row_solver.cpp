@@ -202,11 +202,11 @@ BlockStatus TwoRowSolver::Solve(const BlockProblem& problem, std::vector<double>
     if (f > 0.0) {
       lo = mu;
       f_lo = f;
-      lo_v_ = scratch_;
+      lo_v_.swap(scratch_);  // the next Inner rewrites scratch_ whole: no copy on this path
     } else {
       hi = mu;
       f_hi = f;
-      hi_v_ = scratch_;
+      hi_v_.swap(scratch_);
     }
     if (std::isfinite(lo) && std::isfinite(hi) &&
         hi - lo <= 4.0 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(lo), std::fabs(hi))) {
@@ -244,6 +244,7 @@ BlockStatus TwoRowSolver::Solve(const BlockProblem& problem, std::vector<double>
     // puts the second row on its right-hand side does too, and is optimal up to the
     // bracket's width.
     const double theta = -f_hi / (f_lo - f_hi);
+    scratch_.resize(static_cast<std::size_t>(num_vars_));
     for (int i = 0; i < num_vars_; ++i) scratch_[i] = theta * lo_v_[i] + (1 - theta) * hi_v_[i];
     const double combined = ScaledBlockViolation(problem, scratch_);
     if (combined < violation) {
