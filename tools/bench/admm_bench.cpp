@@ -2,10 +2,14 @@
 // for 1 and N threads, measured in one run so the ratio is meaningful on a noisy machine.
 // dede_bench convergence: iterations and seconds to 1e-3 / 1e-4 of Clp's optimum on a fixed
 // suite of deployments (tools/bench/convergence/), Clp's time beside them.
+#include <malloc.h>
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,7 +28,62 @@ struct Run {
   int iterations = 0;
   double objective = 0;
   std::string termination;
+  double engine_bytes = 0;  // heap in use with the solver built and solved, over the model
 };
+
+// Bytes of heap in use (malloc's arenas and its mmapped chunks).
+double HeapInUse() {
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<double>(info.uordblks + info.hblkhd);
+}
+
+double PeakRssBytes() {
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) * 1024.0;
+}
+
+// STREAM's triad a = b + s c over arrays far larger than the caches, on `threads` threads
+// (each its own contiguous part, first-touched by it); the best of a few repetitions, counting
+// 24 bytes per element as STREAM does (a write-allocate cache moves 32).
+double TriadBytesPerSecond(int threads) {
+  const std::size_t n = std::size_t{1} << 24;  // 3 x 128 MiB
+  std::unique_ptr<double[]> a(new double[n]), b(new double[n]), c(new double[n]);
+  const auto run = [&](auto&& body) {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        const std::size_t begin = n * t / threads, end = n * (t + 1) / threads;
+        body(begin, end);
+      });
+    }
+    for (auto& th : pool) th.join();
+  };
+  run([&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      a[i] = 0.0;
+      b[i] = 1.0;
+      c[i] = 2.0;
+    }
+  });
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const double s = 0.5 + rep;
+    const auto t0 = std::chrono::steady_clock::now();
+    run([&](std::size_t begin, std::size_t end) {
+      double* __restrict pa = a.get();
+      const double* __restrict pb = b.get();
+      const double* __restrict pc = c.get();
+      for (std::size_t i = begin; i < end; ++i) pa[i] = pb[i] + s * pc[i];
+    });
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::max(best, 24.0 * static_cast<double>(n) / seconds);
+  }
+  // Keep the result alive.
+  if (a[n / 2] < 0) std::printf("%g\n", a[n / 2]);
+  return best;
+}
 
 Run TimeIterations(const dede::Problem& problem, int threads, int iterations, double rho) {
   dede::AdmmOptions options;
@@ -34,11 +93,15 @@ Run TimeIterations(const dede::Problem& problem, int threads, int iterations, do
   options.rho_update = dede::RhoUpdate::kFixed;
   options.rho = rho;
   options.repair = false;
+  const double heap_before = HeapInUse();
   dede::AdmmSolver solver(problem, options);
   dede::Allocation allocation;
   dede::SolveSummary summary;
   solver.Solve(&allocation, &summary);
   Run run;
+  // The engine's own state: the returned allocation (one double per variable) is not part of it.
+  run.engine_bytes = HeapInUse() - heap_before -
+                     static_cast<double>(allocation.values.capacity() * sizeof(double));
   run.threads = threads;
   run.seconds = summary.resource_seconds + summary.demand_seconds;
   run.iterations = summary.iterations;
@@ -110,7 +173,9 @@ int main(int argc, char** argv) {
   }
 
   const auto t0 = std::chrono::steady_clock::now();
+  const double heap_start = HeapInUse();
   const auto problem = dede::tools::MakeTransportLp(spec);
+  const double model_bytes = HeapInUse() - heap_start;
   const double build_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double entries = static_cast<double>(problem->num_variables());
@@ -118,17 +183,33 @@ int main(int argc, char** argv) {
               "(built in %.2f s)\n",
               spec.resources, spec.demands, entries, static_cast<unsigned long long>(spec.seed),
               build_s);
-  std::printf("%8s %10s %14s %18s %12s\n", "threads", "iters", "s/iteration", "ns/entry/iter",
-              "speed-up");
+  std::printf("model (dede::Problem): %.0f bytes per entry (heap in use)\n",
+              model_bytes / entries);
+  std::printf("%8s %10s %14s %18s %12s %16s %14s\n", "threads", "iters", "s/iteration",
+              "ns/entry/iter", "speed-up", "engine B/entry", "engine GB/s");
   double base = 0;
+  std::vector<Run> runs;
   for (int threads : {1, max_threads}) {
     if (threads == max_threads && max_threads == 1 && base > 0) break;
     const Run run = TimeIterations(*problem, threads, iterations, rho);
     const double per_iter = run.seconds / run.iterations;
     if (threads == 1) base = per_iter;
-    std::printf("%8d %10d %14.4f %18.2f %12.2f\n", threads, run.iterations, per_iter,
-                per_iter / entries * 1e9, base / per_iter);
+    // If every byte of the engine's state were read once per iteration: the bandwidth that
+    // takes (an estimate: the solvers read parts twice, and block data stays in cache).
+    std::printf("%8d %10d %14.4f %18.2f %12.2f %16.0f %14.2f\n", threads, run.iterations,
+                per_iter, per_iter / entries * 1e9, base / per_iter, run.engine_bytes / entries,
+                run.engine_bytes / per_iter / 1e9);
     std::fflush(stdout);
+    runs.push_back(run);
+  }
+  const double peak_rss = PeakRssBytes();
+  std::printf("peak RSS: %.0f MB (%.0f bytes per entry)\n", peak_rss / 1e6, peak_rss / entries);
+  std::printf("%8s %18s\n", "threads", "triad GB/s");
+  for (const Run& run : runs) {
+    const double triad = TriadBytesPerSecond(run.threads);
+    const double per_iter = run.seconds / run.iterations;
+    std::printf("%8d %18.2f   (engine state per iteration / triad: %.0f%%)\n", run.threads,
+                triad / 1e9, 100.0 * run.engine_bytes / per_iter / triad);
   }
   if (quality) {
     dede::AdmmOptions options;
