@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -29,7 +31,23 @@ struct Run {
   double objective = 0;
   std::string termination;
   double engine_bytes = 0;  // heap in use with the solver built and solved, over the model
+  std::uint64_t fingerprint = 0;  // FNV-1a of the allocation's bytes
 };
+
+// Changes to the engine that should not change its arithmetic keep this identical at a fixed
+// iteration count (and thread count: the residual check's reduction is per block, so it is).
+std::uint64_t Fingerprint(const std::vector<double>& values) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (double v : values) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int k = 0; k < 8; ++k) {
+      h ^= (bits >> (8 * k)) & 0xffu;
+      h *= 1099511628211ull;
+    }
+  }
+  return h;
+}
 
 // Bytes of heap in use (malloc's arenas and its mmapped chunks).
 double HeapInUse() {
@@ -102,6 +120,7 @@ Run TimeIterations(const dede::Problem& problem, int threads, int iterations, do
   // The engine's own state: the returned allocation (one double per variable) is not part of it.
   run.engine_bytes = HeapInUse() - heap_before -
                      static_cast<double>(allocation.values.capacity() * sizeof(double));
+  run.fingerprint = Fingerprint(allocation.values);
   run.threads = threads;
   run.seconds = summary.resource_seconds + summary.demand_seconds;
   run.iterations = summary.iterations;
@@ -185,8 +204,8 @@ int main(int argc, char** argv) {
               build_s);
   std::printf("model (dede::Problem): %.0f bytes per entry (heap in use)\n",
               model_bytes / entries);
-  std::printf("%8s %10s %14s %18s %12s %16s %14s\n", "threads", "iters", "s/iteration",
-              "ns/entry/iter", "speed-up", "engine B/entry", "engine GB/s");
+  std::printf("%8s %10s %14s %18s %12s %16s %14s %18s\n", "threads", "iters", "s/iteration",
+              "ns/entry/iter", "speed-up", "engine B/entry", "engine GB/s", "allocation");
   double base = 0;
   std::vector<Run> runs;
   for (int threads : {1, max_threads}) {
@@ -196,9 +215,10 @@ int main(int argc, char** argv) {
     if (threads == 1) base = per_iter;
     // If every byte of the engine's state were read once per iteration: the bandwidth that
     // takes (an estimate: the solvers read parts twice, and block data stays in cache).
-    std::printf("%8d %10d %14.4f %18.2f %12.2f %16.0f %14.2f\n", threads, run.iterations,
-                per_iter, per_iter / entries * 1e9, base / per_iter, run.engine_bytes / entries,
-                run.engine_bytes / per_iter / 1e9);
+    std::printf("%8d %10d %14.4f %18.2f %12.2f %16.0f %14.2f %18llx\n", threads,
+                run.iterations, per_iter, per_iter / entries * 1e9, base / per_iter,
+                run.engine_bytes / entries, run.engine_bytes / per_iter / 1e9,
+                static_cast<unsigned long long>(run.fingerprint));
     std::fflush(stdout);
     runs.push_back(run);
   }
