@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -231,6 +232,9 @@ void SeparableCore::LoadParameters(const BlockProblem& problem) {
   for (int i = 0; i < n; ++i) {
     if (row_coef_dense_[i] == 0.0) free_vars_.push_back(i);
   }
+  identity_row_ = specialize_ && has_row_ && free_vars_.empty() && row_special_.empty() &&
+                  static_cast<int>(rq_var_.size()) == n;
+  for (int k = 0; identity_row_ && k < n; ++k) identity_row_ = rq_var_[k] == k;
 }
 
 void SeparableCore::LoadRow(const BlockRow& row) {
@@ -262,6 +266,20 @@ void SeparableCore::LoadRow(const BlockRow& row) {
     rq_curv_[k] = rq_a_[k] * rq_a_[k] * rq_hinv_[k];
     rq_lo_[k] = lo_[i];
     rq_hi_[k] = hi_[i];
+  }
+  unit_row_ = specialize_ && nq > 0;
+  for (size_t k = 0; unit_row_ && k < nq; ++k) unit_row_ = rq_a_[k] == 1.0;
+  uniform_row_ = unit_row_;
+  if (uniform_row_) {
+    uniform_hinv_ = rq_hinv_[0];
+    uniform_lo_ = rq_lo_[0];
+    uniform_hi_ = rq_hi_[0];
+  }
+  // Bitwise equality (not ==): -0.0 and 0.0 must not be merged, NaN bounds never are.
+  const auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  for (size_t k = 1; uniform_row_ && k < nq; ++k) {
+    uniform_row_ = same(rq_hinv_[k], uniform_hinv_) && same(rq_lo_[k], uniform_lo_) &&
+                   same(rq_hi_[k], uniform_hi_);
   }
   // Reachable range of a'v over the bounds and the open log domains.
   r_min_ = r_max_ = 0.0;
@@ -429,17 +447,37 @@ SeparableCore::RowEval SeparableCore::EvalRow(double lambda) const {
   const double* curv = rq_curv_.data();
   const double* lo = rq_lo_.data();
   const double* hi = rq_hi_.data();
-  const double* g = rq_g_.data();
+  const double* g = rq_g_view_;
   // Branch-free: which variables sit at a bound is unpredictable, and mispredictions would
   // dominate the loop. (Written as a conditional, the slope term compiled to two branches and
   // a stack spill: Kdl TE's link blocks spent 8.7% of the run here.) curv is finite, so a
   // variable at a bound adds 0 * curv = 0, as before.
-  for (size_t k = 0; k < nq; ++k) {
-    const double raw = -(g[k] + lambda * a[k]) * hinv[k];
-    const double x = std::min(std::max(raw, lo[k]), hi[k]);
-    const bool inside = (raw > lo[k]) & (raw < hi[k]);
-    slope -= static_cast<double>(inside) * curv[k];
-    sum += a[k] * x;
+  if (uniform_row_) {
+    // One curvature and one pair of bounds, every coefficient 1: only g is read.
+    const double hv = uniform_hinv_, lv = uniform_lo_, uv = uniform_hi_;
+    for (size_t k = 0; k < nq; ++k) {
+      const double raw = -(g[k] + lambda) * hv;
+      const double x = std::min(std::max(raw, lv), uv);
+      const bool inside = (raw > lv) & (raw < uv);
+      slope -= static_cast<double>(inside) * hv;
+      sum += x;
+    }
+  } else if (unit_row_) {
+    for (size_t k = 0; k < nq; ++k) {
+      const double raw = -(g[k] + lambda) * hinv[k];
+      const double x = std::min(std::max(raw, lo[k]), hi[k]);
+      const bool inside = (raw > lo[k]) & (raw < hi[k]);
+      slope -= static_cast<double>(inside) * hinv[k];
+      sum += x;
+    }
+  } else {
+    for (size_t k = 0; k < nq; ++k) {
+      const double raw = -(g[k] + lambda * a[k]) * hinv[k];
+      const double x = std::min(std::max(raw, lo[k]), hi[k]);
+      const bool inside = (raw > lo[k]) & (raw < hi[k]);
+      slope -= static_cast<double>(inside) * curv[k];
+      sum += a[k] * x;
+    }
   }
   if (row_special_.empty()) {
     e.minus = e.plus = sum;
@@ -490,8 +528,8 @@ void SeparableCore::CollectBreakpoints(double lo, double hi, std::vector<double>
   };
   for (size_t k = 0; k < rq_a_.size(); ++k) {
     const double h = 1.0 / rq_hinv_[k];
-    if (std::isfinite(rq_lo_[k])) add(-(h * rq_lo_[k] + rq_g_[k]) / rq_a_[k]);
-    if (std::isfinite(rq_hi_[k])) add(-(h * rq_hi_[k] + rq_g_[k]) / rq_a_[k]);
+    if (std::isfinite(rq_lo_[k])) add(-(h * rq_lo_[k] + rq_g_view_[k]) / rq_a_[k]);
+    if (std::isfinite(rq_hi_[k])) add(-(h * rq_hi_[k] + rq_g_view_[k]) / rq_a_[k]);
   }
   for (int pos : row_special_) {
     const int i = row_var_[pos];
@@ -521,8 +559,32 @@ void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target,
   double total = 0.0;
   std::vector<int>& ties = tie_scratch_;
   ties.clear();
-  for (size_t k = 0; k < rq_a_.size(); ++k) {
-    const double raw = -(rq_g_[k] + lambda * rq_a_[k]) * rq_hinv_[k];
+  const double* g = rq_g_view_;
+  const std::size_t nq = rq_a_.size();
+  if (identity_row_ && !track_curvature_ && uniform_row_) {
+    // The common block (every variable quadratic, in the row, in order) with unit
+    // coefficients, one curvature and one pair of bounds: only g is read.
+    const double hv = uniform_hinv_, lv = uniform_lo_, uv = uniform_hi_;
+    for (size_t k = 0; k < nq; ++k) {
+      const double raw = -(g[k] + lambda) * hv;
+      const double x = std::min(std::max(raw, lv), uv);
+      out[k] = x;
+      total += x;
+    }
+    return;
+  }
+  if (identity_row_ && !track_curvature_) {
+    // The common block (every variable quadratic, in the row, in order): a straight loop.
+    for (size_t k = 0; k < nq; ++k) {
+      const double raw = -(g[k] + lambda * rq_a_[k]) * rq_hinv_[k];
+      const double x = std::min(std::max(raw, rq_lo_[k]), rq_hi_[k]);
+      out[k] = x;
+      total += rq_a_[k] * x;
+    }
+    return;  // no tied variables: they are the row's zero-curvature ones
+  }
+  for (size_t k = 0; k < nq; ++k) {
+    const double raw = -(g[k] + lambda * rq_a_[k]) * rq_hinv_[k];
     const double x = std::min(std::max(raw, rq_lo_[k]), rq_hi_[k]);
     const int i = rq_var_[k];
     out[i] = x;
@@ -597,7 +659,12 @@ bool SeparableCore::TryWarmNewton(double start, const RowEval* at_start, double 
 }
 
 BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
-  for (size_t k = 0; k < row_quadratic_.size(); ++k) rq_g_[k] = g_[row_var_[row_quadratic_[k]]];
+  if (identity_row_) {
+    rq_g_view_ = g_.data();
+  } else {
+    for (size_t k = 0; k < row_quadratic_.size(); ++k) rq_g_[k] = g_[row_var_[row_quadratic_[k]]];
+    rq_g_view_ = rq_g_.data();
+  }
   const double rhs = rhs_;
   const bool need_le = sense_ != Sense::kGreaterEqual;
   const bool need_ge = sense_ != Sense::kLessEqual;
@@ -878,6 +945,7 @@ std::unique_ptr<SeparableSolver> SeparableSolver::Create(const BlockProblem& str
   solver->options_ = options;
   solver->num_vars_ = structure.num_vars();
   solver->num_rows_ = static_cast<int>(structure.rows.size());
+  solver->core_.set_track_curvature(false);
   return solver;
 }
 

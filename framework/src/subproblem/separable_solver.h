@@ -73,6 +73,12 @@ class SeparableCore {
   // Row coefficient of variable i (0 if not in the row).
   double row_coef(int i) const { return row_coef_dense_[i]; }
   const std::string& last_error() const { return error_; }
+  // Whether Solve records inverse_curvature() (and so Sensitivity): the nested searches need
+  // it; the plain one-row solver does not, and skips a write per variable. On by default.
+  void set_track_curvature(bool on) { track_curvature_ = on; }
+  // Tests: false runs the general loops also where a specialised one applies (call before
+  // LoadParameters). The results must be bitwise the same.
+  void set_shape_specialization(bool on) { specialize_ = on; }
 
  private:
   enum class Kind : std::uint8_t { kQuadratic, kLinear, kLog };
@@ -130,6 +136,18 @@ class SeparableCore {
   // hot loop: y = a v = clip(-(g + lambda a) a / h, ...), kept as a, 1/h, lo, hi, g.
   std::vector<double> rq_a_, rq_hinv_, rq_curv_, rq_lo_, rq_hi_, rq_g_;  // rq_curv_ = a^2 / h
   std::vector<int> rq_var_;
+  // Every variable is a quadratic one of the row, in order (rq_var_[k] == k): the row's
+  // linear terms are g_ itself, read in place instead of gathered into rq_g_ on every solve.
+  bool identity_row_ = false;
+  const double* rq_g_view_ = nullptr;  // g_ or rq_g_, set by SolveRow
+  // Shapes of the row's quadratic part that EvalRow reads less memory for, with the same
+  // arithmetic (a = 1 makes a * x, lambda * a and a^2 / h exact): every coefficient 1; and,
+  // on top of it, one curvature and one pair of bounds for all (transport, path flows).
+  bool unit_row_ = false;
+  bool uniform_row_ = false;
+  double uniform_hinv_ = 0.0, uniform_lo_ = 0.0, uniform_hi_ = 0.0;
+  bool track_curvature_ = true;
+  bool specialize_ = true;
   std::vector<int> free_vars_;  // variables outside the row
   // Per revision: reachable range of a'v (its ends open if only approached at a log
   // domain boundary), and the first variable whose own data make the block infeasible.
