@@ -20,7 +20,7 @@ out_root=$(realpath -m "${DEDE_BENCH_OUT:-$root/bench-out}")
 # id | minutes measured here | description | command (run from bench-out/ID, $B = build dir)
 tables() {
   cat <<'EOF'
-admm-iteration|1|ADMM time per iteration, 1M-entry transport LP, 1 and 2 threads|"$B/tools/bench/dede_bench" admm --iterations 30
+admm-iteration|1|ADMM time per iteration, bytes per entry, peak RSS and triad bandwidth, 1M-entry transport LP, 1 and 2 threads|"$B/tools/bench/dede_bench" admm --iterations 100
 convergence|6|the convergence suite (tools/bench/convergence): ADMM vs Clp to 1e-3 / 1e-4, default settings|"$B/tools/bench/dede_bench" convergence --max-seconds 120 --trace-csv convergence_trace.csv --markdown convergence.md && bash "$R/tools/bench/plot_convergence.sh" convergence_trace.csv convergence.png
 convergence-global|8|the suite's max-min / min-max instances with and without the global term's own penalty balancing, same run|bash "$R/tools/bench/convergence_ab.sh" "$B" . off 'global_rho_balancing: false' te_b4_minmlu cluster_contended_maxmin cluster_paper_maxmin te_kdl_minmlu
 convergence-equilibrate|2|the suite's quick instances with and without equilibration, same run|DEDE_CONVERGENCE_MAX_SECONDS=30 bash "$R/tools/bench/convergence_ab.sh" "$B" . eq 'equilibrate: true' te_b4_minmlu cluster_contended_maxmin cluster_paper_maxmin transport_99k
