@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <numeric>
 #include <random>
 #include <sstream>
+#include <unordered_map>
 
 namespace dede::cluster {
 namespace {
@@ -51,6 +53,7 @@ class CsvReader {
   }
 
   std::string Where() const { return path_ + ":" + std::to_string(line_); }
+  int line() const { return line_; }
   const std::string& Field(int i) const { return fields_[i]; }
 
   Status Double(int i, double min, double* out) const {
@@ -132,6 +135,11 @@ Result<ThroughputTable> LoadThroughputs(const std::string& path) {
   };
   std::vector<Row> rows;
   ThroughputTable table;
+  // The table is dense over the type indices: they must be indices (0..n-1), not ids spread
+  // over a large range (a worker type 1,000,000 and a job type 16,000,000 asked for 10^14
+  // cells, and the process died in the allocator).
+  constexpr std::size_t kMaxCells = std::size_t{1} << 26;  // 512 MiB of doubles
+  std::unordered_map<std::uint64_t, int> line_of;  // (w, j, k) -> line, for duplicates
   while (csv.Next(&status)) {
     Row row{};
     int sf = 0;
@@ -142,8 +150,28 @@ Result<ThroughputTable> LoadThroughputs(const std::string& path) {
     if (!status.ok()) return status;
     row.k = Log2ScaleFactor(sf);
     if (row.k < 0) return csv.Bad(2, "must be a power of two in 1..32");
-    table.num_worker_types = std::max(table.num_worker_types, row.w + 1);
-    table.num_job_types = std::max(table.num_job_types, row.j + 1);
+    const std::uint64_t key = (static_cast<std::uint64_t>(row.w) << 32) |
+                              (static_cast<std::uint64_t>(row.j) << 8) |
+                              static_cast<std::uint64_t>(row.k);
+    const auto [it, inserted] = line_of.emplace(key, csv.line());
+    if (!inserted) {
+      return csv.Bad(3, "a second throughput for worker type " + std::to_string(row.w) +
+                            ", job type " + std::to_string(row.j) + ", scale factor " +
+                            std::to_string(sf) + " (the first is on line " +
+                            std::to_string(it->second) + ")");
+    }
+    const int workers = std::max(table.num_worker_types, row.w + 1);
+    const int jobs = std::max(table.num_job_types, row.j + 1);
+    if (static_cast<std::size_t>(workers) * static_cast<std::size_t>(jobs) * kNumScaleFactors >
+        kMaxCells) {
+      return csv.Bad(row.w + 1 > table.num_worker_types ? 0 : 1,
+                     "worker types 0.." + std::to_string(workers - 1) + " x job types 0.." +
+                         std::to_string(jobs - 1) + " x " + std::to_string(kNumScaleFactors) +
+                         " scale factors exceed the dense table's " + std::to_string(kMaxCells) +
+                         " cells: type columns are indices 0..n-1, not ids");
+    }
+    table.num_worker_types = workers;
+    table.num_job_types = jobs;
     rows.push_back(row);
   }
   if (!status.ok()) return status;

@@ -89,6 +89,19 @@ TEST(ClusterData, ErrorsNameFileLineAndField) {
     ExpectError(LoadThroughputs(f.path()).status(), {f.path() + ":2", "throughput", ">= 0"});
   }
   {
+    // Ids far apart ask for a dense table of 10^14 cells: an error naming the row, not a
+    // std::bad_alloc.
+    TempFile f("worker_type,job_type,scale_factor,throughput\n0,0,1,1.0\n1000000,16000000,1,2.0\n");
+    ExpectError(LoadThroughputs(f.path()).status(),
+                {f.path() + ":3", "worker_type", "'1000000'", "indices 0..n-1"});
+  }
+  {
+    TempFile f("worker_type,job_type,scale_factor,throughput\n0,1,2,3.5\n1,1,2,1.0\n0,1,2,4.0\n");
+    ExpectError(LoadThroughputs(f.path()).status(),
+                {f.path() + ":4", "a second throughput", "worker type 0, job type 1, scale factor 2",
+                 "line 2"});
+  }
+  {
     TempFile f("worker_type,job_type,scale_factor,throughput\n0,1,2\n");
     ExpectError(LoadThroughputs(f.path()).status(), {f.path() + ":2", "expected 4 fields"});
   }
