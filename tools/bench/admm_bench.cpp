@@ -27,6 +27,7 @@ namespace {
 struct Run {
   int threads = 0;
   double seconds = 0;
+  double resource_seconds = 0, demand_seconds = 0;
   int iterations = 0;
   double objective = 0;
   std::string termination;
@@ -123,6 +124,8 @@ Run TimeIterations(const dede::Problem& problem, int threads, int iterations, do
   run.fingerprint = Fingerprint(allocation.values);
   run.threads = threads;
   run.seconds = summary.resource_seconds + summary.demand_seconds;
+  run.resource_seconds = summary.resource_seconds;
+  run.demand_seconds = summary.demand_seconds;
   run.iterations = summary.iterations;
   run.objective = summary.objective;
   run.termination = dede::TerminationName(summary.termination);
@@ -220,6 +223,9 @@ int main(int argc, char** argv) {
                 run.engine_bytes / entries, run.engine_bytes / per_iter / 1e9,
                 static_cast<unsigned long long>(run.fingerprint));
     std::fflush(stdout);
+    std::printf("%8s resource half step %.2f ns, demand half step %.2f ns per entry\n", "",
+                run.resource_seconds / run.iterations / entries * 1e9,
+                run.demand_seconds / run.iterations / entries * 1e9);
     runs.push_back(run);
   }
   const double peak_rss = PeakRssBytes();
