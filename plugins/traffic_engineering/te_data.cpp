@@ -1,5 +1,6 @@
 // Loaders and path computation for the traffic-engineering plugin; see te_data.h.
 #include "te_data.h"
+#include "te_text.h"
 
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
@@ -16,12 +17,10 @@
 namespace dede::te {
 namespace {
 
-constexpr double kMaxCapacity = 1e15;  // in the topology file's units
-
-
-Status Invalid(std::string message) {
-  return Status(StatusCode::kInvalidArgument, std::move(message));
-}
+using text::Invalid;
+using text::ParseDouble;
+using text::ParseInt;
+using text::Trim;
 
 std::vector<std::string> SplitCsvLine(const std::string& line) {
   std::vector<std::string> fields;
@@ -32,25 +31,6 @@ std::vector<std::string> SplitCsvLine(const std::string& line) {
   return fields;
 }
 
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-  return s.substr(i);
-}
-
-bool ParseInt(const std::string& text, long long* out) {
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, *out);
-  return ec == std::errc() && ptr == end;
-}
-
-bool ParseDouble(const std::string& text, double* out) {
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, *out);
-  return ec == std::errc() && ptr == end;
-}
-
 // Reads a CSV file with the expected header; rows come back with their 1-based line numbers.
 Status ReadCsv(const std::string& file,
                const std::vector<std::string>& header,
@@ -59,6 +39,7 @@ Status ReadCsv(const std::string& file,
   if (!in) return Status(StatusCode::kNotFound, file + ": cannot open the file");
   std::string line;
   if (!std::getline(in, line)) return Invalid(file + ": empty file, expected a header line");
+  line = text::StripBom(line);
   std::vector<std::string> got = SplitCsvLine(Trim(line));
   for (std::string& g : got) g = Trim(g);
   if (got != header) {
@@ -93,115 +74,20 @@ Status ReadNode(const std::string& file,
                 const std::string& text,
                 const Topology& topology,
                 int* index) {
-  long long id = 0;
-  if (!ParseInt(text, &id))
-    return Invalid(At(file, line, field) + " = '" + text + "' is not an integer");
-  *index = topology.NodeIndex(id);
+  if (topology.integer_ids) {
+    long long id = 0;
+    if (!ParseInt(text, &id))
+      return Invalid(At(file, line, field) + " = '" + text + "' is not an integer");
+    *index = topology.NodeIndex(id);
+  } else {
+    *index = topology.NodeIndexByName(text);
+  }
   if (*index < 0)
     return Invalid(At(file, line, field) + " = " + text + ": no such node in the topology");
   return Status::Ok();
 }
 
 }  // namespace
-
-int Topology::NodeIndex(long long id) const {
-  auto it = std::lower_bound(node_ids.begin(), node_ids.end(), id);
-  if (it == node_ids.end() || *it != id) return -1;
-  return static_cast<int>(it - node_ids.begin());
-}
-
-int Topology::LinkIndex(int src, int dst) const {
-  if (!link_index.empty()) {
-    auto it =
-        link_index.find(static_cast<std::uint64_t>(src) << 32 | static_cast<std::uint32_t>(dst));
-    return it == link_index.end() ? -1 : it->second;
-  }
-  for (int e = 0; e < static_cast<int>(links.size()); ++e) {
-    if (links[e].src == src && links[e].dst == dst) return e;
-  }
-  return -1;
-}
-
-Result<Topology> LoadTopology(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) return Status(StatusCode::kNotFound, file + ": cannot open the topology file");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    return Invalid(file + ": not valid JSON: " + e.what());
-  }
-  if (!doc.is_object()) return Invalid(file + ": expected a JSON object with 'nodes' and 'links'");
-  for (const char* key : {"nodes", "links"}) {
-    if (!doc.contains(key) || !doc[key].is_array()) {
-      return Invalid(file + ": field '" + key + "' is missing or not an array");
-    }
-  }
-  Topology topology;
-  const nlohmann::json& nodes = doc["nodes"];
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const std::string where = file + ": nodes[" + std::to_string(i) + "]";
-    if (!nodes[i].is_object() || !nodes[i].contains("id") || !nodes[i]["id"].is_number_integer()) {
-      return Invalid(where + ".id is missing or not an integer");
-    }
-    topology.node_ids.push_back(nodes[i]["id"].get<long long>());
-  }
-  const std::vector<long long> in_file_order = topology.node_ids;
-  std::sort(topology.node_ids.begin(), topology.node_ids.end());
-  for (std::size_t i = 1; i < topology.node_ids.size(); ++i) {
-    if (topology.node_ids[i] == topology.node_ids[i - 1]) {
-      return Invalid(file + ": nodes: duplicate node id " + std::to_string(topology.node_ids[i]));
-    }
-  }
-  for (long long id : in_file_order) topology.file_order.push_back(topology.NodeIndex(id));
-  const nlohmann::json& links = doc["links"];
-  std::map<std::pair<int, int>, std::size_t> seen;
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    const std::string where = file + ": links[" + std::to_string(i) + "]";
-    const nlohmann::json& l = links[i];
-    if (!l.is_object()) return Invalid(where + " is not an object");
-    Link link;
-    int* ends[2] = {&link.src, &link.dst};
-    const char* names[2] = {"source", "target"};
-    for (int k = 0; k < 2; ++k) {
-      if (!l.contains(names[k]) || !l[names[k]].is_number_integer()) {
-        return Invalid(where + "." + names[k] + " is missing or not an integer");
-      }
-      const long long id = l[names[k]].get<long long>();
-      *ends[k] = topology.NodeIndex(id);
-      if (*ends[k] < 0) {
-        return Invalid(where + "." + names[k] + " = " + std::to_string(id) +
-                       ": no such node in 'nodes'");
-      }
-    }
-    if (!l.contains("capacity") || !l["capacity"].is_number()) {
-      return Invalid(where + ".capacity is missing or not a number");
-    }
-    link.capacity = l["capacity"].get<double>();
-    // Bounded so that sums over thousands of links stay finite and exact to the solvers'
-    // relative tolerances (1e308 overflowed the flow unit's arithmetic).
-    if (!std::isfinite(link.capacity) || link.capacity < 0 || link.capacity > kMaxCapacity) {
-      std::ostringstream value;
-      value << link.capacity;
-      return Invalid(where + ".capacity = " + value.str() +
-                     ". Violated constraint: 0 <= capacity <= 1e15");
-    }
-    if (link.src == link.dst) {
-      return Invalid(where + ": self loop at node " + std::to_string(topology.node_ids[link.src]));
-    }
-    auto [it, inserted] = seen.emplace(std::make_pair(link.src, link.dst), i);
-    if (!inserted) {
-      return Invalid(where + ": duplicate link " + std::to_string(topology.node_ids[link.src]) +
-                     " -> " + std::to_string(topology.node_ids[link.dst]) + " (also links[" +
-                     std::to_string(it->second) + "])");
-    }
-    topology.link_index[static_cast<std::uint64_t>(link.src) << 32 |
-                        static_cast<std::uint32_t>(link.dst)] =
-        static_cast<int>(topology.links.size());
-    topology.links.push_back(link);
-  }
-  return topology;
-}
 
 Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
                                                    const Topology& topology) {
@@ -268,8 +154,8 @@ Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology
       const int e = topology.LinkIndex(path.nodes[i], path.nodes[i + 1]);
       if (e < 0) {
         return Invalid(At(file, line, "nodes") + " = '" + f[4] + "': no link " +
-                       std::to_string(topology.node_ids[path.nodes[i]]) + " -> " +
-                       std::to_string(topology.node_ids[path.nodes[i + 1]]) + " in the topology");
+                       topology.node_names[path.nodes[i]] + " -> " +
+                       topology.node_names[path.nodes[i + 1]] + " in the topology");
       }
       path.links.push_back(e);
     }
@@ -317,10 +203,10 @@ Status WritePaths(const std::string& file,
     for (const PairPaths& pair : pairs) {
       for (std::size_t i = 0; i < pair.paths.size(); ++i) {
         const Path& path = pair.paths[i];
-        out << topology.node_ids[pair.src] << ',' << topology.node_ids[pair.dst] << ',' << i << ','
+        out << topology.node_names[pair.src] << ',' << topology.node_names[pair.dst] << ',' << i << ','
             << path.hops() << ',';
         for (std::size_t j = 0; j < path.nodes.size(); ++j) {
-          out << (j ? " " : "") << topology.node_ids[path.nodes[j]];
+          out << (j ? " " : "") << topology.node_names[path.nodes[j]];
         }
         out << ',';
         for (std::size_t j = 0; j < path.links.size(); ++j) out << (j ? " " : "") << path.links[j];
@@ -346,12 +232,21 @@ std::uint64_t TopologyHash(const Topology& topology) {
       h *= 1099511628211ULL;
     }
   };
+  // Integer ids hash as they always have (path caches stay valid); names byte by byte.
+  auto node = [&](int v) {
+    if (topology.integer_ids) {
+      mix(topology.node_ids[v]);
+      return;
+    }
+    mix(static_cast<long long>(topology.node_names[v].size()));
+    for (unsigned char c : topology.node_names[v]) mix(c);
+  };
   mix(static_cast<long long>(topology.file_order.size()));
-  for (int v : topology.file_order) mix(topology.node_ids[v]);
+  for (int v : topology.file_order) node(v);
   mix(static_cast<long long>(topology.links.size()));
   for (const Link& l : topology.links) {
-    mix(topology.node_ids[l.src]);
-    mix(topology.node_ids[l.dst]);
+    node(l.src);
+    node(l.dst);
   }
   return h;
 }

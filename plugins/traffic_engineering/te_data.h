@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -19,17 +20,37 @@ struct Link {
   double capacity = 0.0;
 };
 
-// Nodes are indexed 0..n-1 in increasing order of their JSON ids; links keep the order of the
-// JSON `links` array, which is the edge numbering of the path files.
+// What a topology reader changed or filled in, counted (the plugin reports it).
+struct TopologyReport {
+  std::string format;               // "node-link JSON", "edge-list CSV", "GraphML", "SNDlib native"
+  bool directed = true;             // as the file says
+  int reverse_links_added = 0;      // undirected files: the second direction of each link
+  int parallel_links_merged = 0;    // links folded into an earlier one (TopologyOptions)
+  int capacities_defaulted = 0;     // links without a capacity: TopologyOptions::default_capacity
+  int capacities_from_modules = 0;  // SNDlib links without pre-installed capacity
+  std::string Summary() const;
+};
+
+// Nodes are indexed 0..n-1 in increasing order of their ids: numeric order when every id is
+// an integer, byte order of the names otherwise. Links keep the order of the file (an
+// undirected link's reverse direction right after it), which is the edge numbering of the
+// path files.
 struct Topology {
-  std::vector<long long> node_ids;  // index -> id
+  // Integer ids: index -> id. Name ids: index -> index (use node_names).
+  std::vector<long long> node_ids;
+  std::vector<std::string> node_names;  // index -> id as text (integers in decimal)
+  bool integer_ids = true;
   std::vector<Link> links;
-  std::vector<int> file_order;  // node indices in the order of the JSON `nodes` array
+  std::vector<int> file_order;  // node indices in the order of the file's node list
   // (src << 32 | dst) -> link index; built by LoadTopology (LinkIndex scans without it).
   std::unordered_map<std::uint64_t, int> link_index;
-  int num_nodes() const { return static_cast<int>(node_ids.size()); }
-  // Index of node `id`, or -1.
+  std::unordered_map<std::string, int> name_index;  // node_names -> index
+  TopologyReport report;
+  int num_nodes() const { return static_cast<int>(node_names.size()); }
+  // Index of node `id` of an integer-id topology, or -1.
   int NodeIndex(long long id) const;
+  // Index of the node written `name` (an integer's decimal text for integer ids), or -1.
+  int NodeIndexByName(const std::string& name) const;
   // Index of the link src -> dst (node indices), or -1.
   int LinkIndex(int src, int dst) const;
 };
@@ -57,10 +78,34 @@ struct PairPaths {
   std::vector<Path> paths;
 };
 
-// networkx node-link JSON: {"nodes": [{"id": int}...], "links": [{"source", "target",
-// "capacity"}...]}. Rejects a link to a missing node, a negative or non-finite capacity, a
-// duplicate link and a self loop.
-Result<Topology> LoadTopology(const std::string& file);
+enum class TopologyFormat { kAuto, kJson, kEdgeCsv, kGraphml, kSndlib };
+// Parallel links (the same ordered pair twice, including an undirected file that lists both
+// directions): an error, or one link with the sum or the largest of their capacities.
+enum class ParallelLinks { kReject, kSum, kMax };
+
+struct TopologyOptions {
+  TopologyFormat format = TopologyFormat::kAuto;  // auto: by extension, SNDlib by content
+  ParallelLinks parallel_links = ParallelLinks::kReject;
+  // Capacity of links the file gives none (Topology Zoo GraphML); NaN: such a link is an error.
+  double default_capacity = std::numeric_limits<double>::quiet_NaN();
+};
+
+Result<TopologyFormat> ParseTopologyFormat(const std::string& name);
+
+// Reads a topology in one of four formats:
+//  * networkx node-link JSON: {"directed": bool, "nodes": [{"id"}...], "links" or "edges":
+//    [{"source", "target", "capacity"}...]}; ids integers or strings; "directed": false makes
+//    every link two, one per direction, each with the link's capacity;
+//  * edge-list CSV with a header naming src,dst (or source,target) and optionally capacity;
+//    one directed link per row;
+//  * GraphML (Topology Zoo, networkx): edgedefault honoured, capacity from the edge data key
+//    named "capacity", else TopologyOptions::default_capacity;
+//  * SNDlib native: NODES and LINKS sections; links undirected; capacity the pre-installed
+//    one, or the largest module's.
+// Rejects a link to a missing node, a negative, non-finite or over-1e15 capacity, a self loop,
+// duplicate node ids and (unless TopologyOptions say otherwise) parallel links. Every error
+// names the file and the entry; every change is counted in Topology::report.
+Result<Topology> LoadTopology(const std::string& file, const TopologyOptions& options = {});
 
 // CSV `src,dst,demand` with a header line; node ids. Rejects unknown nodes, negative demands,
 // src == dst with a positive demand and duplicate pairs. Zero demands are dropped.

@@ -23,7 +23,7 @@ Status BuildPathModel(const Topology& topology,
                       bool per_pair) {
   const int num_nodes = topology.num_nodes();
   const int num_links = static_cast<int>(topology.links.size());
-  auto name = [&](int v) { return std::to_string(topology.node_ids[v]); };
+  auto name = [&](int v) { return topology.node_names[v]; };
   const int num_blocks = per_pair ? static_cast<int>(commodities.size()) : num_nodes;
   model->problem = Problem(num_links, num_blocks);
   Problem& problem = model->problem;
@@ -116,7 +116,7 @@ Status BuildCompactModel(const Topology& topology,
                          const std::string& where,
                          CompactModel* model) {
   const int num_links = static_cast<int>(topology.links.size());
-  auto name = [&](int v) { return std::to_string(topology.node_ids[v]); };
+  auto name = [&](int v) { return topology.node_names[v]; };
   auto is_failed = [&](int e) { return !failed.empty() && failed[e] != 0; };
   model->problem = Problem(1, 1);
   Problem& problem = model->problem;

@@ -19,6 +19,8 @@
 #include <thread>
 #include <utility>
 
+#include "te_text.h"
+
 namespace dede::te {
 namespace {
 
@@ -57,7 +59,7 @@ bool NaturalLess(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-std::string NodeName(const Topology& t, int v) { return std::to_string(t.node_ids[v]); }
+std::string NodeName(const Topology& t, int v) { return t.node_names[v]; }
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -87,7 +89,10 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
                                       "demand_blocks",
                                       "repair_fill",
                                       "polish_sweeps",
-                                      "polish_seconds"});
+                                      "polish_seconds",
+                                      "topology_format",
+                                      "parallel_links",
+                                      "topology_default_capacity"});
   status.Update(settings.Require("topology"));
   if (!status.ok()) return status;
   if (settings.Has("traffic_matrices") == settings.Has("traffic")) {
@@ -97,6 +102,22 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
   }
   seed_ = context.seed;
   status.Update(settings.Read("topology", &topology_file_));
+  topology_options_ = TopologyOptions{};
+  std::string format = "auto";
+  status.Update(settings.ReadChoice("topology_format", {"auto", "json", "csv", "graphml", "sndlib"},
+                                    &format));
+  std::string parallel = "reject";
+  status.Update(settings.ReadChoice("parallel_links", {"reject", "sum", "max"}, &parallel));
+  if (settings.Has("topology_default_capacity")) {
+    status.Update(settings.Read("topology_default_capacity",
+                                &topology_options_.default_capacity, 0.0, 1e15));
+  }
+  if (status.ok()) {
+    topology_options_.format = ParseTopologyFormat(format).value();
+    topology_options_.parallel_links = parallel == "sum"   ? ParallelLinks::kSum
+                                       : parallel == "max" ? ParallelLinks::kMax
+                                                           : ParallelLinks::kReject;
+  }
   status.Update(settings.Read("paths", &paths_file_));
   status.Update(settings.Read("num_paths", &num_paths_, 1, 64));
   status.Update(settings.Read("scale", &scale_, 0.0, 1e12));
@@ -198,7 +219,7 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
 }
 
 Status TrafficEngineeringPlugin::Describe(Problem* problem) {
-  Result<Topology> topology = LoadTopology(topology_file_);
+  Result<Topology> topology = LoadTopology(topology_file_, topology_options_);
   if (!topology.ok()) return topology.status();
   topology_ = std::move(topology.value());
   const int num_links = static_cast<int>(topology_.links.size());
@@ -211,20 +232,15 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
     event.fail = raw.fail;
     event.link = -1;
     const std::size_t arrow = raw.link.find("->");
-    try {
-      if (arrow != std::string::npos) {
-        const int a = topology_.NodeIndex(std::stoll(raw.link.substr(0, arrow)));
-        const int b = topology_.NodeIndex(std::stoll(raw.link.substr(arrow + 2)));
-        if (a >= 0 && b >= 0) event.link = topology_.LinkIndex(a, b);
-      } else {
-        std::size_t used = 0;
-        const long long index = std::stoll(raw.link, &used);
-        if (used == raw.link.size() && index >= 0 && index < num_links) {
-          event.link = static_cast<int>(index);
-        }
+    if (arrow != std::string::npos) {
+      const int a = topology_.NodeIndexByName(raw.link.substr(0, arrow));
+      const int b = topology_.NodeIndexByName(raw.link.substr(arrow + 2));
+      if (a >= 0 && b >= 0) event.link = topology_.LinkIndex(a, b);
+    } else {
+      long long index = -1;
+      if (text::ParseInt(raw.link, &index) && index >= 0 && index < num_links) {
+        event.link = static_cast<int>(index);
       }
-    } catch (const std::exception&) {
-      event.link = -1;
     }
     if (event.link < 0) {
       return Invalid(raw.where + ": no such link in " + topology_file_ +
@@ -819,6 +835,15 @@ Status TrafficEngineeringPlugin::Report(int round,
                      {"max_link_utilization", MaxLinkUtilization(allocation)},
                      {"flow_unit", flow_unit_},
                      {"failed_links", static_cast<double>(failed)}};
+  // What the topology reader changed (TopologyReport), every round, where it changed anything.
+  const std::pair<const char*, int> changes[] = {
+      {"topology_reverse_links_added", topology_.report.reverse_links_added},
+      {"topology_parallel_links_merged", topology_.report.parallel_links_merged},
+      {"topology_capacities_defaulted", topology_.report.capacities_defaulted},
+      {"topology_capacities_from_modules", topology_.report.capacities_from_modules}};
+  for (const auto& [name, count] : changes) {
+    if (count > 0) report->metrics.push_back({name, static_cast<double>(count)});
+  }
   // Entity parameters are in allocation units (multiples of flow_unit), like the persisted
   // entries, so the database's utilisation view divides like by like.
   const std::vector<double> load = LinkLoads(allocation);

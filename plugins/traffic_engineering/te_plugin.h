@@ -133,6 +133,7 @@ class TrafficEngineeringPlugin : public DomainPlugin {
 
   // Settings.
   std::string topology_file_, paths_file_;
+  TopologyOptions topology_options_;
   int num_paths_ = 4;
   std::vector<std::string> matrix_files_;
   TrafficSpec traffic_;  // when generated (traffic_.enabled)

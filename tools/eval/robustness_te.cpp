@@ -283,8 +283,8 @@ Result<std::vector<std::string>> WriteMatrices(const Base& base,
     out << "src,dst,demand\n";
     for (std::size_t k = 0; k < base.pairs.size(); ++k) {
       if (instance.demands[r][k] <= 0) continue;
-      out << base.topology.node_ids[base.pairs[k].first] << ','
-          << base.topology.node_ids[base.pairs[k].second] << ','
+      out << base.topology.node_names[base.pairs[k].first] << ','
+          << base.topology.node_names[base.pairs[k].second] << ','
           << Num(instance.demands[r][k], "%.17g") << '\n';
     }
     out.close();

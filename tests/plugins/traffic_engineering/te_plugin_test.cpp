@@ -480,3 +480,85 @@ TEST(TrafficEngineeringPlugin,
 
 }  // namespace
 }  // namespace dede::te
+
+namespace dede::te {
+namespace {
+
+// Solves round 0 exactly with `topology` and one matrix; returns the optimum (total flow).
+double ExactMaxFlow(const std::string& topology, const std::string& matrix,
+                    RoundReport* report = nullptr) {
+  ConfigNode node = ConfigNode::Map("te_test.yaml", 1, 1, "plugin.settings");
+  node.Insert("topology", Scalar("topology", topology));
+  ConfigNode list = ConfigNode::List("te_test.yaml", 1, 1, "plugin.settings.traffic_matrices");
+  list.Append(Scalar("traffic_matrices", matrix));
+  node.Insert("traffic_matrices", list);
+  TrafficEngineeringPlugin plugin;
+  Status status = plugin.Configure(node, Context());
+  EXPECT_TRUE(status.ok()) << status.message();
+  Problem problem(0, 0);
+  status = plugin.Describe(&problem);
+  EXPECT_TRUE(status.ok()) << status.message();
+  bool finished = true;
+  EXPECT_TRUE(plugin.Refresh(0, &problem, &finished).ok());
+  Allocation exact;
+  SolveSummary summary;
+  SolveExact(problem, ExactOptions{}, &exact, &summary);
+  EXPECT_EQ(summary.termination, Termination::kConverged) << summary.message;
+  if (report != nullptr) {
+    EXPECT_TRUE(plugin.Report(0, problem, exact, report).ok());
+  }
+  return plugin.TotalFlow(exact);
+}
+
+TEST(TrafficEngineeringPlugin, SndlibTopologyWithNamedNodesEqualsItsExplicitTwoWayVersion) {
+  // SNDlib abilene (node names, undirected links) with a matrix naming its nodes (written with
+  // a UTF-8 byte-order mark, as spreadsheets do), against the same network as integer-id JSON
+  // listing both directions explicitly in the reader's order (each link, then its reverse):
+  // the same optimum. ATLAM5 has one link (9,920 to ATLAng): its 30,000 cannot all leave.
+  const std::string dir = std::filesystem::temp_directory_path().string() + "/te_plugin_test_" +
+                          std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  Result<Topology> named = LoadTopology(kDataDir + "/abilene-sndlib.txt");
+  ASSERT_TRUE(named.ok()) << named.status().message();
+  std::ofstream json(dir + "/abilene.json");
+  json << R"({"directed": true, "nodes": [)";
+  for (int v = 0; v < named->num_nodes(); ++v) json << (v ? "," : "") << R"({"id": )" << v << "}";
+  json << R"(], "links": [)";
+  for (std::size_t e = 0; e < named->links.size(); ++e) {
+    const Link& l = named->links[e];
+    json << (e ? "," : "") << R"({"source": )" << l.src << R"(, "target": )" << l.dst
+         << R"(, "capacity": )" << l.capacity << "}";
+  }
+  json << "]}";
+  json.close();
+  const auto id = [&](const char* name) { return std::to_string(named->NodeIndexByName(name)); };
+  std::ofstream(dir + "/names.csv", std::ios::binary)
+      << "\xEF\xBB\xBFsrc,dst,demand\nATLAM5,STTLng,30000\nNYCMng,LOSAng,8000\n"
+         "SNVAng,WASHng,5000\n";
+  std::ofstream(dir + "/ids.csv") << "src,dst,demand\n"
+                                  << id("ATLAM5") << "," << id("STTLng") << ",30000\n"
+                                  << id("NYCMng") << "," << id("LOSAng") << ",8000\n"
+                                  << id("SNVAng") << "," << id("WASHng") << ",5000\n";
+  RoundReport report;
+  const double from_names = ExactMaxFlow(kDataDir + "/abilene-sndlib.txt", dir + "/names.csv",
+                                         &report);
+  const double from_ids = ExactMaxFlow(dir + "/abilene.json", dir + "/ids.csv");
+  EXPECT_NEAR(from_names, from_ids, 1e-9 * from_ids);
+  EXPECT_LE(from_names, 9920 + 8000 + 5000 + 1e-6);
+  EXPECT_GE(from_names, 8000 + 5000);
+  bool reported = false;
+  for (const auto& metric : report.metrics) {
+    if (metric.name == "topology_reverse_links_added") {
+      EXPECT_EQ(metric.value, 15);
+      reported = true;
+    }
+  }
+  EXPECT_TRUE(reported);
+  bool named_link = false;
+  for (const auto& entity : report.entities) named_link |= entity.name == "ATLAng->ATLAM5";
+  EXPECT_TRUE(named_link);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace dede::te

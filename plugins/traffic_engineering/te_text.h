@@ -1,0 +1,45 @@
+// Small text helpers shared by the traffic-engineering readers (topologies, matrices, paths).
+#pragma once
+
+#include <charconv>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "dede/status.h"
+
+namespace dede::te::text {
+
+inline Status Invalid(std::string message) {
+  return Status(StatusCode::kInvalidArgument, std::move(message));
+}
+
+inline std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return s.substr(i);
+}
+
+// Drops a UTF-8 byte-order mark (spreadsheet exports start CSV files with one).
+inline std::string StripBom(std::string s) {
+  if (s.size() >= 3 && static_cast<unsigned char>(s[0]) == 0xEF &&
+      static_cast<unsigned char>(s[1]) == 0xBB && static_cast<unsigned char>(s[2]) == 0xBF) {
+    s.erase(0, 3);
+  }
+  return s;
+}
+
+inline bool ParseInt(std::string_view text, long long* out) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, *out);
+  return !text.empty() && ec == std::errc() && ptr == end;
+}
+
+inline bool ParseDouble(std::string_view text, double* out) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, *out);
+  return !text.empty() && ec == std::errc() && ptr == end;
+}
+
+}  // namespace dede::te::text
