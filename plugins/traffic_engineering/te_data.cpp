@@ -92,6 +92,13 @@ Status ReadNode(const std::string& file,
 Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
                                                    const Topology& topology) {
   std::vector<std::pair<int, std::vector<std::string>>> rows;
+  {
+    std::ifstream in(file);
+    std::string first;
+    if (in && std::getline(in, first) && first.find("SNDlib native format") != std::string::npos) {
+      return LoadSndlibDemands(file, topology);
+    }
+  }
   Status status = ReadCsv(file, {"src", "dst", "demand"}, &rows);
   if (!status.ok()) return status;
   std::vector<DemandEntry> entries;
@@ -121,6 +128,82 @@ Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
     entries.push_back(entry);
   }
   return entries;
+}
+
+Result<TrafficSeries> LoadTrafficSeries(const std::string& file, const Topology& topology,
+                                        int first_row, int rows) {
+  std::ifstream in(file);
+  if (!in) return Status(StatusCode::kNotFound, file + ": cannot open the file");
+  std::string line;
+  if (!std::getline(in, line)) return Invalid(file + ": empty file, expected a header line");
+  const std::vector<std::string> header = SplitCsvLine(Trim(text::StripBom(line)));
+  if (header.size() < 2) {
+    return Invalid(file + ":1: header has " + std::to_string(header.size()) +
+                   " columns, expected a label column then one column per pair (SRC>DST)");
+  }
+  TrafficSeries series;
+  std::map<std::pair<int, int>, std::size_t> seen;
+  for (std::size_t c = 1; c < header.size(); ++c) {
+    const std::string name = Trim(header[c]);
+    std::size_t split = name.find("->");
+    std::size_t width = 2;
+    if (split == std::string::npos) {
+      split = name.find('>');
+      width = 1;
+    }
+    const std::string where = file + ":1: column " + std::to_string(c + 1) + " '" + name + "'";
+    if (split == std::string::npos || split == 0 || split + width >= name.size()) {
+      return Invalid(where + ": expected SRC>DST (or SRC->DST)");
+    }
+    int src = -1, dst = -1;
+    Status status = ReadNode(file, 1, "column " + std::to_string(c + 1) + " source",
+                             name.substr(0, split), topology, &src);
+    status.Update(ReadNode(file, 1, "column " + std::to_string(c + 1) + " target",
+                           name.substr(split + width), topology, &dst));
+    if (!status.ok()) return status;
+    if (src == dst) return Invalid(where + ": a pair from a node to itself");
+    const auto [it, inserted] = seen.emplace(std::make_pair(src, dst), c);
+    if (!inserted) {
+      return Invalid(where + ": the pair is also column " + std::to_string(it->second + 1));
+    }
+    series.pairs.emplace_back(src, dst);
+  }
+  int data_row = -1, line_number = 1;
+  while (std::getline(in, line)) {
+    ++line_number;
+    line = Trim(line);
+    if (line.empty()) continue;
+    ++data_row;
+    if (data_row < first_row) continue;
+    if (rows >= 0 && data_row >= first_row + rows) break;
+    const std::vector<std::string> f = SplitCsvLine(line);
+    if (f.size() != header.size()) {
+      return Invalid(file + ":" + std::to_string(line_number) + ": " + std::to_string(f.size()) +
+                     " fields, expected " + std::to_string(header.size()));
+    }
+    std::vector<double> demand(series.pairs.size());
+    for (std::size_t c = 1; c < f.size(); ++c) {
+      const std::string cell = Trim(f[c]);
+      double v = 0;
+      if (!ParseDouble(cell, &v) || !std::isfinite(v) || v < 0) {
+        return Invalid(file + ":" + std::to_string(line_number) + ": column '" +
+                       Trim(header[c]) + "' = '" + cell + "': expected a number >= 0");
+      }
+      demand[c - 1] = v;
+    }
+    series.labels.push_back(Trim(f[0]));
+    series.demand.push_back(std::move(demand));
+  }
+  if (series.demand.empty()) {
+    return Invalid(file + ": no data rows from row " + std::to_string(first_row) + " (the file has " +
+                   std::to_string(data_row + 1) + ")");
+  }
+  if (rows >= 0 && static_cast<int>(series.demand.size()) < rows) {
+    return Invalid(file + ": " + std::to_string(rows) + " rows asked from row " +
+                   std::to_string(first_row) + ", the file has " +
+                   std::to_string(series.demand.size()) + " from there");
+  }
+  return series;
 }
 
 Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology& topology) {

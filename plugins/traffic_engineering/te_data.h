@@ -107,10 +107,31 @@ Result<TopologyFormat> ParseTopologyFormat(const std::string& name);
 // names the file and the entry; every change is counted in Topology::report.
 Result<Topology> LoadTopology(const std::string& file, const TopologyOptions& options = {});
 
-// CSV `src,dst,demand` with a header line; node ids. Rejects unknown nodes, negative demands,
+// CSV `src,dst,demand` with a header line (a UTF-8 byte-order mark is skipped); node ids or
+// names (see Topology). An SNDlib native file is read by LoadSndlibDemands instead. Rejects unknown nodes, negative demands,
 // src == dst with a positive demand and duplicate pairs. Zero demands are dropped.
 Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
                                                    const Topology& topology);
+
+// The DEMANDS section of an SNDlib native file (`id ( src dst ) routing_unit demand_value
+// max_path_length`) as a matrix, each demand from its src to its dst as written. Called by
+// LoadTrafficMatrix for files whose first line says "SNDlib native format". A pair given twice
+// is an error (SNDlib's undirected demand files list each unordered pair once).
+Result<std::vector<DemandEntry>> LoadSndlibDemands(const std::string& file,
+                                                   const Topology& topology);
+
+// A series of traffic matrices in one wide CSV, as measured series are published (the shared
+// `sndlib-dynamic-tm/<net>/tm.csv`): a first column (a timestamp or any label), then one
+// column per ordered pair named `SRC>DST` (or `SRC->DST`); data row r is one matrix. Rows
+// first_row .. first_row + rows - 1 are kept (rows < 0: to the end). Every cell must be a
+// finite number >= 0; a pair's column naming a node the topology lacks is an error.
+struct TrafficSeries {
+  std::vector<std::string> labels;          // first column of every kept row
+  std::vector<std::pair<int, int>> pairs;   // node indices, by column
+  std::vector<std::vector<double>> demand;  // [kept row][column]
+};
+Result<TrafficSeries> LoadTrafficSeries(const std::string& file, const Topology& topology,
+                                        int first_row, int rows);
 
 // CSV `src,dst,path_idx,hops,nodes,edge_ids`; nodes and edge_ids space-separated. Checks that
 // every hop is a link of the topology, that `hops` and `edge_ids` agree with `nodes`, and that

@@ -3,6 +3,8 @@
 // link states, repairs and reports, and implements the baselines (POP-k, demand pinning).
 #include "te_plugin.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -92,13 +94,18 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
                                       "polish_seconds",
                                       "topology_format",
                                       "parallel_links",
-                                      "topology_default_capacity"});
+                                      "topology_default_capacity",
+                                      "traffic_matrix_pattern",
+                                      "traffic_series",
+                                      "traffic_series_first_row",
+                                      "traffic_series_rows"});
   status.Update(settings.Require("topology"));
   if (!status.ok()) return status;
-  if (settings.Has("traffic_matrices") == settings.Has("traffic")) {
+  if (int{settings.Has("traffic_matrices")} + int{settings.Has("traffic")} +
+          int{settings.Has("traffic_series")} != 1) {
     return Invalid(settings.Where() + ": " + settings.path() +
-                   ": give exactly one of 'traffic_matrices' (CSV files) and 'traffic' (a "
-                   "generator)");
+                   ": give exactly one of 'traffic_matrices' (CSV files), 'traffic_series' (one "
+                   "CSV, a matrix per row) and 'traffic' (a generator)");
   }
   seed_ = context.seed;
   status.Update(settings.Read("topology", &topology_file_));
@@ -151,7 +158,27 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
   robustness_ = RobustnessSpec{};
   robustness_.seed = seed_;
   matrix_files_.clear();
-  if (const ConfigNode* traffic = settings.Find("traffic")) {
+  series_file_.clear();
+  series_ = TrafficSeries{};
+  if (settings.Has("traffic_series")) {
+    status.Update(settings.Read("traffic_series", &series_file_));
+    series_first_row_ = 0;
+    series_rows_ = -1;
+    status.Update(settings.Read("traffic_series_first_row", &series_first_row_, 0, 100000000));
+    status.Update(settings.Read("traffic_series_rows", &series_rows_, 1, 100000000));
+    if (!status.ok()) return status;
+    series_file_ = Resolve(context.config_dir, series_file_);
+  } else if (settings.Has("traffic_series_first_row") || settings.Has("traffic_series_rows")) {
+    return Invalid(settings.Where() + ": " + settings.path() +
+                   ": traffic_series_first_row and traffic_series_rows need traffic_series");
+  }
+  std::string pattern = "*.csv";
+  const bool pattern_set = settings.Has("traffic_matrix_pattern");
+  status.Update(settings.Read("traffic_matrix_pattern", &pattern));
+  if (!status.ok()) return status;
+  if (!series_file_.empty()) {
+    // The rows are counted when the topology is known (Describe).
+  } else if (const ConfigNode* traffic = settings.Find("traffic")) {
     status = ParseTrafficSpec(*traffic, seed_, &traffic_);
     if (!status.ok()) return status;
     num_rounds_ = traffic_.rounds;
@@ -170,8 +197,11 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
         return Invalid(matrices.Where() + ": " + matrices.path() + " = '" + matrices.scalar() +
                        "': not a directory (" + dir + "); give a directory of CSV files or a list");
       }
+      // Every file whose name matches the pattern (default *.csv): a directory holding other
+      // CSV files (a README table, the topology) is read with a narrower one.
       for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".csv") {
+        if (entry.is_regular_file() &&
+            ::fnmatch(pattern.c_str(), entry.path().filename().c_str(), 0) == 0) {
           matrix_files_.push_back(entry.path().string());
         }
       }
@@ -181,7 +211,12 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
                      " must be a list of CSV files or a directory");
     }
     if (matrix_files_.empty()) {
-      return Invalid(matrices.Where() + ": " + matrices.path() + ": no traffic-matrix files");
+      return Invalid(matrices.Where() + ": " + matrices.path() + ": no traffic-matrix files" +
+                     (matrices.IsScalar() ? " matching '" + pattern + "'" : std::string()));
+    }
+    if (pattern_set && !matrices.IsScalar()) {
+      return Invalid(settings.Where() + ": " + settings.path() +
+                     ".traffic_matrix_pattern applies to a directory, not to a list of files");
     }
     num_rounds_ = static_cast<int>(matrix_files_.size());
   }
@@ -257,6 +292,17 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
   std::set<std::pair<int, int>> wanted;
   if (traffic_.enabled) {
     for (const auto& p : GeneratedPairs(topology_, traffic_)) wanted.insert(p);
+  } else if (!series_file_.empty()) {
+    Result<TrafficSeries> series =
+        LoadTrafficSeries(series_file_, topology_, series_first_row_, series_rows_);
+    if (!series.ok()) return series.status();
+    series_ = std::move(series.value());
+    num_rounds_ = static_cast<int>(series_.demand.size());
+    for (const std::vector<double>& row : series_.demand) {
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        if (row[c] > 0) wanted.insert(series_.pairs[c]);
+      }
+    }
   } else {
     for (const std::string& file : matrix_files_) {
       Result<std::vector<DemandEntry>> matrix = LoadTrafficMatrix(file, topology_);
@@ -467,6 +513,18 @@ Status TrafficEngineeringPlugin::BaseDemands(int round, std::vector<double>* dem
   demands->assign(pairs_.size(), 0.0);
   if (traffic_.enabled) {
     *demands = GenerateTraffic(topology_, traffic_, generated_pairs_, round);
+    return Status::Ok();
+  }
+  if (!series_file_.empty()) {
+    const std::vector<double>& row = series_.demand[round];
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (row[c] <= 0) continue;
+      auto it = pair_index_.find(series_.pairs[c]);
+      if (it == pair_index_.end()) {
+        return Status(StatusCode::kInternal, series_file_ + ": a pair without path variables");
+      }
+      (*demands)[it->second] = row[c];
+    }
     return Status::Ok();
   }
   const std::string& file = matrix_files_[round];

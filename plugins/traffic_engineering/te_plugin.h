@@ -136,6 +136,9 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   TopologyOptions topology_options_;
   int num_paths_ = 4;
   std::vector<std::string> matrix_files_;
+  std::string series_file_;       // traffic_series (empty: none)
+  int series_first_row_ = 0, series_rows_ = -1;
+  TrafficSeries series_;          // loaded in Describe
   TrafficSpec traffic_;  // when generated (traffic_.enabled)
   RobustnessSpec robustness_;
   std::vector<LinkEvent> link_events_;  // sorted by round

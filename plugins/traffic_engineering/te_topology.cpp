@@ -613,6 +613,53 @@ Result<Topology> LoadTopology(const std::string& file, const TopologyOptions& op
   return topology;
 }
 
+Result<std::vector<DemandEntry>> LoadSndlibDemands(const std::string& file,
+                                                   const Topology& topology) {
+  std::ifstream in(file);
+  if (!in) return Status(StatusCode::kNotFound, file + ": cannot open the file");
+  const std::vector<Token> t = Tokenize(in);
+  std::size_t i = 0;
+  while (i < t.size() && t[i].text != "DEMANDS") ++i;
+  if (i >= t.size()) return Invalid(file + ": no DEMANDS section");
+  ++i;
+  auto at = [&](std::size_t k) {
+    return file + ":" + std::to_string(t[std::min(k, t.size() - 1)].line);
+  };
+  if (i >= t.size() || t[i].text != "(") return Invalid(at(i) + ": expected '(' after DEMANDS");
+  ++i;
+  std::vector<DemandEntry> entries;
+  std::map<std::pair<int, int>, std::string> seen;
+  while (i < t.size() && t[i].text != ")") {
+    const std::string where = at(i) + ": demand '" + t[i].text + "'";
+    // id ( src dst ) routing_unit demand_value max_path_length
+    if (i + 7 >= t.size() || t[i + 1].text != "(" || t[i + 4].text != ")") {
+      return Invalid(where + ": expected 'id ( src dst ) routing_unit demand_value "
+                     "max_path_length'");
+    }
+    DemandEntry entry;
+    entry.src = topology.NodeIndexByName(t[i + 2].text);
+    entry.dst = topology.NodeIndexByName(t[i + 3].text);
+    if (entry.src < 0 || entry.dst < 0) {
+      return Invalid(where + ": node '" + (entry.src < 0 ? t[i + 2].text : t[i + 3].text) +
+                     "' is not in the topology");
+    }
+    double unit = 0;
+    if (!ParseDouble(t[i + 5].text, &unit) || !ParseDouble(t[i + 6].text, &entry.demand) ||
+        !std::isfinite(entry.demand) || entry.demand < 0) {
+      return Invalid(where + ": demand_value = '" + t[i + 6].text + "': expected a number >= 0");
+    }
+    const auto [it, inserted] = seen.emplace(std::make_pair(entry.src, entry.dst), where);
+    if (!inserted) return Invalid(where + ": the pair is also " + it->second);
+    if (entry.src == entry.dst && entry.demand > 0) {
+      return Invalid(where + ": positive demand from a node to itself");
+    }
+    i += 8;
+    if (entry.demand > 0) entries.push_back(entry);
+  }
+  if (i >= t.size()) return Invalid(file + ": the DEMANDS section is not closed");
+  return entries;
+}
+
 std::string TopologyReport::Summary() const {
   std::ostringstream out;
   out << format << ", " << (directed ? "directed" : "undirected (each link both ways)");

@@ -562,3 +562,94 @@ TEST(TrafficEngineeringPlugin, SndlibTopologyWithNamedNodesEqualsItsExplicitTwoW
 
 }  // namespace
 }  // namespace dede::te
+
+namespace dede::te {
+namespace {
+
+// Configure + Describe with `topology` and the given traffic keys; returns the plugin's status.
+Status ConfigureWith(TrafficEngineeringPlugin* plugin, Problem* problem, const std::string& topology,
+                     const std::vector<std::pair<std::string, std::string>>& keys) {
+  ConfigNode node = ConfigNode::Map("te_test.yaml", 1, 1, "plugin.settings");
+  node.Insert("topology", Scalar("topology", topology));
+  for (const auto& [key, value] : keys) {
+    if (key == "traffic_matrices[]") {
+      ConfigNode list =
+          ConfigNode::List("te_test.yaml", 1, 1, "plugin.settings.traffic_matrices");
+      list.Append(Scalar("traffic_matrices", value));
+      node.Insert("traffic_matrices", list);
+    } else {
+      node.Insert(key, Scalar(key, value));
+    }
+  }
+  Status status = plugin->Configure(node, Context());
+  if (!status.ok()) return status;
+  return plugin->Describe(problem);
+}
+
+TEST(TrafficEngineeringPlugin, ReplaysAMeasuredSeriesOneRowPerRound) {
+  // The first three 5-minute Abilene matrices of the SNDlib series (wide CSV, SRC>DST columns;
+  // row totals 2,541.7201, 2,501.2398 and 2,620.6876 Mbit/s, summed independently).
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Status status = ConfigureWith(&plugin, &problem, "abilene-sndlib.txt",
+                                {{"traffic_series", "abilene-tm-3rows.csv"},
+                                 {"traffic_series_first_row", "1"}});
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(plugin.num_rounds(), 2);
+  bool finished = true;
+  ASSERT_TRUE(plugin.Refresh(0, &problem, &finished).ok());
+  EXPECT_FALSE(finished);
+  EXPECT_NEAR(plugin.TotalDemand(), 2501.2398, 1e-3);
+  ASSERT_TRUE(plugin.Refresh(1, &problem, &finished).ok());
+  EXPECT_NEAR(plugin.TotalDemand(), 2620.6876, 1e-3);
+  ASSERT_TRUE(plugin.Refresh(2, &problem, &finished).ok());
+  EXPECT_TRUE(finished);
+  // More rows than the file has, and a column naming a node the topology lacks.
+  TrafficEngineeringPlugin again;
+  Problem other(0, 0);
+  status = ConfigureWith(&again, &other, "abilene-sndlib.txt",
+                         {{"traffic_series", "abilene-tm-3rows.csv"},
+                          {"traffic_series_rows", "5"}});
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("5 rows asked from row 0, the file has 3"), std::string::npos)
+      << status.message();
+  TrafficEngineeringPlugin b4;
+  status = ConfigureWith(&b4, &other, "B4.json", {{"traffic_series", "abilene-tm-3rows.csv"}});
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("abilene-tm-3rows.csv:1: column 2 source"), std::string::npos)
+      << status.message();
+}
+
+TEST(TrafficEngineeringPlugin, ReadsSndlibDemandsAsAMatrix) {
+  // abilene's static matrix: 132 demands totalling 3,000,002 Mbit/s (SNDlib's META says 3 Tbps).
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Status status = ConfigureWith(&plugin, &problem, "abilene-sndlib.txt",
+                                {{"traffic_matrices[]", "abilene-sndlib.txt"}});
+  ASSERT_TRUE(status.ok()) << status.message();
+  bool finished = true;
+  ASSERT_TRUE(plugin.Refresh(0, &problem, &finished).ok());
+  EXPECT_NEAR(plugin.TotalDemand(), 3000002, 1e-6);
+  EXPECT_EQ(plugin.Demands().size(), 132u);
+}
+
+TEST(TrafficEngineeringPlugin, MatrixDirectoryIsFilteredByAPattern) {
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Status status = ConfigureWith(&plugin, &problem, "B4.json",
+                                {{"traffic_matrices", "matrices"},
+                                 {"traffic_matrix_pattern", "B4_real_1*_1.0.csv"},
+                                 {"paths", "B4-paths.csv"}});
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(plugin.matrix_files().size(), 11u);  // 1, 10 .. 19
+  EXPECT_NE(plugin.matrix_files()[1].find("B4_real_10_1.0.csv"), std::string::npos);
+  TrafficEngineeringPlugin none;
+  status = ConfigureWith(&none, &problem, "B4.json",
+                         {{"traffic_matrices", "matrices"}, {"traffic_matrix_pattern", "*.txt"}});
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("no traffic-matrix files matching '*.txt'"), std::string::npos)
+      << status.message();
+}
+
+}  // namespace
+}  // namespace dede::te
