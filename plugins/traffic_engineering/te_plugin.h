@@ -44,6 +44,8 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   // Baselines: "exact" (the compact path LP), "pop-4", "pop-16", "pop-64" (any "pop-<k>" is
   // accepted) and "demand_pinning".
   std::vector<MethodInfo> Methods() const override;
+  std::vector<EventKind> EventKinds() const override;
+  Status ApplyEvent(int round, const Event& event, std::string* rejection) override;
   Status SolveWith(const std::string& method,
                    int round,
                    const Problem& problem,
@@ -142,6 +144,19 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   TrafficSpec traffic_;  // when generated (traffic_.enabled)
   RobustnessSpec robustness_;
   std::vector<LinkEvent> link_events_;  // sorted by round
+  // Inbox events (ApplyEvent), in the order applied; Refresh(r) folds those of rounds <= r
+  // over the configured data, so a replay on resume rebuilds the same rounds.
+  struct InboxEvent {
+    enum class Kind { kLinkFail, kLinkRecover, kLinkCapacity, kDemand, kMatrix } kind;
+    int round = 0;
+    int link = -1;
+    int pair = -1;
+    double value = 0;
+    std::vector<std::pair<int, double>> matrix;  // (pair, demand) of a whole matrix
+  };
+  std::vector<InboxEvent> inbox_;
+  // "a->b" (node ids or names) or a link index; -1 if no such link.
+  int ParseLinkTarget(const std::string& text) const;
   Objective objective_ = Objective::kMaxTotalFlow;
   double scale_ = 1.0;
   double pop_split_fraction_ = 0.0;

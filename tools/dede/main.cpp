@@ -27,6 +27,7 @@
 #include "options_doc.h"
 #include "plugin/plugin_loader.h"
 #include "query.h"
+#include "submit.h"
 #include "runtime/runner.h"
 #include "store/store.h"
 #include "store/writer_lock.h"
@@ -179,6 +180,16 @@ int PluginsCommand(const std::vector<std::string>& extra) {
     for (const dede::MethodInfo& m : methods) {
       std::cout << "      method " << m.name << ": " << m.description << "\n";
     }
+    std::vector<dede::EventKind> kinds;
+    if (dede::internal::CallPlugin("EventKinds", info.name, info.path, [&] {
+          kinds = plugin->EventKinds();
+          return dede::Status::Ok();
+        }).ok()) {
+      for (const dede::EventKind& k : kinds) {
+        std::cout << "      event " << k.name << " " << k.target << " " << k.payload << ": "
+                  << k.description << "\n";
+      }
+    }
   }
   for (const auto& r : registry.rejected()) {
     std::cout << "  rejected " << r.path << ": " << r.status.message() << "\n";
@@ -251,6 +262,23 @@ int main(int argc, char** argv) {
   query->add_option("--format", format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
 
+  dede::tools::SubmitRequest submit_request;
+  auto* submit = app.add_subcommand(
+      "submit", "put an event into a deployment's inbox (applied at the start of its next round)");
+  submit->add_option("db", submit_request.db_path, "SQLite database")->required()->check(CLI::ExistingFile);
+  submit->add_option("kind", submit_request.kind, "event kind (see `dede plugins`)");
+  submit->add_option("target", submit_request.target, "what the event is about (a link, a job)");
+  submit->add_option("--json", submit_request.json, "payload: a JSON object")->capture_default_str();
+  submit->add_option("--file", submit_request.file, "events from a .json array or a .csv file")
+      ->check(CLI::ExistingFile);
+  submit->add_option("--deployment", submit_request.deployment,
+                     "deployment name (default: the database's only one)");
+  submit->add_option("--from-round", submit_request.apply_from_round,
+                     "apply at the first round >= this")->check(CLI::NonNegativeNumber);
+  submit->add_option("--after", submit_request.apply_after,
+                     "apply at the first round starting at or after this Unix time");
+  submit->add_option("--writer", submit_request.writer, "who submits it (recorded)");
+
   auto* plugins = app.add_subcommand("plugins", "list the plugins found and their versions");
   plugins->add_option("--path", plugin_paths, "extra plugin directory or .so file");
 
@@ -290,6 +318,14 @@ int main(int argc, char** argv) {
     Status s = dede::tools::RunQuery(db_path, sql, format, std::cout, limits);
     return s.ok() ? 0 : Fail(s, s.code() == dede::StatusCode::kCancelled ? kExitRunFailed
                                                                          : kExitInvalidInput);
+  }
+  if (submit->parsed()) {
+    if (submit_request.file.empty() == submit_request.kind.empty()) {
+      return Fail(dede::InvalidArgument("dede submit: give KIND [TARGET] or --file, not both"),
+                  kExitUsage);
+    }
+    Status s = dede::tools::Submit(submit_request, std::cout);
+    return s.ok() ? 0 : Fail(s, kExitInvalidInput);
   }
   if (plugins->parsed()) return PluginsCommand(plugin_paths);
   if (options->parsed()) {

@@ -25,7 +25,7 @@
 namespace dede {
 
 // Bumped on any incompatible change of the types below.
-inline constexpr std::uint32_t kPluginAbiVersion = 2;
+inline constexpr std::uint32_t kPluginAbiVersion = 3;
 
 #define DEDE_PLUGIN_STRINGIFY2(x) #x
 #define DEDE_PLUGIN_STRINGIFY(x) DEDE_PLUGIN_STRINGIFY2(x)
@@ -102,6 +102,27 @@ struct SolverServices {
   std::stop_token stop;        // requested on shutdown: return early with kCancelled
 };
 
+// An external event from the deployment's inbox (table `events`, `dede submit`): something
+// that happened now, which the plugin folds into its state from the round it is applied in.
+struct Event {
+  std::int64_t id = 0;     // the inbox row: errors name it ("event 17: payload.capacity ...")
+  std::string kind;        // one of the plugin's EventKinds()
+  std::string target;      // what it is about, in the kind's terms ("3->7", a job id)
+  ConfigNode payload;      // the JSON object as a map: typed reads name "event 17" and the field
+  int apply_from_round = 0;
+  std::string writer;
+  // True when a resumed run re-applies an event an earlier run applied (see ApplyEvent).
+  bool replay = false;
+};
+
+// An event kind a plugin accepts, for `dede plugins` and the docs.
+struct EventKind {
+  std::string name;         // "link_fail"
+  std::string target;       // what `target` must name: "a->b (node ids or names)"
+  std::string payload;      // fields of the payload: "{capacity: number >= 0}"
+  std::string description;  // one line
+};
+
 class DomainPlugin {
  public:
   virtual ~DomainPlugin() = default;
@@ -154,6 +175,25 @@ class DomainPlugin {
   virtual Status RestoreState(int last_round, const std::string& state) {
     (void)last_round;
     (void)state;
+    return Status::Ok();
+  }
+
+  // --- Since ABI 3 -----------------------------------------------------------------------
+  // The event kinds the plugin accepts (empty: none; every event is then rejected).
+  virtual std::vector<EventKind> EventKinds() const { return {}; }
+  // Applies one event before Refresh(round): from this round on, the plugin's data follow it.
+  // An event that is invalid for the domain (unknown target, bad payload) is rejected: set
+  // *rejection to the reason (naming the field) and leave the state unchanged; the deployment
+  // goes on. A non-ok Status is a failure of the plugin itself and stops the deployment.
+  // Called in inbox order; the runner records each outcome with the round, in its transaction.
+  // Resume: after RestoreState, the runner re-applies every event applied in earlier rounds,
+  // in the order they were applied, with replay = true, before the next Refresh. A plugin
+  // whose SaveState already carries their effects ignores replayed events; a stateless one
+  // applies them again.
+  virtual Status ApplyEvent(int round, const Event& event, std::string* rejection) {
+    (void)round;
+    (void)event;
+    *rejection = "this plugin accepts no events";
     return Status::Ok();
   }
 };

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -15,6 +16,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "config/json_node.h"
 #include "core/guard.h"
 #include "runtime/solver_services.h"
 
@@ -129,8 +131,28 @@ Status Runner::Setup() {
         admm_->WarmStart(last->values);
         admm_started_ = true;
       }
+      // The events earlier rounds applied are part of the plugin's state: applied again, in
+      // their order, with replay set (a plugin that checkpoints their effects skips them).
+      Result<std::vector<EventRow>> applied = store_->AppliedEvents(config_.name, last->round);
+      if (!applied.ok()) return applied.status();
+      for (const EventRow& row : applied.value()) {
+        EventOutcome outcome;
+        status = ApplyEvent(row, /*replay=*/true, row.round, &outcome);
+        if (!status.ok()) return status;
+        if (!outcome.applied) {
+          return FailedPrecondition(
+              "deployment '" + config_.name + "': event " + std::to_string(row.id) + " (" +
+              row.kind + " " + row.target + "), applied in round " + std::to_string(row.round) +
+              ", is rejected on resume: " + outcome.reason +
+              ". The resumed state would differ from the stored rounds'; if the event should "
+              "not count, mark it in the database (UPDATE events SET status = 'rejected', "
+              "reason = '...' WHERE id = " + std::to_string(row.id) + ")");
+        }
+      }
       *log_ << "resuming deployment '" << config_.name << "' after round " << last->round
-            << " (warm start from its allocation)\n";
+            << " (warm start from its allocation";
+      if (!applied->empty()) *log_ << ", " << applied->size() << " events re-applied";
+      *log_ << ")\n";
     }
   }
   return Status::Ok();
@@ -145,8 +167,10 @@ Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
                               std::to_string(next_round_) + ")");
   }
   outcome->round = next_round_;
+  Status status = ApplyPendingEvents(next_round_, &outcome->events);
+  if (!status.ok()) return status;
   bool finished = false;
-  Status status = GuardPlugin("Refresh", [&] {
+  status = GuardPlugin("Refresh", [&] {
     return plugin_->Refresh(next_round_, problem_.get(), &finished);
   });
   if (!status.ok()) return status;
@@ -233,6 +257,7 @@ Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
     record.solver = admm_ ? "admm" : config_.solver == SolverKind::kPlugin ? "plugin" : "exact";
     record.summary = outcome->summary;
     record.report = outcome->report;
+    record.events = outcome->events;
     status = GuardPlugin("SaveState", [&] { return plugin_->SaveState(next_round_, &record.state); });
     if (!status.ok()) return status;
     record.has_state = !record.state.empty();
@@ -252,7 +277,64 @@ Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
   return Status::Ok();
 }
 
+Status Runner::ApplyEvent(const EventRow& row, bool replay, int round, EventOutcome* outcome) {
+  outcome->id = row.id;
+  outcome->applied = false;
+  outcome->reason.clear();
+  const std::string origin = "event " + std::to_string(row.id);
+  std::set<std::string> kinds;
+  std::string listed;
+  for (const EventKind& kind : plugin_->EventKinds()) {
+    kinds.insert(kind.name);
+    listed += (listed.empty() ? "" : ", ") + kind.name;
+  }
+  if (kinds.count(row.kind) == 0) {
+    outcome->reason = origin + ": kind '" + row.kind + "' is not one of plugin '" +
+                      config_.plugin + "''s event kinds (" +
+                      (listed.empty() ? std::string("it accepts none") : listed) + ")";
+    return Status::Ok();
+  }
+  Result<ConfigNode> payload = JsonToConfigNode(row.payload, origin, "payload");
+  if (!payload.ok()) {
+    outcome->reason = payload.status().message();
+    return Status::Ok();
+  }
+  Event event;
+  event.id = row.id;
+  event.kind = row.kind;
+  event.target = row.target;
+  event.payload = std::move(payload.value());
+  event.apply_from_round = row.apply_from_round;
+  event.writer = row.writer;
+  event.replay = replay;
+  std::string rejection;
+  Status status = GuardPlugin("ApplyEvent", [&] {
+    return plugin_->ApplyEvent(round, event, &rejection);
+  });
+  if (!status.ok()) return status;
+  outcome->applied = rejection.empty();
+  outcome->reason = rejection;
+  return Status::Ok();
+}
+
+Status Runner::ApplyPendingEvents(int round, std::vector<EventOutcome>* outcomes) {
+  outcomes->clear();
+  if (store_ == nullptr) return Status::Ok();
+  Result<std::vector<EventRow>> pending = store_->PendingEvents(config_.name, round, UnixSeconds());
+  if (!pending.ok()) return pending.status();
+  for (const EventRow& row : pending.value()) {
+    EventOutcome outcome;
+    Status status = ApplyEvent(row, /*replay=*/false, round, &outcome);
+    if (!status.ok()) return status;
+    outcomes->push_back(std::move(outcome));
+  }
+  return Status::Ok();
+}
+
 void Runner::LogRound(const RoundOutcome& o) {
+  for (const EventOutcome& e : o.events) {
+    *log_ << "  event " << e.id << (e.applied ? " applied" : " rejected: " + e.reason) << "\n";
+  }
   const SolveSummary& s = o.summary;
   *log_ << "round " << o.round << "  " << TerminationName(s.termination) << "  iterations "
         << s.iterations << "  objective " << Format("%.10g", s.objective) << "  violation "

@@ -16,6 +16,7 @@
 #include <memory>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 #include "config/deployment.h"
 #include "dede/plugin.h"
@@ -34,6 +35,7 @@ struct RunnerOptions {
 
 struct RoundOutcome {
   int round = -1;
+  std::vector<EventOutcome> events;  // the inbox events this round applied or rejected
   bool finished = false;     // the plugin has no data for this round
   bool interrupted = false;  // the stop token fired during the solve: nothing was written
   SolveSummary summary;
@@ -73,6 +75,10 @@ class Runner {
 
  private:
   Status GuardPlugin(const char* what, const std::function<Status()>& call);
+  // Hands one inbox event to the plugin; *outcome says applied or rejected (and why).
+  Status ApplyEvent(const EventRow& row, bool replay, int round, EventOutcome* outcome);
+  // Before Refresh(round): the deployment's pending events that are due, in inbox order.
+  Status ApplyPendingEvents(int round, std::vector<EventOutcome>* outcomes);
   void LogRound(const RoundOutcome& outcome);
 
   const DeploymentConfig& config_;

@@ -107,6 +107,9 @@ class Database {
   // returns true the statement ends with SQLITE_INTERRUPT. An empty function removes it.
   void SetProgressCheck(std::function<bool()> stop);
   bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
+  std::int64_t LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
+  // Rows changed by the last INSERT, UPDATE or DELETE.
+  int Changes() const { return sqlite3_changes(db_); }
 
  private:
   Database(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}

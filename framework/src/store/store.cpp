@@ -14,6 +14,7 @@
 
 #include "store/migrations.h"
 #include "store/sqlite.h"
+#include "store/store_impl.h"
 
 namespace dede::internal {
 namespace {
@@ -176,37 +177,6 @@ Status NewerSchemaError(const std::string& path, int version) {
 
 }  // namespace
 
-struct Store::Impl {
-  std::unique_ptr<Database> db;
-  std::string path;
-  bool read_only = false;
-  int schema_version = 0;
-  // Size of each deployment's variable catalogue; it never changes once written.
-  std::unordered_map<std::int64_t, int> catalogue_sizes;
-  int keep_allocations_every = 0;  // SetAllocationHistory
-
-  Status ApplyMigrations();
-  // "deployment 'name'"; NotFound if the id does not exist.
-  Status DeploymentName(std::int64_t deployment_id, std::string* name);
-  Status CatalogueSize(std::int64_t deployment_id, int* size);
-  Status CheckCatalogue(std::int64_t deployment_id,
-                        const std::string& name,
-                        const Problem& problem,
-                        int stored);
-  Status InsertCatalogue(std::int64_t deployment_id, const Problem& problem);
-  Status InsertRound(std::int64_t deployment_id,
-                     const std::string& name,
-                     const RoundRecord& record);
-  Status InsertAllocation(std::int64_t deployment_id,
-                          const std::string& name,
-                          const RoundRecord& record);
-  Status InsertReport(std::int64_t deployment_id,
-                      const std::string& name,
-                      const RoundRecord& record);
-  Status InsertRecords(std::int64_t deployment_id,
-                       const std::string& name,
-                       const RoundRecord& record);
-};
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
@@ -875,6 +845,8 @@ Status Store::WriteRound(std::int64_t deployment_id, const RoundRecord& record) 
   status = impl.InsertReport(deployment_id, name, record);
   if (!status.ok()) return status;
   status = impl.InsertRecords(deployment_id, name, record);
+  if (!status.ok()) return status;
+  status = impl.MarkEvents(name, record);
   if (!status.ok()) return status;
   if (record.has_state) {
     auto insert = impl.db->Prepare(

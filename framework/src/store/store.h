@@ -32,6 +32,27 @@ struct DeploymentRecord {
   std::string config_yaml;     // full text of the deployment file
 };
 
+// An event of the inbox (schemas/sqlite/0004_events.sql).
+struct EventRow {
+  std::int64_t id = 0;
+  std::string deployment, kind, target;
+  std::string payload = "{}";  // a JSON object
+  int apply_from_round = 0;
+  double apply_after = std::numeric_limits<double>::quiet_NaN();  // Unix seconds; NaN: none
+  std::string writer;
+  double submitted_at = 0;
+  std::string status;  // "pending", "applied", "rejected"
+  int round = -1;      // the round that applied or rejected it
+  std::string reason;
+};
+
+// What a round did with one pending event.
+struct EventOutcome {
+  std::int64_t id = 0;
+  bool applied = false;
+  std::string reason;  // when rejected
+};
+
 struct RoundRecord {
   int round = 0;
   double started_unix_seconds = 0;
@@ -42,6 +63,7 @@ struct RoundRecord {
   RoundReport report;          // domain metrics, entity parameters and domain records
   bool has_state = false;      // store `state` (DomainPlugin::SaveState) with the round
   std::string state;
+  std::vector<EventOutcome> events;  // marked in the round's transaction
 };
 
 struct LastRound {
@@ -88,6 +110,19 @@ class Store {
   Result<LastRound> LoadLastRound(std::int64_t deployment_id, int num_variables);
   // One transaction. Fails (and writes nothing) if the round already exists.
   Status WriteRound(std::int64_t deployment_id, const RoundRecord& record);
+  // --- The event inbox (store_events.cpp) ---
+  // Inserts pending events in one transaction (all or none); returns their ids. Each payload
+  // must be a JSON object; errors name the event's position.
+  Result<std::vector<std::int64_t>> SubmitEvents(const std::vector<EventRow>& events);
+  Result<std::int64_t> SubmitEvent(const EventRow& event);
+  // Names of the deployments stored in the database.
+  Result<std::vector<std::string>> DeploymentNames();
+  // The deployment's pending events due at `round` started at `now` (Unix seconds), by id.
+  Result<std::vector<EventRow>> PendingEvents(const std::string& deployment, int round,
+                                              double now);
+  // The deployment's applied events of rounds <= last_round, in the order they were applied
+  // (round, then id): what a resumed run re-applies.
+  Result<std::vector<EventRow>> AppliedEvents(const std::string& deployment, int last_round);
   // Allocation history kept by WriteRound: 0 keeps every round's allocation; N > 0 keeps the
   // latest round's and those of rounds divisible by N, deleting the previous round's rows when
   // the next round is written (storage.keep_allocations). Only the latest plugin checkpoint is

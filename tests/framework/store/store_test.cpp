@@ -1057,3 +1057,79 @@ TEST(WriterLock, SecondWriterIsRefusedUntilTheFirstReleases) {
 
 }  // namespace
 }  // namespace dede::internal
+
+namespace dede::internal {
+namespace {
+
+// ---- the event inbox ------------------------------------------------------------------------
+
+EventRow MakeEvent(const std::string& deployment, const std::string& kind, int from_round = 0) {
+  EventRow e;
+  e.deployment = deployment;
+  e.kind = kind;
+  e.target = "3->7";
+  e.payload = R"({"capacity": 5})";
+  e.apply_from_round = from_round;
+  return e;
+}
+
+TEST_F(StoreRounds, EventsArePendingUntilTheirRoundAndTimeThenMarkedWithTheRound) {
+  ASSERT_OK_AND_ASSIGN(const std::int64_t now, store_->SubmitEvent(MakeEvent("alpha", "fail")));
+  ASSERT_OK_AND_ASSIGN(const std::int64_t later, store_->SubmitEvent(MakeEvent("alpha", "fail", 2)));
+  EventRow timed = MakeEvent("alpha", "recover");
+  timed.apply_after = 2e9;  // 2033
+  ASSERT_OK_AND_ASSIGN(const std::int64_t at_time, store_->SubmitEvent(timed));
+  const Result<std::int64_t> other = store_->SubmitEvent(MakeEvent("beta", "fail"));
+  ASSERT_TRUE(other.ok());  // another deployment's
+  ASSERT_OK_AND_ASSIGN(auto due0, store_->PendingEvents("alpha", 0, 1.8e9));
+  ASSERT_EQ(due0.size(), 1u);
+  EXPECT_EQ(due0[0].id, now);
+  EXPECT_EQ(due0[0].payload, R"({"capacity":5})");
+  ASSERT_OK_AND_ASSIGN(auto due2, store_->PendingEvents("alpha", 2, 2.1e9));
+  ASSERT_EQ(due2.size(), 3u);
+  EXPECT_EQ(due2[1].id, later);
+  EXPECT_EQ(due2[2].id, at_time);
+
+  RoundRecord round0 = MakeRound(0, {{0, 1.0}});
+  round0.events = {{now, true, ""}, {at_time, false, "no such link"}};
+  ASSERT_OK(store_->WriteRound(id_, round0));
+  EXPECT_EQ(Scalar(*store_, "SELECT group_concat(id || ':' || status || ':' || ifnull(round, '-') "
+                            "|| ':' || ifnull(reason, '-'), ' ') FROM events"),
+            std::to_string(now) + ":applied:0:- " + std::to_string(later) + ":pending:-:- " +
+                std::to_string(at_time) + ":rejected:0:no such link 4:pending:-:-");
+  ASSERT_OK_AND_ASSIGN(auto applied, store_->AppliedEvents("alpha", 0));
+  ASSERT_EQ(applied.size(), 1u);
+  EXPECT_EQ(applied[0].round, 0);
+  // A round whose event another runner already took is not written at all.
+  RoundRecord round1 = MakeRound(1, {{0, 2.0}});
+  round1.events = {{later, true, ""}, {now, true, ""}};
+  const Status taken = store_->WriteRound(id_, round1);
+  ASSERT_FALSE(taken.ok());
+  EXPECT_NE(taken.message().find("event " + std::to_string(now) + " of deployment 'alpha' is no "
+                                 "longer pending"),
+            std::string::npos)
+      << taken.message();
+  EXPECT_EQ(CountRows(*store_, "rounds", 1), 0);
+  EXPECT_EQ(Scalar(*store_, "SELECT status FROM events WHERE id = " + std::to_string(later)),
+            "pending");
+}
+
+TEST_F(StoreRounds, BadSubmissionsWriteNothing) {
+  EventRow array = MakeEvent("alpha", "fail");
+  array.payload = "[1, 2]";
+  EventRow fine = MakeEvent("alpha", "fail");
+  const auto ids = store_->SubmitEvents({fine, array});
+  ASSERT_FALSE(ids.ok());
+  EXPECT_NE(ids.status().message().find("event 1: payload '[1, 2]' is not a JSON object"),
+            std::string::npos)
+      << ids.status().message();
+  EventRow negative = MakeEvent("alpha", "fail", -1);
+  EXPECT_FALSE(store_->SubmitEvent(negative).ok());
+  EXPECT_FALSE(store_->SubmitEvent(MakeEvent("", "fail")).ok());
+  EXPECT_EQ(Scalar(*store_, "SELECT count(*) FROM events"), "0");
+  ASSERT_OK_AND_ASSIGN(auto names, store_->DeploymentNames());
+  EXPECT_EQ(names, std::vector<std::string>{"alpha"});
+}
+
+}  // namespace
+}  // namespace dede::internal

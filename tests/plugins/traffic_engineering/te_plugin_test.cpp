@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "config/json_node.h"
 #include "dede/solver.h"
 
 namespace dede::te {
@@ -649,6 +650,70 @@ TEST(TrafficEngineeringPlugin, MatrixDirectoryIsFilteredByAPattern) {
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("no traffic-matrix files matching '*.txt'"), std::string::npos)
       << status.message();
+}
+
+}  // namespace
+}  // namespace dede::te
+
+namespace dede::te {
+namespace {
+
+Event MakeEvent(std::int64_t id, const std::string& kind, const std::string& target,
+                const std::string& payload_json) {
+  Event event;
+  event.id = id;
+  event.kind = kind;
+  event.target = target;
+  Result<ConfigNode> payload =
+      internal::JsonToConfigNode(payload_json, "event " + std::to_string(id), "payload");
+  EXPECT_TRUE(payload.ok()) << payload.status().message();
+  event.payload = payload.value();
+  return event;
+}
+
+TEST(TrafficEngineeringPlugin, InboxEventsSetCapacitiesAndWholeMatricesFromTheirRound) {
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Settings settings;
+  settings.matrices = {"matrices/B4_real_0_1.0.csv", "matrices/B4_real_1_1.0.csv"};
+  Build(settings, &plugin, &problem);
+  std::string rejection;
+  // A whole matrix: two pairs, every other demand 0; a capacity; then bad ones.
+  ASSERT_TRUE(plugin.ApplyEvent(1, MakeEvent(1, "traffic_matrix", "",
+                                             R"({"demands": [[0, 1, 100], ["0", "2", 50.5]]})"),
+                                &rejection).ok());
+  EXPECT_EQ(rejection, "");
+  ASSERT_TRUE(plugin.ApplyEvent(1, MakeEvent(2, "link_capacity", "0->1", R"({"capacity": 7})"),
+                                &rejection).ok());
+  EXPECT_EQ(rejection, "");
+  ASSERT_TRUE(plugin.ApplyEvent(1, MakeEvent(3, "demand", "0->0", R"({"demand": 1})"),
+                                &rejection).ok());
+  EXPECT_NE(rejection.find("event 3 (demand): target '0->0' is not a pair with paths"),
+            std::string::npos)
+      << rejection;
+  ASSERT_TRUE(plugin.ApplyEvent(1, MakeEvent(4, "traffic_matrix", "",
+                                             R"({"demands": [[0, 1, 1], [0, 1, 2]]})"),
+                                &rejection).ok());
+  EXPECT_NE(rejection.find("payload.demands[1]: the pair is listed twice"), std::string::npos)
+      << rejection;
+  ASSERT_TRUE(plugin.ApplyEvent(1, MakeEvent(5, "link_capacity", "99", R"({})"), &rejection).ok());
+  EXPECT_NE(rejection.find("target '99' is not a link"), std::string::npos) << rejection;
+  // Round 0 keeps the matrix file's data; from round 1 the events hold.
+  bool finished = true;
+  ASSERT_TRUE(plugin.Refresh(0, &problem, &finished).ok());
+  EXPECT_NEAR(plugin.TotalDemand(), 26682.5959, 1e-3);
+  ASSERT_TRUE(plugin.Refresh(1, &problem, &finished).ok());
+  ASSERT_FALSE(finished);
+  EXPECT_NEAR(plugin.TotalDemand(), 150.5, 1e-9);
+  Allocation exact;
+  SolveSummary summary;
+  SolveExact(problem, ExactOptions{}, &exact, &summary);
+  ASSERT_EQ(summary.termination, Termination::kConverged);
+  RoundReport report;
+  ASSERT_TRUE(plugin.Report(1, problem, exact, &report).ok());
+  ASSERT_FALSE(report.entities.empty());
+  EXPECT_EQ(report.entities[0].name, "0->1");
+  EXPECT_NEAR(report.entities[0].parameters[0].second * 5000, 7, 1e-9);  // flow_unit 5000
 }
 
 }  // namespace

@@ -1,0 +1,52 @@
+// The store's private state, shared by its source files (store.cpp: deployments, rounds and
+// queries; store_events.cpp: the event inbox). Not part of any public interface.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "store/sqlite.h"
+#include "store/store.h"
+
+namespace dede::internal {
+
+using sqlite::Database;
+
+struct Store::Impl {
+  std::unique_ptr<Database> db;
+  std::string path;
+  bool read_only = false;
+  int schema_version = 0;
+  // Size of each deployment's variable catalogue; it never changes once written.
+  std::unordered_map<std::int64_t, int> catalogue_sizes;
+  int keep_allocations_every = 0;  // SetAllocationHistory
+
+  Status ApplyMigrations();
+  // "deployment 'name'"; NotFound if the id does not exist.
+  Status DeploymentName(std::int64_t deployment_id, std::string* name);
+  Status CatalogueSize(std::int64_t deployment_id, int* size);
+  Status CheckCatalogue(std::int64_t deployment_id,
+                        const std::string& name,
+                        const Problem& problem,
+                        int stored);
+  Status InsertCatalogue(std::int64_t deployment_id, const Problem& problem);
+  Status InsertRound(std::int64_t deployment_id,
+                     const std::string& name,
+                     const RoundRecord& record);
+  Status InsertAllocation(std::int64_t deployment_id,
+                          const std::string& name,
+                          const RoundRecord& record);
+  Status InsertReport(std::int64_t deployment_id,
+                      const std::string& name,
+                      const RoundRecord& record);
+  Status InsertRecords(std::int64_t deployment_id,
+                       const std::string& name,
+                       const RoundRecord& record);
+  // Marks the round's events applied or rejected (store_events.cpp); fails if one of them is
+  // no longer pending (another writer took it), which rolls the whole round back.
+  Status MarkEvents(const std::string& name, const RoundRecord& record);
+};
+
+}  // namespace dede::internal
