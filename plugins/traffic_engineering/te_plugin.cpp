@@ -553,11 +553,23 @@ Status TrafficEngineeringPlugin::Refresh(int round, Problem* problem, bool* fini
   if (!status.ok()) return status;
   for (std::size_t k = 0; k < pairs_.size(); ++k) demands[k] *= scale_;
   // Link states: the events up to this round, in order (a function of the round only).
-  std::fill(failed_.begin(), failed_.end(), 0);
+  // The configured link events and the inbox's failures and recoveries, in round order (the
+  // configured ones first within a round; each list keeps its own order).
+  std::vector<LinkEvent> link_states;
   for (const LinkEvent& event : link_events_) {
-    if (event.round > round) break;
-    failed_[event.link] = event.fail ? 1 : 0;
+    if (event.round <= round) link_states.push_back(event);
   }
+  const std::size_t configured = link_states.size();
+  for (const InboxEvent& event : inbox_) {
+    if (event.round > round) continue;
+    if (event.kind == InboxEvent::Kind::kLinkFail || event.kind == InboxEvent::Kind::kLinkRecover) {
+      link_states.push_back({event.round, event.link, event.kind == InboxEvent::Kind::kLinkFail});
+    }
+  }
+  std::inplace_merge(link_states.begin(), link_states.begin() + configured, link_states.end(),
+                     [](const LinkEvent& a, const LinkEvent& b) { return a.round < b.round; });
+  std::fill(failed_.begin(), failed_.end(), 0);
+  for (const LinkEvent& event : link_states) failed_[event.link] = event.fail ? 1 : 0;
   // Inbox events applied up to this round, over the configured data and in their order:
   // demands and capacities they set are absolute (not multiplied by `scale`).
   std::vector<double> base_capacity(topology_.links.size());
@@ -565,8 +577,8 @@ Status TrafficEngineeringPlugin::Refresh(int round, Problem* problem, bool* fini
   for (const InboxEvent& event : inbox_) {
     if (event.round > round) continue;
     switch (event.kind) {
-      case InboxEvent::Kind::kLinkFail: failed_[event.link] = 1; break;
-      case InboxEvent::Kind::kLinkRecover: failed_[event.link] = 0; break;
+      case InboxEvent::Kind::kLinkFail:
+      case InboxEvent::Kind::kLinkRecover: break;  // above
       case InboxEvent::Kind::kLinkCapacity: base_capacity[event.link] = event.value; break;
       case InboxEvent::Kind::kDemand: demands[event.pair] = event.value; break;
       case InboxEvent::Kind::kMatrix:

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "config/json_node.h"
@@ -714,6 +715,60 @@ TEST(TrafficEngineeringPlugin, InboxEventsSetCapacitiesAndWholeMatricesFromTheir
   ASSERT_FALSE(report.entities.empty());
   EXPECT_EQ(report.entities[0].name, "0->1");
   EXPECT_NEAR(report.entities[0].parameters[0].second * 5000, 7, 1e-9);  // flow_unit 5000
+}
+
+}  // namespace
+}  // namespace dede::te
+
+namespace dede::te {
+namespace {
+
+TEST(TrafficEngineeringPlugin, InboxAndConfiguredLinkEventsApplyInRoundOrder) {
+  // Configured: link 0->1 recovers at round 3. Inbox: it fails from round 1, and link 0->2
+  // fails from round 4 while the configuration fails it at round 4 too.
+  ConfigNode node = MakeSettings([] {
+    Settings s;
+    s.matrices = {"matrices/B4_real_0_1.0.csv", "matrices/B4_real_1_1.0.csv",
+                  "matrices/B4_real_2_1.0.csv", "matrices/B4_real_3_1.0.csv",
+                  "matrices/B4_real_4_1.0.csv"};
+    return s;
+  }());
+  ConfigNode events = ConfigNode::List("te_test.yaml", 1, 1, "plugin.settings.link_events");
+  for (const auto& [round, link, action] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"3", "0->1", "recover"}, {"4", "0->2", "fail"}}) {
+    ConfigNode e = ConfigNode::Map("te_test.yaml", 1, 1, "plugin.settings.link_events[]");
+    e.Insert("round", Scalar("round", round));
+    e.Insert("link", Scalar("link", link));
+    e.Insert("action", Scalar("action", action));
+    events.Append(e);
+  }
+  node.Insert("link_events", events);
+  TrafficEngineeringPlugin plugin;
+  ASSERT_TRUE(plugin.Configure(node, Context()).ok());
+  Problem problem(0, 0);
+  ASSERT_TRUE(plugin.Describe(&problem).ok());
+  std::string rejection;
+  ASSERT_TRUE(plugin.ApplyEvent(1, MakeEvent(1, "link_fail", "0->1", "{}"), &rejection).ok());
+  ASSERT_TRUE(plugin.ApplyEvent(4, MakeEvent(2, "link_recover", "0->2", "{}"), &rejection).ok());
+  ASSERT_EQ(rejection, "");
+  const auto failed_after = [&](int round) {
+    bool finished = true;
+    EXPECT_TRUE(plugin.Refresh(round, &problem, &finished).ok());
+    Allocation zero;
+    zero.values.assign(problem.num_variables(), 0.0);
+    RoundReport report;
+    EXPECT_TRUE(plugin.Report(round, problem, zero, &report).ok());
+    for (const auto& m : report.metrics) {
+      if (m.name == "failed_links") return static_cast<int>(m.value);
+    }
+    return -1;
+  };
+  EXPECT_EQ(failed_after(0), 0);
+  EXPECT_EQ(failed_after(1), 1);  // inbox failure of 0->1
+  EXPECT_EQ(failed_after(2), 1);
+  EXPECT_EQ(failed_after(3), 0);  // the configured recovery comes later
+  EXPECT_EQ(failed_after(4), 0);  // configured failure of 0->2, then the inbox's recovery
 }
 
 }  // namespace
