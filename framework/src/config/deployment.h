@@ -44,6 +44,9 @@ struct DeploymentConfig {
   int keep_allocations = 0;      // storage.keep_allocations (0: every round's)
   int max_rounds = 0;            // stop.max_rounds (0: unlimited)
   double max_wall_seconds = 0;   // stop.max_wall_seconds (0: unlimited)
+  bool http_enabled = false;     // http.enabled: the read-only status endpoint
+  std::string http_address = "127.0.0.1";  // http.address
+  int http_port = 8642;          // http.port (0: any free port, logged)
 };
 
 // One registry entry per option: generates validation, defaults and the reference text.

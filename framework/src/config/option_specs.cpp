@@ -612,6 +612,16 @@ std::vector<Spec> BuildSpecs() {
   s.push_back(Double("stop.max_wall_seconds",
       [](auto& c) -> auto& { return c.max_wall_seconds; }, AtLeast(0),
       "Stop after this much wall-clock time; 0: no limit.", true));
+  // http
+  s.push_back(Bool("http.enabled", [](auto& c) -> auto& { return c.http_enabled; },
+      "Serve the deployment's state over HTTP while it runs, read-only: /healthz, "
+      "/rounds?last=N, /allocation?demand=D, /metrics (Prometheus text) and a status page /.",
+      false));
+  s.push_back(String("http.address", [](auto& c) -> auto& { return c.http_address; }, false,
+      false, "Address the endpoint listens on (loopback by default; 0.0.0.0 for every "
+      "interface).", false));
+  s.push_back(Int("http.port", [](auto& c) -> auto& { return c.http_port; }, Closed(0, 65535),
+      "TCP port of the endpoint; 0: any free port (the log names it).", false));
   // clang-format on
 
   const DeploymentConfig defaults;

@@ -18,6 +18,7 @@
 
 #include "config/json_node.h"
 #include "core/guard.h"
+#include "runtime/http_server.h"
 #include "runtime/solver_services.h"
 
 namespace dede::internal {
@@ -384,6 +385,19 @@ Result<RunSummary> Runner::Run() {
   bool round_in_flight = false;
   RoundOutcome outcome;
 
+  // The read-only status endpoint, on this loop (rounds run on the worker, so a request is
+  // answered while a round solves; a slow client holds only its own connection).
+  std::unique_ptr<HttpServer> http;
+  if (config_.http_enabled) {
+    Result<std::unique_ptr<HttpServer>> server =
+        HttpServer::Start(io, config_.http_address, config_.http_port, config_.database, config_.name);
+    if (!server.ok()) return Status(server.status().code(), config_.file + ": " + server.status().message());
+    http = std::move(server.value());
+    *log_ << "http: serving deployment '" << config_.name << "' on http://" << config_.http_address
+          << ":" << http->port() << "/ (read-only)\n";
+    log_->flush();
+  }
+
   std::function<void(Clock::time_point)> schedule;
   auto finish = [&](std::string reason) {
     if (stopping) return;
@@ -391,6 +405,7 @@ Result<RunSummary> Runner::Run() {
     summary.stop_reason = std::move(reason);
     timer.cancel();
     signals.cancel();
+    if (http) http->Stop();
     if (!round_in_flight) work.reset();
   };
 

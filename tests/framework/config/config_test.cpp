@@ -531,7 +531,7 @@ TEST(LoadDeployment, UnknownTopLevelKeyNamesFileLineAndAllowedKeys) {
   EXPECT_EQ(loaded.status().message(),
             Fixture("unknown_top.yaml") +
                 ":3:1: unknown key 'plugins' at the top level; allowed: deployment, plugin, "
-                "solver, schedule, storage, stop");
+                "solver, schedule, storage, stop, http");
 }
 
 TEST(LoadDeployment, UnknownNestedKeyNamesFileLineAndAllowedKeys) {

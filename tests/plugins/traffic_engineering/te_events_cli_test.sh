@@ -87,4 +87,28 @@ bad=$(q "SELECT count(*) FROM metrics m WHERE m.name = 'failed_links' AND m.roun
           WHERE e.id > 5 AND e.round <= m.round ORDER BY e.id DESC LIMIT 1)
         AND EXISTS (SELECT 1 FROM events e WHERE e.id > 5 AND e.round <= m.round)")
 [ "$bad" = 0 ] || fail "rounds whose failed_links disagree with the events: $bad"
+# --- 4. The HTTP endpoint: absent unless configured; with http.enabled, served by the running
+# deployment (a raw request through bash's /dev/tcp: no client needed).
+if grep -q "^http:" "$work"/run*.log; then fail "an http endpoint without http.enabled"; fi
+cp "$work/te.yaml" "$work/web.yaml"
+sed -i -e "s|name: te-b4|name: te-b4-web|" -e "s|interval_seconds: 0.05|interval_seconds: 0.3|" "$work/web.yaml"
+printf 'http:\n  enabled: true\n  port: 0\n' >> "$work/web.yaml"
+"$dede" run "$work/web.yaml" --rounds 8 > "$work/web.log" 2>&1 &
+runner=$!
+port=
+for _ in $(seq 1 100); do
+  port=$(sed -n 's|^http: serving .* on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$work/web.log")
+  [ -n "$port" ] && break
+  sleep 0.05
+done
+[ -n "$port" ] || { cat "$work/web.log"; fail "no http line in the log"; }
+sleep 0.5
+exec 3<>"/dev/tcp/127.0.0.1/$port"
+printf 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' >&3
+reply=$(cat <&3)
+exec 3<&-
+grep -q "^HTTP/1.1 200 OK" <<< "$reply" || fail "healthz: $reply"
+grep -q '"deployment":"te-b4-web"' <<< "$reply" || fail "healthz body: $reply"
+wait "$runner" || { cat "$work/web.log"; fail "the http deployment failed"; }
+runner=
 echo "te events cli test passed"
