@@ -114,13 +114,20 @@ void ClusterModel::Describe(const Instance& instance, Fairness fairness, Problem
       log_terms_.push_back(problem->AddLogTerm(BlockId::Demand(j), value, job.weight));
     }
   }
-  for (int r = 0; r < num_types; ++r)
-    problem->AddResourceConstraint(r, rows[r], Sense::kLessEqual, instance.types[r].count);
+  capacity_rows_.clear();
+  for (int r = 0; r < num_types; ++r) {
+    capacity_rows_.push_back(
+        problem->AddResourceConstraint(r, rows[r], Sense::kLessEqual, instance.types[r].count));
+  }
   // sum_r x[r, j] <= 1 bounds every job's expression by its largest coefficient; SetActive
   // lowers the constant to the active jobs' smallest ceiling.
   inactive_constant_ = largest;
   if (fairness == Fairness::kMaxMin)
     problem->SetGlobalTerm(GlobalKind::kMaxMin, Side::kDemand, blocks, exprs);
+}
+
+void ClusterModel::SetCapacity(int type, double count, Problem* problem) const {
+  problem->SetRhs(capacity_rows_[type], count);
 }
 
 void ClusterModel::SetActive(const std::vector<char>& active, Problem* problem) {

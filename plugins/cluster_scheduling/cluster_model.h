@@ -53,6 +53,8 @@ class ClusterModel {
   // Writes the active set (one flag per job) into the problem's parameters.
   // Max-min: inactive slots get the active jobs' smallest ceiling as their constant.
   void SetActive(const std::vector<char>& active, Problem* problem);
+  // GPUs of worker type `type` available to the allocation.
+  void SetCapacity(int type, double count, Problem* problem) const;
 
   // min over active jobs of the normalized throughput (max-min), or sum over active jobs of
   // w_j log(normalized throughput + 1e-6) (proportional fairness).
@@ -79,6 +81,7 @@ class ClusterModel {
   std::vector<double> t_equal_;
   std::vector<int> log_terms_;
   double inactive_constant_ = 1.0;
+  std::vector<ConstraintId> capacity_rows_;  // sum_j s_j x[r, j] <= count_r, by type
 };
 
 }  // namespace dede::cluster

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 namespace dede::cluster {
@@ -108,6 +109,10 @@ Status ClusterSchedulingPlugin::Describe(Problem* problem) {
   model_.set_max_types_per_job(max_types_per_job_);
   model_.Describe(instance_, fairness_, problem);
   num_variables_ = problem->num_variables();
+  departed_from_.assign(num_jobs(), std::numeric_limits<int>::max());
+  base_counts_.clear();
+  for (const WorkerType& t : instance_.types) base_counts_.push_back(t.count);
+  count_events_.clear();
   ResetSimulation();
   return Status::Ok();
 }
@@ -117,6 +122,14 @@ Status ClusterSchedulingPlugin::Refresh(int round, Problem* problem, bool* finis
   FastForward(round);
   *finished = (rounds_ > 0 && round >= rounds_) || AllDone();
   if (*finished) return Status::Ok();
+  // GPU counts: the configured ones, then the inbox's changes up to this round in order.
+  for (std::size_t r = 0; r < base_counts_.size(); ++r) instance_.types[r].count = base_counts_[r];
+  for (const CountEvent& e : count_events_) {
+    if (e.round <= round) instance_.types[e.type].count = e.count;
+  }
+  for (std::size_t r = 0; r < instance_.types.size(); ++r) {
+    model_.SetCapacity(static_cast<int>(r), instance_.types[r].count, problem);
+  }
   model_.SetActive(Active(), problem);
   return Status::Ok();
 }
@@ -171,6 +184,9 @@ Status ClusterSchedulingPlugin::Report(int round, const Problem& problem,
       {"arrived_jobs", static_cast<double>(arrived)},
       {"mean_jct_s", completed > 0 ? jct_sum / completed : 0.0},
       {"sim_time_s", start}};
+  int departed = 0;
+  for (int j = 0; j < num_jobs(); ++j) departed += Departed(j);
+  if (departed > 0) report->metrics.push_back({"departed_jobs", static_cast<double>(departed)});
 
   // Job events of this round: arrivals (jobs active for the first time) and completions.
   std::vector<char> done_now(num_jobs(), 0);
@@ -315,12 +331,84 @@ Status ClusterSchedulingPlugin::RestoreState(int last_round, const std::string& 
 
 std::vector<char> ClusterSchedulingPlugin::Active() const {
   std::vector<char> active(num_jobs(), 0);
-  for (int j = 0; j < num_jobs(); ++j) active[j] = Arrived(j) && completion_s_[j] < 0;
+  for (int j = 0; j < num_jobs(); ++j)
+    active[j] = Arrived(j) && completion_s_[j] < 0 && !Departed(j);
   return active;
 }
 
 bool ClusterSchedulingPlugin::AllDone() const {
-  return std::all_of(completion_s_.begin(), completion_s_.end(), [](double c) { return c >= 0; });
+  for (int j = 0; j < num_jobs(); ++j) {
+    if (completion_s_[j] < 0 && !Departed(j)) return false;
+  }
+  return true;
+}
+
+std::vector<EventKind> ClusterSchedulingPlugin::EventKinds() const {
+  return {{"gpu_count", "a worker type's name or index", "{count: integer in [0, 2^30]}",
+           "the type's GPUs from this round on"},
+          {"job_depart", "a job id (the trace's job_id)", "{}",
+           "the job leaves: inactive from this round on (not counted as completed)"}};
+}
+
+Status ClusterSchedulingPlugin::ApplyEvent(int round, const Event& event, std::string* rejection) {
+  rejection->clear();
+  const std::string where = "event " + std::to_string(event.id) + " (" + event.kind + ")";
+  if (event.kind == "gpu_count") {
+    int type = -1;
+    for (std::size_t r = 0; r < instance_.types.size(); ++r) {
+      if (instance_.types[r].name == event.target) type = static_cast<int>(r);
+    }
+    long long index = -1;
+    if (type < 0) {
+      std::size_t used = 0;
+      try {
+        index = std::stoll(event.target, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == event.target.size() && index >= 0 &&
+          index < static_cast<long long>(instance_.types.size())) {
+        type = static_cast<int>(index);
+      }
+    }
+    if (type < 0) {
+      *rejection = where + ": target '" + event.target + "' is not a worker type (a name or 0.." +
+                   std::to_string(instance_.types.size() - 1) + ")";
+      return Status::Ok();
+    }
+    int count = 0;
+    Status status = event.payload.Require("count");
+    status.Update(event.payload.Read("count", &count, 0, 1 << 30));
+    if (!status.ok()) {
+      *rejection = status.message();
+      return Status::Ok();
+    }
+    count_events_.push_back({round, type, count});
+    return Status::Ok();
+  }
+  if (event.kind == "job_depart") {
+    int job = -1;
+    for (int j = 0; j < num_jobs(); ++j) {
+      if (std::to_string(instance_.jobs[j].id) == event.target) job = j;
+    }
+    if (job < 0) {
+      *rejection = where + ": target '" + event.target + "' is not a job id of the deployment";
+      return Status::Ok();
+    }
+    if (departed_from_[job] != std::numeric_limits<int>::max()) {
+      *rejection = where + ": job " + event.target + " already left in round " +
+                   std::to_string(departed_from_[job]);
+      return Status::Ok();
+    }
+    if (!event.replay && completion_s_[job] >= 0) {
+      *rejection = where + ": job " + event.target + " has completed";
+      return Status::Ok();
+    }
+    departed_from_[job] = round;
+    return Status::Ok();
+  }
+  *rejection = where + ": unknown kind";
+  return Status::Ok();
 }
 
 void ClusterSchedulingPlugin::ResetSimulation() {

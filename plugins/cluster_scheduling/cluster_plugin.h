@@ -30,6 +30,11 @@ class ClusterSchedulingPlugin : public DomainPlugin {
   // progress and completion time, doubles in hexadecimal so a restore is bit-exact.
   Status SaveState(int round, std::string* state) override;
   Status RestoreState(int last_round, const std::string& state) override;
+  // Inbox events: gpu_count (a worker type's GPUs from this round on) and job_depart (a job
+  // leaves: inactive from this round on, never completed). Not in the checkpoint: a resumed
+  // run gets them again (replay) and applies them the same way.
+  std::vector<EventKind> EventKinds() const override;
+  Status ApplyEvent(int round, const Event& event, std::string* rejection) override;
 
   // For tests and tools.
   const Instance& instance() const { return instance_; }
@@ -69,6 +74,13 @@ class ClusterSchedulingPlugin : public DomainPlugin {
   int num_variables_ = 0;
   int sim_round_ = 0;
   std::vector<double> steps_, completion_s_;
+  std::vector<int> departed_from_;  // per job: the round it left (INT_MAX: never)
+  std::vector<int> base_counts_;    // the configured GPUs per type
+  struct CountEvent {
+    int round, type, count;
+  };
+  std::vector<CountEvent> count_events_;  // in the order applied
+  bool Departed(int j) const { return departed_from_[j] <= sim_round_; }
 };
 
 }  // namespace dede::cluster

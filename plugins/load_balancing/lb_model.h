@@ -2,6 +2,7 @@
 // See README.md in this directory.
 #pragma once
 #include <string>
+#include <algorithm>
 #include <vector>
 
 #include "dede/problem.h"
@@ -49,6 +50,10 @@ class LbModel {
   // only use candidate pairs.
   Status SetRound(int round, const ServerSets& current, Problem* p);
   int num_rounds() const { return static_cast<int>(loads_.size()); }
+  // Shard `shard`'s load from `round` on (an inbox event): every later round's table entry.
+  void SetLoadFrom(int round, int shard, double load) {
+    for (std::size_t r = static_cast<std::size_t>(std::max(round, 0)); r < loads_.size(); ++r) loads_[r][shard] = load;
+  }
   // The round set last, as plain data, and the servers each shard may use.
   Instance instance() const;
   const Allowed& allowed() const { return allowed_; }

@@ -1,5 +1,6 @@
 // load_balancing: DeDe's shard load-balancing example as a plugin. See README.md.
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -96,6 +97,38 @@ class LoadBalancingPlugin : public dede::DomainPlugin {
   }
 
   std::vector<dede::MethodInfo> Methods() const override { return dede::lb::MethodList(); }
+
+  // Inbox events: a shard's load from a round on. Not in the checkpoint (the placement is):
+  // a resumed run gets them again (replay) and applies them the same way.
+  std::vector<dede::EventKind> EventKinds() const override {
+    return {{"shard_load", "a shard index 0..shards-1", "{load: number in [0, 1e15]}",
+             "the shard's load from this round on (the loads table's later rounds)"}};
+  }
+
+  dede::Status ApplyEvent(int round, const dede::Event& event, std::string* rejection) override {
+    rejection->clear();
+    const std::string where = "event " + std::to_string(event.id) + " (" + event.kind + ")";
+    if (event.kind != "shard_load") {
+      *rejection = where + ": unknown kind";
+      return dede::Status::Ok();
+    }
+    char* end = nullptr;
+    const long shard = std::strtol(event.target.c_str(), &end, 10);
+    if (event.target.empty() || *end != '\0' || shard < 0 || shard >= options_.shards) {
+      *rejection = where + ": target '" + event.target + "' is not a shard index 0.." +
+                   std::to_string(options_.shards - 1);
+      return dede::Status::Ok();
+    }
+    double load = 0;
+    dede::Status status = event.payload.Require("load");
+    status.Update(event.payload.Read("load", &load, 0.0, 1e15));
+    if (!status.ok()) {
+      *rejection = status.message();
+      return dede::Status::Ok();
+    }
+    model_.SetLoadFrom(round, static_cast<int>(shard), load);
+    return dede::Status::Ok();
+  }
 
   dede::Status SolveWith(const std::string& method, int round, const dede::Problem& problem,
                          const dede::SolverServices& services, dede::Allocation* allocation,

@@ -447,3 +447,70 @@ TEST(ClusterPlugin, PhillySourceBuildsThePaperShape) {
 
 }  // namespace
 }  // namespace dede::cluster
+
+namespace dede::cluster {
+namespace {
+
+Event MakeEvent(std::int64_t id, const std::string& kind, const std::string& target,
+                const std::string& key = "", const std::string& value = "") {
+  Event event;
+  event.id = id;
+  event.kind = kind;
+  event.target = target;
+  event.payload = ConfigNode::Map("event " + std::to_string(id), 0, 0, "payload");
+  if (!key.empty()) {
+    event.payload.Insert(key, ConfigNode::Scalar(value, "event " + std::to_string(id), 0, 0,
+                                                 "payload." + key));
+  }
+  return event;
+}
+
+TEST(ClusterPlugin, InboxEventsChangeGpuCountsAndRemoveJobs) {
+  Plugin p;
+  Start(&p, TraceSettings("max_min"));
+  bool finished = true;
+  ASSERT_TRUE(p.plugin.Refresh(0, &p.problem, &finished).ok());
+  const std::vector<char> before = p.plugin.Active();
+  int job = -1;
+  for (std::size_t j = 0; j < before.size() && job < 0; ++j) {
+    if (before[j]) job = static_cast<int>(j);
+  }
+  ASSERT_GE(job, 0);
+  const std::string id = std::to_string(p.plugin.instance().jobs[job].id);
+  const std::string type0 = p.plugin.instance().types[0].name;
+  std::string rejection;
+  ASSERT_TRUE(p.plugin.ApplyEvent(0, MakeEvent(1, "gpu_count", type0, "count", "0"), &rejection).ok());
+  EXPECT_EQ(rejection, "");
+  ASSERT_TRUE(p.plugin.ApplyEvent(0, MakeEvent(2, "job_depart", id), &rejection).ok());
+  EXPECT_EQ(rejection, "");
+  ASSERT_TRUE(p.plugin.ApplyEvent(0, MakeEvent(3, "job_depart", id), &rejection).ok());
+  EXPECT_NE(rejection.find("already left in round 0"), std::string::npos) << rejection;
+  ASSERT_TRUE(p.plugin.ApplyEvent(0, MakeEvent(4, "gpu_count", "worker_99", "count", "3"),
+                                  &rejection).ok());
+  EXPECT_NE(rejection.find("is not a worker type"), std::string::npos) << rejection;
+  ASSERT_TRUE(p.plugin.ApplyEvent(0, MakeEvent(5, "gpu_count", "1", "count", "-2"), &rejection).ok());
+  EXPECT_NE(rejection.find("event 5: payload.count = -2"), std::string::npos) << rejection;
+  ASSERT_TRUE(p.plugin.Refresh(0, &p.problem, &finished).ok());
+  EXPECT_FALSE(p.plugin.Active()[job]);
+  EXPECT_EQ(p.plugin.instance().types[0].count, 0);
+  Allocation exact;
+  SolveSummary summary;
+  SolveExact(p.problem, ExactOptions{}, &exact, &summary);
+  ASSERT_EQ(summary.termination, Termination::kConverged) << summary.message;
+  // Nothing runs on the type without GPUs.
+  for (int j = 0; j < static_cast<int>(before.size()); ++j) {
+    for (const ClusterModel::Entry& e : p.plugin.model().entries(j)) {
+      if (e.type == 0) {
+        EXPECT_NEAR(exact.values[e.var], 0.0, 1e-9);
+      }
+    }
+  }
+  RoundReport report;
+  ASSERT_TRUE(p.plugin.Report(0, p.problem, exact, &report).ok());
+  bool departed = false;
+  for (const Metric& m : report.metrics) departed |= m.name == "departed_jobs" && m.value == 1;
+  EXPECT_TRUE(departed);
+}
+
+}  // namespace
+}  // namespace dede::cluster

@@ -65,4 +65,21 @@ for method in greedy pop-16; do
   [ "$(DB=$method.db q "SELECT count(*) FROM metrics WHERE name = 'feasible' AND value = 1")" = 2 ] || fail "$method feasible: $(cat "$work/$method.log")"
   [ "$(DB=$method.db q "SELECT count(*) FROM domain_records WHERE key = '$method'")" = 2 ] || fail "$method records"
 done
+# The inbox: shard 5's load from round 1 on (then a bad target and a bad payload, rejected);
+# a resumed run keeps the new load (the event is re-applied, not in the checkpoint).
+config events.db > "$work/events.yaml"
+"$dede" run "$work/events.yaml" --rounds 1 > /dev/null || fail "events run 1"
+"$dede" submit "$work/events.db" shard_load 5 --json '{"load": 42.5}' > /dev/null || fail "submit"
+"$dede" submit "$work/events.db" shard_load 999 --json '{"load": 1}' > /dev/null || fail "submit 2"
+"$dede" submit "$work/events.db" shard_load 5 --json '{"load": "heavy"}' > /dev/null || fail "submit 3"
+"$dede" run "$work/events.yaml" --rounds 1 > "$work/events.log" || { cat "$work/events.log"; fail "events run 2"; }
+"$dede" run "$work/events.yaml" --rounds 1 > "$work/events3.log" || { cat "$work/events3.log"; fail "events run 3"; }
+[ "$(DB=events.db q "SELECT group_concat(status || ':' || round, ' ') FROM (SELECT * FROM events ORDER BY id)")" = "applied:1 rejected:1 rejected:1" ] \
+  || fail "event states: $(DB=events.db q "SELECT * FROM events")"
+DB=events.db q "SELECT reason FROM events WHERE id = 2" | grep -q "not a shard index" || fail "reason 2"
+DB=events.db q "SELECT reason FROM events WHERE id = 3" | grep -q "event 3: payload.load" || fail "reason 3: $(DB=events.db q "SELECT reason FROM events WHERE id = 3")"
+[ "$(DB=events.db q "SELECT group_concat(value, ' ') FROM (SELECT value FROM entity_parameters WHERE side = 'demand' AND idx = 5 AND parameter = 'load' ORDER BY round)")" \
+  = "$(DB=events.db q "SELECT value FROM entity_parameters WHERE round = 0 AND side = 'demand' AND idx = 5 AND parameter = 'load'") 42.5 42.5" ] \
+  || fail "shard 5 loads: $(DB=events.db q "SELECT round, value FROM entity_parameters WHERE side = 'demand' AND idx = 5 AND parameter = 'load'")"
+[ "$(DB=events.db q "SELECT count(*) FROM metrics WHERE name = 'feasible' AND value = 1")" = 3 ] || fail "events: feasible every round"
 echo "load_balancing cli test passed"
