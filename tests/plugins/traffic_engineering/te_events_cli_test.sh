@@ -102,6 +102,8 @@ for _ in $(seq 1 100); do
   sleep 0.05
 done
 [ -n "$port" ] || { cat "$work/web.log"; fail "no http line in the log"; }
+# A client that connects and never sends a byte: it must delay neither rounds nor others.
+exec 4<>"/dev/tcp/127.0.0.1/$port"
 sleep 0.5
 exec 3<>"/dev/tcp/127.0.0.1/$port"
 printf 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' >&3
@@ -111,4 +113,6 @@ grep -q "^HTTP/1.1 200 OK" <<< "$reply" || fail "healthz: $reply"
 grep -q '"deployment":"te-b4-web"' <<< "$reply" || fail "healthz body: $reply"
 wait "$runner" || { cat "$work/web.log"; fail "the http deployment failed"; }
 runner=
+exec 4<&-
+[ "$(grep -c "^round [0-9]*  converged" "$work/web.log")" = 8 ] || { cat "$work/web.log"; fail "8 rounds expected beside the silent client"; }
 echo "te events cli test passed"
