@@ -226,6 +226,10 @@ int ExampleCommand(const dede::tools::SyntheticSpec& spec, int threads, double t
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write past the file-size limit (ulimit -f) fails with EFBIG instead of killing the
+  // process: SQLite then reports "database or disk is full", the round's transaction rolls back
+  // and the run stops with an error naming the database, which stays usable.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"dede: decouple-and-decompose resource allocation"};
   app.set_version_flag("--version", DEDE_VERSION);
   app.require_subcommand(1);

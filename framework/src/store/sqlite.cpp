@@ -1,6 +1,12 @@
 #include "store/sqlite.h"
 
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "core/check.h"
@@ -199,7 +205,7 @@ Status Database::Exec(const std::string& sql, std::string_view doing) {
   if (rc == SQLITE_OK) return Status::Ok();
   std::string message = error != nullptr ? error : sqlite3_errstr(rc);
   sqlite3_free(error);
-  return Status(CodeFor(rc), std::string(doing) + " in '" + path_ + "': " + message);
+  return Status(CodeFor(rc), std::string(doing) + " in '" + path_ + "': " + message + IoDetail(rc));
 }
 
 Result<Statement> Database::Prepare(const std::string& sql) {
@@ -235,12 +241,45 @@ Result<Statement> Database::PrepareNext(const char** sql) {
   return Statement(this, stmt, nullptr);
 }
 
+// What an I/O failure was: a full disk and a file-size limit (EFBIG once SIGXFSZ is ignored)
+// are the operator's to fix; the failed transaction was rolled back.
+std::string Database::IoDetail(int code) const {
+  const int primary = code & 0xff;
+  if (primary != SQLITE_IOERR && primary != SQLITE_FULL) return "";
+  const int error = sqlite3_system_errno(db_);
+  std::string detail;
+  if (error != 0) detail = std::strerror(error);
+  // A short write (the disk filled up, or the file reached the size limit half-way through)
+  // carries no errno: say what the limits are.
+  if (error == 0 || error == EFBIG) {
+    struct rlimit limit {};
+    if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+      detail += std::string(detail.empty() ? "" : "; ") + "the file-size limit (ulimit -f) is " +
+                std::to_string(static_cast<unsigned long long>(limit.rlim_cur)) + " bytes";
+    }
+  }
+  if (error == 0 || error == ENOSPC || error == EDQUOT) {
+    const std::string dir = std::filesystem::path(path_).parent_path().string();
+    struct statvfs fs {};
+    if (statvfs(dir.empty() ? "." : dir.c_str(), &fs) == 0) {
+      const unsigned long long free_bytes =
+          static_cast<unsigned long long>(fs.f_bavail) * static_cast<unsigned long long>(fs.f_frsize);
+      if (free_bytes < (64ull << 20)) {
+        detail += std::string(detail.empty() ? "" : "; ") + std::to_string(free_bytes) +
+                  " bytes free on the disk";
+      }
+    }
+  }
+  if (detail.empty()) return "";
+  return " (" + detail + "; the failed transaction was rolled back)";
+}
+
 Status Database::Error(int code, std::string_view doing) const {
   // sqlite3_errmsg describes the most recent failure on this connection, which is the one
   // that returned `code` as long as the caller asks right away.
   std::string message = sqlite3_errmsg(db_);
   if (message.empty() || message == "not an error") message = sqlite3_errstr(code);
-  return Status(CodeFor(code), std::string(doing) + " in '" + path_ + "': " + message);
+  return Status(CodeFor(code), std::string(doing) + " in '" + path_ + "': " + message + IoDetail(code));
 }
 
 // ---- Transaction --------------------------------------------------------------------------

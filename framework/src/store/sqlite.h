@@ -99,6 +99,8 @@ class Database {
 
   // A Status for a failed call that returned `code`: "<doing> in '<path>': <SQLite message>".
   Status Error(int code, std::string_view doing) const;
+  // " (No space left on device; ...)" after an I/O or disk-full failure, else "".
+  std::string IoDetail(int code) const;
   const std::string& path() const { return path_; }
   sqlite3* handle() { return db_; }
   // Statements prepared from now on may not ATTACH another database file (an authorizer).

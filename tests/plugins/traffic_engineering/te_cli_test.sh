@@ -38,4 +38,19 @@ total0=$(q "SELECT printf('%.2f', value) FROM metrics WHERE name = 'total_demand
 # The utilisation view: no link above capacity.
 over=$("$dede" query "$work/te.db" "SELECT count(*) AS n FROM resource_utilisation WHERE utilisation > 1.000001" --format csv | tail -1 | tr -d "\r")
 [ "$over" = 0 ] || fail "links over capacity in resource_utilisation: $over"
+# A file-size limit (a full disk behaves alike): the write fails with a message naming the
+# database and the limit, the round is rolled back, the database stays intact, and a run
+# without the limit resumes after the last committed round.
+sed -e "s|$work/te.db|$work/small.db|" "$work/te.yaml" > "$work/small.yaml"
+set +e
+(ulimit -f 300; exec "$dede" run "$work/small.yaml" > "$work/small.log" 2>&1)
+code=$?
+set -e
+[ $code = 3 ] || { cat "$work/small.log"; fail "file-size limit: exit $code, expected 3"; }
+grep -q "the file-size limit (ulimit -f) is 307200 bytes; the failed transaction was rolled back" "$work/small.log" \
+  || { cat "$work/small.log"; fail "file-size limit message"; }
+[ "$(sqlite3 "$work/small.db" "PRAGMA integrity_check")" = ok ] || fail "integrity after the size limit"
+before=$(sqlite3 "$work/small.db" "SELECT count(*) FROM rounds")
+"$dede" run "$work/small.yaml" --rounds 2 > "$work/small2.log" 2>&1 || { cat "$work/small2.log"; fail "resume after the size limit"; }
+[ "$(sqlite3 "$work/small.db" "SELECT count(*) FROM rounds")" = $((before + 2)) ] || fail "rounds after the resume"
 echo "te cli test passed"
