@@ -28,7 +28,7 @@ std::vector<std::vector<std::pair<int, double>>> ClusterModel::KeptTypes(
   for (int j = 0; j < num_jobs; ++j) {
     const auto& all = instance.throughput[j];
     const int n = static_cast<int>(all.size());
-    if (n <= k) {
+    if (n <= k || instance.jobs[j].id < 0) {  // arrival slots keep every type
       kept[j] = all;
       continue;
     }
@@ -130,6 +130,23 @@ void ClusterModel::SetCapacity(int type, double count, Problem* problem) const {
   problem->SetRhs(capacity_rows_[type], count);
 }
 
+void ClusterModel::ResetJob(int j, const Instance& instance, double t_equal, Problem* problem) {
+  const Job& job = instance.jobs[j];
+  t_equal_[j] = t_equal;
+  weight_[j] = job.weight;
+  for (Entry& e : entries_[j]) {
+    double t = 0.0;
+    for (const auto& [r, value] : instance.throughput[j]) {
+      if (r == e.type) t = value;
+    }
+    e.throughput = t;
+    e.allowed = t > 0.0;
+    e.coef = t > 0.0 && t_equal > 0.0 ? t * job.scale_factor / (job.weight * t_equal) : 0.0;
+    problem->SetGlobalCoefficient(j, e.var, e.coef);
+    problem->SetCoefficient(capacity_rows_[e.type], e.var, job.scale_factor);
+  }
+}
+
 void ClusterModel::SetActive(const std::vector<char>& active, Problem* problem) {
   if (fairness_ == Fairness::kMaxMin) {
     // The optimum is at most the smallest ceiling (max_r coef) of the active jobs, so an
@@ -148,7 +165,9 @@ void ClusterModel::SetActive(const std::vector<char>& active, Problem* problem) 
     if (std::isfinite(ceiling)) inactive_constant_ = ceiling;
   }
   for (int j = 0; j < num_jobs(); ++j) {
-    for (const Entry& e : entries_[j]) problem->SetBounds(e.var, 0.0, active[j] ? 1.0 : 0.0);
+    for (const Entry& e : entries_[j]) {
+      problem->SetBounds(e.var, 0.0, active[j] && e.allowed ? 1.0 : 0.0);
+    }
     if (fairness_ == Fairness::kMaxMin) {
       problem->SetGlobalConstant(j, active[j] ? 0.0 : inactive_constant_);
     } else {

@@ -35,6 +35,7 @@ class ClusterModel {
     int type;           // resource (worker type) r
     double throughput;  // T[r, j]
     double coef;        // coefficient in the job's objective expression
+    bool allowed = true;  // false: the job cannot run on this type (an arrival slot's entry)
   };
 
   // Entries per job: 0 (default) declares one per allowed type; k > 0 keeps only k of them for
@@ -55,6 +56,10 @@ class ClusterModel {
   void SetActive(const std::vector<char>& active, Problem* problem);
   // GPUs of worker type `type` available to the allocation.
   void SetCapacity(int type, double count, Problem* problem) const;
+  // Job j's data changed (an arrival filled its slot; max-min only): throughputs, weight and
+  // scale factor are read again from `instance`, with the job's equal-share throughput
+  // `t_equal`, and written into the problem's coefficients.
+  void ResetJob(int j, const Instance& instance, double t_equal, Problem* problem);
 
   // min over active jobs of the normalized throughput (max-min), or sum over active jobs of
   // w_j log(normalized throughput + 1e-6) (proportional fairness).

@@ -42,7 +42,7 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings, const Plug
         {"fairness", "source", "cluster_spec", "throughputs", "trace", "philly_trace",
          "round_seconds", "rounds", "num_types", "num_jobs", "num_arrivals", "mean_interarrival_s",
          "restricted_fraction", "scale_factors", "max_weight", "pop_solver", "pop_threads",
-         "report_jobs", "max_types_per_job"});
+         "report_jobs", "max_types_per_job", "event_job_slots"});
     status.Update(settings.ReadChoice("fairness", {"max_min", "proportional"}, &fairness));
     status.Update(settings.ReadChoice("source", {"trace", "generator", "philly"}, &source_));
     status.Update(settings.Read("cluster_spec", &cluster_spec_));
@@ -62,6 +62,7 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings, const Plug
     status.Update(settings.Read("pop_threads", &pop_threads_, 1, 256));
     status.Update(settings.ReadChoice("report_jobs", {"active", "none"}, &report_jobs));
     status.Update(settings.Read("max_types_per_job", &max_types_per_job_, 0, 1 << 16));
+    status.Update(settings.Read("event_job_slots", &event_job_slots_, 0, 1 << 16));
     if (!status.ok()) return status;
   }
   fairness_ = fairness == "max_min" ? Fairness::kMaxMin : Fairness::kProportional;
@@ -69,6 +70,30 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings, const Plug
   report_jobs_ = report_jobs == "active";
   seed_ = context.seed;
   generator_.seed = context.seed;
+  table_.reset();
+  Status status = LoadInstance(settings, context);
+  if (!status.ok()) return status;
+  if (event_job_slots_ > 0 && fairness_ != Fairness::kMaxMin) {
+    return InvalidArgument((settings.IsNull() ? std::string("plugin.settings") : settings.Where()) +
+                           ": plugin.settings.event_job_slots needs fairness max_min (a job's "
+                           "log term cannot change once described)");
+  }
+  // Reserved slots for jobs that arrive through the inbox (job_arrive): placeholders that never
+  // arrive, with an entry on every type, until an event fills one.
+  for (int k = 0; k < event_job_slots_; ++k) {
+    Job slot;
+    slot.id = -(k + 1);
+    slot.arrival_s = kUnfilledSlot;
+    slot.total_steps = 1.0;
+    instance_.jobs.push_back(slot);
+    std::vector<std::pair<int, double>> every;
+    for (int r = 0; r < static_cast<int>(instance_.types.size()); ++r) every.emplace_back(r, 1.0);
+    instance_.throughput.push_back(std::move(every));
+  }
+  return Status::Ok();
+}
+
+Status ClusterSchedulingPlugin::LoadInstance(const ConfigNode& settings, const PluginContext& context) {
   const std::string where = settings.IsNull() ? std::string("plugin.settings") : settings.Where();
   if (source_ == "generator") {
     instance_ = GenerateInstance(generator_);
@@ -96,6 +121,7 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings, const Plug
   if (!types.ok()) return types.status();
   auto table = LoadThroughputs(Resolve(context.config_dir, throughputs_));
   if (!table.ok()) return table.status();
+  table_ = table.value();
   const std::string trace_path = Resolve(context.config_dir, trace_);
   auto jobs = LoadJobTrace(trace_path);
   if (!jobs.ok()) return jobs.status();
@@ -110,6 +136,8 @@ Status ClusterSchedulingPlugin::Describe(Problem* problem) {
   model_.Describe(instance_, fairness_, problem);
   num_variables_ = problem->num_variables();
   departed_from_.assign(num_jobs(), std::numeric_limits<int>::max());
+  slot_dirty_.assign(num_jobs(), 0);
+  slot_t_equal_.assign(num_jobs(), 0.0);
   base_counts_.clear();
   for (const WorkerType& t : instance_.types) base_counts_.push_back(t.count);
   count_events_.clear();
@@ -129,6 +157,11 @@ Status ClusterSchedulingPlugin::Refresh(int round, Problem* problem, bool* finis
   }
   for (std::size_t r = 0; r < instance_.types.size(); ++r) {
     model_.SetCapacity(static_cast<int>(r), instance_.types[r].count, problem);
+  }
+  for (int j = 0; j < num_jobs(); ++j) {
+    if (!slot_dirty_[j]) continue;
+    model_.ResetJob(j, instance_, slot_t_equal_[j], problem);
+    slot_dirty_[j] = 0;
   }
   model_.SetActive(Active(), problem);
   return Status::Ok();
@@ -337,6 +370,7 @@ std::vector<char> ClusterSchedulingPlugin::Active() const {
 }
 
 bool ClusterSchedulingPlugin::AllDone() const {
+  // With arrival slots the deployment waits for arrivals (idle rounds) until its stop rule.
   for (int j = 0; j < num_jobs(); ++j) {
     if (completion_s_[j] < 0 && !Departed(j)) return false;
   }
@@ -347,7 +381,11 @@ std::vector<EventKind> ClusterSchedulingPlugin::EventKinds() const {
   return {{"gpu_count", "a worker type's name or index", "{count: integer in [0, 2^30]}",
            "the type's GPUs from this round on"},
           {"job_depart", "a job id (the trace's job_id)", "{}",
-           "the job leaves: inactive from this round on (not counted as completed)"}};
+           "the job leaves: inactive from this round on (not counted as completed)"},
+          {"job_arrive", "a new job id",
+           "{total_steps: > 0, weight: > 0 (1), job_type and scale_factor (throughputs from the "
+           "table) or throughputs: {worker type: steps/s}}",
+           "a job arrives: it fills one of plugin.settings.event_job_slots (max-min only)"}};
 }
 
 Status ClusterSchedulingPlugin::ApplyEvent(int round, const Event& event, std::string* rejection) {
@@ -407,7 +445,99 @@ Status ClusterSchedulingPlugin::ApplyEvent(int round, const Event& event, std::s
     departed_from_[job] = round;
     return Status::Ok();
   }
+  if (event.kind == "job_arrive") return ApplyArrival(round, event, rejection);
   *rejection = where + ": unknown kind";
+  return Status::Ok();
+}
+
+Status ClusterSchedulingPlugin::ApplyArrival(int round, const Event& event, std::string* rejection) {
+  const std::string where = "event " + std::to_string(event.id) + " (job_arrive)";
+  const auto reject = [&](const std::string& why) {
+    *rejection = why.rfind("event ", 0) == 0 ? why : where + ": " + why;
+    return Status::Ok();
+  };
+  int slot = -1;
+  for (int j = 0; j < num_jobs() && slot < 0; ++j) {
+    if (instance_.jobs[j].id < 0) slot = j;
+  }
+  if (slot < 0) {
+    return reject(event_job_slots_ == 0
+                      ? "the deployment reserved no arrival slots (plugin.settings.event_job_slots)"
+                      : "all " + std::to_string(event_job_slots_) +
+                            " arrival slots are taken (plugin.settings.event_job_slots)");
+  }
+  int id = -1;
+  {
+    std::size_t used = 0;
+    long long value = -1;
+    try {
+      value = std::stoll(event.target, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != event.target.size() || value < 0 || value > (1 << 30)) {
+      return reject("target '" + event.target + "' is not a job id (an integer in [0, 2^30])");
+    }
+    id = static_cast<int>(value);
+  }
+  for (const Job& job : instance_.jobs) {
+    if (job.id == id) return reject("job id " + event.target + " is taken");
+  }
+  Job job;
+  job.id = id;
+  job.arrival_s = round * round_seconds_;
+  Status status = event.payload.Require("total_steps");
+  status.Update(event.payload.Read("total_steps", &job.total_steps, 1e-9, 1e18));
+  status.Update(event.payload.Read("weight", &job.weight, 1e-9, 1e9));
+  status.Update(event.payload.Read("job_type", &job.job_type, 0, 1 << 24));
+  status.Update(event.payload.Read("scale_factor", &job.scale_factor, 1, 32));
+  if (!status.ok()) return reject(status.message());
+  if ((job.scale_factor & (job.scale_factor - 1)) != 0) {
+    return reject("payload.scale_factor = " + std::to_string(job.scale_factor) +
+                  ": a power of two in 1..32");
+  }
+  std::vector<std::pair<int, double>> throughput;
+  if (const ConfigNode* given = event.payload.Find("throughputs")) {
+    if (!given->IsMap()) return reject("payload.throughputs is not a map {worker type: steps/s}");
+    for (const auto& [name, value] : given->entries()) {
+      int type = -1;
+      for (int r = 0; r < static_cast<int>(instance_.types.size()); ++r) {
+        if (instance_.types[r].name == name) type = r;
+      }
+      if (type < 0) return reject("payload.throughputs." + name + ": no such worker type");
+      Result<double> t = value.AsDouble();
+      if (!t.ok()) return reject(t.status().message());
+      if (!(t.value() >= 0 && t.value() <= 1e18)) {
+        return reject("payload.throughputs." + name + ": not in [0, 1e18]");
+      }
+      if (t.value() > 0) throughput.emplace_back(type, t.value());
+    }
+    std::sort(throughput.begin(), throughput.end());
+  } else if (table_) {
+    if (!event.payload.Has("job_type")) {
+      return reject("give payload.job_type (and scale_factor), or payload.throughputs");
+    }
+    for (int r = 0; r < static_cast<int>(instance_.types.size()); ++r) {
+      const double t = table_->Get(r, job.job_type, job.scale_factor);
+      if (t > 0) throughput.emplace_back(r, t);
+    }
+  } else {
+    return reject("this deployment's jobs come from a generator: give payload.throughputs "
+                  "{worker type: steps/s}");
+  }
+  if (throughput.empty()) return reject("the job can run on no worker type (every throughput is 0)");
+  // The equal share under the GPU counts in force when it arrives (the configured ones and the
+  // inbox's changes applied so far): fixed for the job's life, as a trace job's is.
+  std::vector<double> counts(base_counts_.begin(), base_counts_.end());
+  for (const CountEvent& e : count_events_) counts[e.type] = e.count;
+  double total = 0.0, t_equal = 0.0;
+  for (double c : counts) total += c;
+  for (const auto& [r, t] : throughput) t_equal += total > 0 ? counts[r] / total * t : 0.0;
+  if (!(t_equal > 0)) return reject("the job's types have no GPUs at the moment");
+  instance_.jobs[slot] = job;
+  instance_.throughput[slot] = std::move(throughput);
+  slot_t_equal_[slot] = t_equal;
+  slot_dirty_[slot] = 1;
   return Status::Ok();
 }
 

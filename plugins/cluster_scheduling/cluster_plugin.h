@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,9 +32,10 @@ class ClusterSchedulingPlugin : public DomainPlugin {
   // progress and completion time, doubles in hexadecimal so a restore is bit-exact.
   Status SaveState(int round, std::string* state) override;
   Status RestoreState(int last_round, const std::string& state) override;
-  // Inbox events: gpu_count (a worker type's GPUs from this round on) and job_depart (a job
-  // leaves: inactive from this round on, never completed). Not in the checkpoint: a resumed
-  // run gets them again (replay) and applies them the same way.
+  // Inbox events: gpu_count (a worker type's GPUs from this round on), job_depart (a job
+  // leaves: inactive from this round on, never completed) and job_arrive (a job fills one of
+  // the event_job_slots reserved at start). A resumed run gets them again (replay, before the
+  // checkpoint is restored) and applies them the same way.
   std::vector<EventKind> EventKinds() const override;
   Status ApplyEvent(int round, const Event& event, std::string* rejection) override;
 
@@ -46,6 +49,10 @@ class ClusterSchedulingPlugin : public DomainPlugin {
 
  private:
   int num_jobs() const { return static_cast<int>(instance_.jobs.size()); }
+  Status LoadInstance(const ConfigNode& settings, const PluginContext& context);
+  Status ApplyArrival(int round, const Event& event, std::string* rejection);
+  // An arrival slot not yet filled never arrives.
+  static constexpr double kUnfilledSlot = std::numeric_limits<double>::max();
   double Now() const { return sim_round_ * round_seconds_; }
   bool Arrived(int j) const { return instance_.jobs[j].arrival_s <= Now(); }
   bool AllDone() const;
@@ -80,6 +87,10 @@ class ClusterSchedulingPlugin : public DomainPlugin {
     int round, type, count;
   };
   std::vector<CountEvent> count_events_;  // in the order applied
+  int event_job_slots_ = 0;               // plugin.settings.event_job_slots
+  std::optional<ThroughputTable> table_;  // source trace: the job types' throughputs
+  std::vector<char> slot_dirty_;          // filled since the last Refresh: the model follows
+  std::vector<double> slot_t_equal_;      // equal-share throughput of a filled slot's job
   bool Departed(int j) const { return departed_from_[j] <= sim_round_; }
 };
 

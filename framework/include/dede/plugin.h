@@ -186,10 +186,11 @@ class DomainPlugin {
   // *rejection to the reason (naming the field) and leave the state unchanged; the deployment
   // goes on. A non-ok Status is a failure of the plugin itself and stops the deployment.
   // Called in inbox order; the runner records each outcome with the round, in its transaction.
-  // Resume: after RestoreState, the runner re-applies every event applied in earlier rounds,
-  // in the order they were applied, with replay = true, before the next Refresh. A plugin
-  // whose SaveState already carries their effects ignores replayed events; a stateless one
-  // applies them again.
+  // Resume: after Describe and before RestoreState, the runner re-applies every event applied
+  // in earlier rounds, in the order they were applied (round, then inbox id), with replay =
+  // true, each with the round it was applied in. A plugin whose SaveState carries an event's
+  // whole effect ignores the replay; others apply it again (an overlay of their data, a slot
+  // the checkpoint then finds filled).
   virtual Status ApplyEvent(int round, const Event& event, std::string* rejection) {
     (void)round;
     (void)event;

@@ -122,18 +122,10 @@ Status Runner::Setup() {
     if (!last.ok()) return last.status();
     if (last->round >= 0) {
       next_round_ = last->round + 1;
-      if (last->has_state) {
-        status = GuardPlugin("RestoreState", [&] {
-          return plugin_->RestoreState(last->round, last->state);
-        });
-        if (!status.ok()) return status;
-      }
-      if (admm_) {
-        admm_->WarmStart(last->values);
-        admm_started_ = true;
-      }
       // The events earlier rounds applied are part of the plugin's state: applied again, in
-      // their order, with replay set (a plugin that checkpoints their effects skips them).
+      // their order, with replay set, before the checkpoint is restored (an event may have
+      // changed what the checkpoint describes, e.g. filled a job slot; a plugin whose
+      // checkpoint carries an event's whole effect skips the replay).
       Result<std::vector<EventRow>> applied = store_->AppliedEvents(config_.name, last->round);
       if (!applied.ok()) return applied.status();
       for (const EventRow& row : applied.value()) {
@@ -149,6 +141,16 @@ Status Runner::Setup() {
               "not count, mark it in the database (UPDATE events SET status = 'rejected', "
               "reason = '...' WHERE id = " + std::to_string(row.id) + ")");
         }
+      }
+      if (last->has_state) {
+        status = GuardPlugin("RestoreState", [&] {
+          return plugin_->RestoreState(last->round, last->state);
+        });
+        if (!status.ok()) return status;
+      }
+      if (admm_) {
+        admm_->WarmStart(last->values);
+        admm_started_ = true;
       }
       *log_ << "resuming deployment '" << config_.name << "' after round " << last->round
             << " (warm start from its allocation";

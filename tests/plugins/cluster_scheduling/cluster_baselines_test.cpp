@@ -514,3 +514,72 @@ TEST(ClusterPlugin, InboxEventsChangeGpuCountsAndRemoveJobs) {
 
 }  // namespace
 }  // namespace dede::cluster
+
+namespace dede::cluster {
+namespace {
+
+TEST(ClusterPlugin, ArrivalsFillReservedSlotsFromTheirRound) {
+  ConfigNode settings = TraceSettings("max_min");
+  settings.Insert("event_job_slots", Scalar("event_job_slots", "2"));
+  Plugin p;
+  Start(&p, settings);
+  const int jobs = static_cast<int>(p.plugin.instance().jobs.size());
+  bool finished = true;
+  ASSERT_TRUE(p.plugin.Refresh(0, &p.problem, &finished).ok());
+  ASSERT_FALSE(p.plugin.Active()[jobs - 2]);  // slots are idle until an event fills one
+  // Job type 6 at scale factor 1 (the table has it on worker type 0 at 0.2924 steps/s).
+  Event arrival = MakeEvent(1, "job_arrive", "9001");
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"job_type", "6"}, {"scale_factor", "1"}, {"total_steps", "5000"}}) {
+    arrival.payload.Insert(key, ConfigNode::Scalar(value, "event 1", 0, 0, "payload." + key));
+  }
+  std::string rejection;
+  ASSERT_TRUE(p.plugin.ApplyEvent(1, arrival, &rejection).ok());
+  ASSERT_EQ(rejection, "");
+  Event twice = arrival;
+  twice.id = 2;
+  ASSERT_TRUE(p.plugin.ApplyEvent(1, twice, &rejection).ok());
+  EXPECT_NE(rejection.find("job id 9001 is taken"), std::string::npos) << rejection;
+  Event custom = MakeEvent(3, "job_arrive", "9002");
+  ConfigNode throughputs = ConfigNode::Map("event 3", 0, 0, "payload.throughputs");
+  throughputs.Insert(p.plugin.instance().types[1].name,
+                     ConfigNode::Scalar("2.5", "event 3", 0, 0, "payload.throughputs.x"));
+  custom.payload.Insert("throughputs", throughputs);
+  custom.payload.Insert("total_steps", ConfigNode::Scalar("100", "event 3", 0, 0, "payload.total_steps"));
+  ASSERT_TRUE(p.plugin.ApplyEvent(1, custom, &rejection).ok());
+  ASSERT_EQ(rejection, "");
+  Event full = MakeEvent(4, "job_arrive", "9003");
+  full.payload.Insert("total_steps", ConfigNode::Scalar("1", "event 4", 0, 0, "payload.total_steps"));
+  ASSERT_TRUE(p.plugin.ApplyEvent(1, full, &rejection).ok());
+  EXPECT_NE(rejection.find("all 2 arrival slots are taken"), std::string::npos) << rejection;
+
+  ASSERT_TRUE(p.plugin.Refresh(1, &p.problem, &finished).ok());
+  const std::vector<char> active = p.plugin.Active();
+  ASSERT_TRUE(active[jobs - 2]);
+  ASSERT_TRUE(active[jobs - 1]);
+  EXPECT_EQ(p.plugin.instance().jobs[jobs - 2].id, 9001);
+  Allocation exact;
+  SolveSummary summary;
+  SolveExact(p.problem, ExactOptions{}, &exact, &summary);
+  ASSERT_EQ(summary.termination, Termination::kConverged) << summary.message;
+  EXPECT_LE(WorstViolation(p.plugin.instance(), p.problem, exact, active), kFeasibilityTolerance);
+  // The arrivals run only where they can: 9002 only on type 1, 9001 where type 6 has throughput.
+  for (const ClusterModel::Entry& e : p.plugin.model().entries(jobs - 1)) {
+    if (e.type != 1) {
+      EXPECT_EQ(exact.values[e.var], 0.0);
+    }
+  }
+  EXPECT_GT(p.plugin.model().NormalizedThroughput(jobs - 1, exact), 0.0);
+  EXPECT_GT(p.plugin.model().NormalizedThroughput(jobs - 2, exact), 0.0);
+  // The max-min value is the smallest normalised throughput over every active job, the
+  // arrivals included.
+  double least = std::numeric_limits<double>::infinity();
+  for (int j = 0; j < jobs; ++j) {
+    if (active[j]) least = std::min(least, p.plugin.model().NormalizedThroughput(j, exact));
+  }
+  EXPECT_NEAR(p.plugin.model().Value(exact, active), least, 1e-12);
+  EXPECT_NEAR(summary.objective, least, 1e-6 * (1 + least));
+}
+
+}  // namespace
+}  // namespace dede::cluster
