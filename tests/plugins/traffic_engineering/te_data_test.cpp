@@ -1,5 +1,6 @@
 // Loaders and path computation of the traffic_engineering plugin.
 #include "te_data.h"
+#include "te_test_util.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -17,20 +18,7 @@ namespace {
 
 const std::string kDataDir = std::string(DEDE_TEST_DATA_DIR) + "/te";
 
-class TempFile {
- public:
-  TempFile(const std::string& name, const std::string& content) {
-    path_ = (std::filesystem::temp_directory_path() /
-             ("te_data_test_" + std::to_string(::getpid()) + "_" + name))
-                .string();
-    std::ofstream(path_) << content;
-  }
-  ~TempFile() { std::remove(path_.c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::TempFile;
 
 // Three nodes (ids 5, 7, 9) in a directed triangle plus one reverse link.
 const char* kTriangle =
@@ -40,9 +28,7 @@ const char* kTriangle =
                   {"source": 9, "target": 5, "capacity": 30},
                   {"source": 7, "target": 5, "capacity": 40}]})";
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Contains;
 
 TEST(LoadTopology, ReadsNodesSortedByIdAndLinksInFileOrder) {
   TempFile f("tri.json", kTriangle);

@@ -85,4 +85,26 @@ inline void Build(const ConfigNode& settings,
   ASSERT_TRUE(problem->Validate(&error)) << error;
 }
 
+// A file in the temporary directory, named after the process and `name`, removed on exit.
+class TempFile {
+ public:
+  TempFile(const std::string& name, const std::string& content) {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("te_test_" + std::to_string(::getpid()) + "_" + name))
+                .string();
+    std::ofstream(path_, std::ios::binary) << content;
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+inline bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 }  // namespace dede::te::testing

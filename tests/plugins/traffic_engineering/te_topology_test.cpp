@@ -15,30 +15,16 @@
 #include <utility>
 
 #include "te_data.h"
+#include "te_test_util.h"
 
 namespace dede::te {
 namespace {
 
 const std::string kDataDir = std::string(DEDE_TEST_DATA_DIR) + "/te";
 
-class TempFile {
- public:
-  TempFile(const std::string& name, const std::string& content) {
-    path_ = (std::filesystem::temp_directory_path() /
-             ("te_topology_test_" + std::to_string(::getpid()) + "_" + name))
-                .string();
-    std::ofstream(path_, std::ios::binary) << content;
-  }
-  ~TempFile() { std::remove(path_.c_str()); }
-  const std::string& path() const { return path_; }
+using testing::TempFile;
 
- private:
-  std::string path_;
-};
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Contains;
 
 // (src name, dst name) -> capacity.
 std::map<std::pair<std::string, std::string>, double> Arcs(const Topology& t) {
