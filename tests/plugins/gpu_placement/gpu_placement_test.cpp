@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
 
 #include "gpu_sim.h"
 
@@ -410,6 +413,39 @@ TEST(GpuPlacementSim, DeterministicForSeed) {
   }
   auto w1 = GenerateWorkload(60, true, 100, 3), w2 = GenerateWorkload(60, true, 100, 4);
   EXPECT_NE(w1[5].iterations, w2[5].iterations);
+}
+
+TEST(GpuPlacementSim, TraceReadersNameTheLineAndColumnOfBadData) {
+  const std::string path = ::testing::TempDir() + "/gpu_trace_test.csv";
+  const auto load = [&](const std::string& text, bool tiresias) {
+    std::ofstream(path) << text;
+    std::string error;
+    const auto jobs = tiresias ? LoadTiresiasCsv(path, WorkModel::kTraceRuntime, &error)
+                               : LoadDallyCsv(path, &error);
+    EXPECT_TRUE(jobs.empty() || error.empty());
+    return error;
+  };
+  const std::string dally =
+      "job_id,arrival_s,num_gpus,total_iterations,time_per_iteration_s,model\n";
+  // A job id that is not a number (aborted dally_bench with std::invalid_argument before).
+  EXPECT_EQ(load(dally + "1,0,4,100,0.1,ResNet50\njob-7,5,2,100,0.1,ResNet50\n", false),
+            path + ":3: column job_id = 'job-7': expected an integer in [0, 2.14748e+09]");
+  EXPECT_EQ(load(dally + "1,0,0,100,0.1,ResNet50\n", false),
+            path + ":2: column num_gpus = '0': expected an integer in [1, 1e+06]");
+  // An unknown model without slowdown columns got zero communication overhead silently.
+  EXPECT_NE(load(dally + "1,0,4,100,0.1,MyNet\n", false).find(
+                ":2: model 'MyNet' is not in Table I and the file has no cross_slot_slowdown"),
+            std::string::npos);
+  // With the columns, an empty cell is an error, not a factor of 1.
+  EXPECT_EQ(load("job_id,arrival_s,num_gpus,total_iterations,time_per_iteration_s,"
+                 "cross_slot_slowdown,cross_machine_slowdown,cross_rack_slowdown\n"
+                 "1,0,4,100,0.1,1,,0.5\n",
+                 false),
+            path + ":2: column cross_machine_slowdown = '': expected a number in [1e-09, 1]");
+  EXPECT_EQ(load("job_id,arrival_s,num_gpu,model,iterations,duration_s\n1,0,2,BERT,10,-5\n", true),
+            path + ":2: column duration_s = '-5': expected a number in [0, 1e+15]");
+  EXPECT_EQ(load(dally + "1,0,4,100,0.1,ResNet50\r\n", false), "");  // CRLF is fine
+  std::remove(path.c_str());
 }
 
 TEST(GpuPlacementSim, OnlineComparisonTraceAllPoliciesFinish) {
