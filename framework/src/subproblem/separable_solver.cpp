@@ -162,9 +162,17 @@ bool SeparableCore::Init(const BlockProblem& structure, int skip_log, std::strin
     log_source_.insert(log_source_.end(), per_var[i].begin(), per_var[i].end());
     log_source_begin_[i + 1] = static_cast<int>(log_source_.size());
   }
+  n_ = n;
+  g_.assign(n, 0.0);
+  has_row_ = structure.rows.size() == 1;
+  return true;
+}
+
+void SeparableCore::AllocateFull() {
+  const int n = n_;
+  if (static_cast<int>(h_.size()) == n && !compact_) return;
   log_begin_.assign(n + 1, 0);
   h_.assign(n, 0.0);
-  g_.assign(n, 0.0);
   lo_.assign(n, 0.0);
   hi_.assign(n, 0.0);
   dom_lo_.assign(n, -kInf);
@@ -172,11 +180,72 @@ bool SeparableCore::Init(const BlockProblem& structure, int skip_log, std::strin
   kind_.assign(n, Kind::kLinear);
   inv_curv_.assign(n, 0.0);
   row_coef_dense_.assign(n, 0.0);
-  has_row_ = structure.rows.size() == 1;
+  compact_ = false;
+}
+
+bool SeparableCore::LoadCompact(const BlockProblem& problem) {
+  const int n = n_;
+  if (track_curvature_ || !specialize_ || !has_row_ || !log_source_.empty() || n == 0) return false;
+  const BlockRow& row = problem.rows[0];
+  if (static_cast<int>(row.index.size()) != n) return false;
+  const auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  const double h = 2.0 * problem.quadratic[0] + problem.prox_weight[0];
+  const double lo = problem.lower[0], hi = problem.upper[0];
+  if (!(h > 0.0) || !(lo <= hi)) return false;
+  for (int i = 0; i < n; ++i) {
+    if (row.index[i] != i || row.coef[i] != 1.0) return false;
+    if (!same(2.0 * problem.quadratic[i] + problem.prox_weight[i], h) ||
+        !same(problem.lower[i], lo) || !same(problem.upper[i], hi)) {
+      return false;
+    }
+  }
+  // What LoadParameters and LoadRow would hold, as scalars.
+  compact_ = true;
+  sense_ = row.sense;
+  rhs_ = row.rhs;
+  nq_ = static_cast<std::size_t>(n);
+  identity_row_ = unit_row_ = uniform_row_ = true;
+  uniform_hinv_ = 1.0 / h;
+  uniform_lo_ = lo;
+  uniform_hi_ = hi;
+  bad_var_ = -1;
+  bad_var_reason_ = nullptr;
+  // The reachable range of the row, summed as LoadRow sums it (no log domains here).
+  r_min_ = r_max_ = 0.0;
+  min_open_ = max_open_ = false;
+  for (int i = 0; i < n; ++i) {
+    r_min_ += 1.0 * lo;
+    r_max_ += 1.0 * hi;
+  }
+  const auto release = [](auto& v) { std::remove_reference_t<decltype(v)>().swap(v); };
+  release(logs_);
+  release(log_begin_);
+  release(h_);
+  release(lo_);
+  release(hi_);
+  release(dom_lo_);
+  release(dom_hi_);
+  release(kind_);
+  release(inv_curv_);
+  release(row_coef_dense_);
+  release(row_var_);
+  release(row_a_);
+  release(row_quadratic_);
+  release(row_special_);
+  release(rq_a_);
+  release(rq_hinv_);
+  release(rq_curv_);
+  release(rq_lo_);
+  release(rq_hi_);
+  release(rq_g_);
+  release(rq_var_);
+  release(free_vars_);
   return true;
 }
 
 void SeparableCore::LoadParameters(const BlockProblem& problem) {
+  if (LoadCompact(problem)) return;
+  AllocateFull();
   const int n = num_vars();
   logs_.clear();
   for (int i = 0; i < n; ++i) {
@@ -250,6 +319,7 @@ void SeparableCore::LoadRow(const BlockRow& row) {
     (kind_[i] == Kind::kQuadratic ? row_quadratic_ : row_special_).push_back(pos);
   }
   const size_t nq = row_quadratic_.size();
+  nq_ = nq;
   rq_a_.resize(nq);
   rq_hinv_.resize(nq);
   rq_curv_.resize(nq);
@@ -441,7 +511,7 @@ double SeparableCore::SolveLogVar(int i, double gg, State* state) const {
 SeparableCore::RowEval SeparableCore::EvalRow(double lambda) const {
   RowEval e;
   double sum = 0.0, slope = 0.0;
-  const size_t nq = rq_a_.size();
+  const size_t nq = nq_;
   const double* a = rq_a_.data();
   const double* hinv = rq_hinv_.data();
   const double* curv = rq_curv_.data();
@@ -526,10 +596,19 @@ void SeparableCore::CollectBreakpoints(double lo, double hi, std::vector<double>
   auto add = [&](double t) {
     if (t > lo && t < hi) out->push_back(t);
   };
-  for (size_t k = 0; k < rq_a_.size(); ++k) {
-    const double h = 1.0 / rq_hinv_[k];
-    if (std::isfinite(rq_lo_[k])) add(-(h * rq_lo_[k] + rq_g_view_[k]) / rq_a_[k]);
-    if (std::isfinite(rq_hi_[k])) add(-(h * rq_hi_[k] + rq_g_view_[k]) / rq_a_[k]);
+  if (uniform_row_) {
+    // The same arithmetic with the shared curvature and bounds (a = 1 divides exactly).
+    const double h = 1.0 / uniform_hinv_;
+    for (size_t k = 0; k < nq_; ++k) {
+      if (std::isfinite(uniform_lo_)) add(-(h * uniform_lo_ + rq_g_view_[k]) / 1.0);
+      if (std::isfinite(uniform_hi_)) add(-(h * uniform_hi_ + rq_g_view_[k]) / 1.0);
+    }
+  } else {
+    for (size_t k = 0; k < nq_; ++k) {
+      const double h = 1.0 / rq_hinv_[k];
+      if (std::isfinite(rq_lo_[k])) add(-(h * rq_lo_[k] + rq_g_view_[k]) / rq_a_[k]);
+      if (std::isfinite(rq_hi_[k])) add(-(h * rq_hi_[k] + rq_g_view_[k]) / rq_a_[k]);
+    }
   }
   for (int pos : row_special_) {
     const int i = row_var_[pos];
@@ -549,6 +628,10 @@ void SeparableCore::CollectBreakpoints(double lo, double hi, std::vector<double>
 
 double SeparableCore::RowActivity(const std::vector<double>& v) const {
   double total = 0.0;
+  if (compact_) {
+    for (int i = 0; i < n_; ++i) total += 1.0 * v[i];
+    return total;
+  }
   for (std::size_t pos = 0; pos < row_var_.size(); ++pos) total += row_a_[pos] * v[row_var_[pos]];
   return total;
 }
@@ -560,7 +643,7 @@ void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target,
   std::vector<int>& ties = tie_scratch_;
   ties.clear();
   const double* g = rq_g_view_;
-  const std::size_t nq = rq_a_.size();
+  const std::size_t nq = nq_;
   if (identity_row_ && !track_curvature_ && uniform_row_) {
     // The common block (every variable quadratic, in the row, in order) with unit
     // coefficients, one curvature and one pair of bounds: only g is read.
@@ -861,6 +944,9 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
         (*v)[i] = theta * step_scratch_[i] + (1 - theta) * (*v)[i];
       // a'v sums terms that may be far larger than it: its rounding is relative to them.
       double magnitude = 0.0;
+      if (compact_) {
+        for (int i = 0; i < n_; ++i) magnitude += std::fabs(1.0 * (*v)[i]);
+      }
       for (std::size_t pos = 0; pos < row_var_.size(); ++pos)
         magnitude += std::fabs(row_a_[pos] * (*v)[row_var_[pos]]);
       const double r = RowActivity(*v);

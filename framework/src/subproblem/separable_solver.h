@@ -56,7 +56,7 @@ class SeparableCore {
   // used). On kOptimal, multiplier() and inverse_curvature() describe the solution.
   BlockStatus Solve(double tolerance, std::vector<double>* v);
 
-  int num_vars() const { return static_cast<int>(h_.size()); }
+  int num_vars() const { return n_; }
   bool has_row() const { return has_row_; }
   // Row multiplier lambda (>= 0 for <=, <= 0 for >=), 0 without a row.
   double multiplier() const { return lambda_; }
@@ -113,6 +113,14 @@ class SeparableCore {
   bool TryWarmNewton(double start, const RowEval* at_start, double rhs, double tol_r,
                      double tol_exact, double* lambda_lo, double* lambda_hi, double* lambda);
   void LoadRow(const BlockRow& row);
+  // The per-variable arrays of the general case (sized at the first LoadParameters that needs
+  // them, so a compact block never holds them).
+  void AllocateFull();
+  // A row over every variable in order with unit coefficients, one curvature, one pair of
+  // bounds and no logs (transport, path flows), for a solver that needs no curvature record:
+  // loads the scalars, releases the per-variable arrays and returns true. The loops are the
+  // specialised ones below, so the results are bitwise those of the general load.
+  bool LoadCompact(const BlockProblem& problem);
 
   // One-variable logs per variable, CSR: log_source_[log_source_begin_[i] ..] index
   // BlockProblem::logs (fixed structure); logs_[log_begin_[i] ..] are the active ones
@@ -148,6 +156,9 @@ class SeparableCore {
   double uniform_hinv_ = 0.0, uniform_lo_ = 0.0, uniform_hi_ = 0.0;
   bool track_curvature_ = true;
   bool specialize_ = true;
+  int n_ = 0;                // variables
+  std::size_t nq_ = 0;       // quadratic variables of the row (rq_* length when not compact)
+  bool compact_ = false;     // LoadCompact: only g_ is held per variable
   std::vector<int> free_vars_;  // variables outside the row
   // Per revision: reachable range of a'v (its ends open if only approached at a log
   // domain boundary), and the first variable whose own data make the block infeasible.
