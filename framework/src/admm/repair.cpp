@@ -106,6 +106,19 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
       viol = problem_.MeasureViolation(*values);
       if (viol.Max() <= target) return true;
     }
+    // The solve's time budget covers the repair as well: past the deadline no further round
+    // starts (the round under way always finishes, so the overrun is one round at most).
+    const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
+    if (deadline > 0 && round < options_.repair_max_rounds &&
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+                .count() > deadline) {
+      std::ostringstream out;
+      out << "repair: stopped at the time limit (" << options_.time_limit_seconds << " s) after "
+          << round << " rounds, max violation " << viol.Max() << " > " << tol
+          << " (worst constraint " << viol.worst_constraint << ")";
+      *message = out.str();
+      return viol.Max() <= tol;
+    }
   }
   std::ostringstream out;
   out << "repair: max violation " << viol.Max() << " > " << tol << " after "

@@ -869,3 +869,59 @@ TEST(AdmmSolver, EquilibrationReportsItsScalingAndKeepsTheOptimum) {
 
 }  // namespace
 }  // namespace dede
+
+namespace dede {
+namespace {
+
+// A dense transport problem whose supplies exactly meet its demands: alternating projections
+// from a poor start need many rounds.
+Problem TightTransport(int resources, int demands, unsigned seed) {
+  Problem p(resources, demands);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> unit(0.5, 1.5);
+  std::vector<double> demand(demands);
+  double total = 0;
+  for (double& d : demand) total += d = unit(rng);
+  std::vector<LinearExpr> rows(resources), cols(demands);
+  for (int r = 0; r < resources; ++r) {
+    for (int d = 0; d < demands; ++d) {
+      const VarId v = p.AddEntry(m, r, d);
+      p.SetLinearCost(v, unit(rng));
+      rows[r].Add(v, 1.0);
+      cols[d].Add(v, 1.0);
+    }
+  }
+  // Unequal capacities that add up to the total demand: an equal split violates some.
+  std::vector<double> share(resources);
+  double shares = 0;
+  for (double& w : share) shares += w = unit(rng) * unit(rng);
+  for (int r = 0; r < resources; ++r)
+    p.AddResourceConstraint(r, rows[r], Sense::kLessEqual, total * share[r] / shares);
+  for (int d = 0; d < demands; ++d) p.AddDemandConstraint(d, cols[d], Sense::kEqual, demand[d]);
+  return p;
+}
+
+TEST(AdmmSolver, RepairStopsAtTheSolvesTimeLimit) {
+  const Problem problem = TightTransport(6, 40, 7);
+  AdmmOptions options;
+  options.max_iterations = 1;
+  options.feasibility_tolerance = 1e-9;
+  Allocation unlimited_allocation;
+  SolveSummary unlimited;
+  AdmmSolver(problem, options).Solve(&unlimited_allocation, &unlimited);
+  ASSERT_GT(unlimited.repair_rounds, 1) << unlimited.message;  // else this test proves nothing
+  // A budget that is over before the first iteration: the repair stops after its first round.
+  options.time_limit_seconds = 1e-9;
+  options.max_iterations = 1;
+  Allocation limited_allocation;
+  SolveSummary limited;
+  AdmmSolver(problem, options).Solve(&limited_allocation, &limited);
+  EXPECT_EQ(limited.repair_rounds, 1) << limited.message;
+  EXPECT_NE(limited.message.find("repair: stopped at the time limit"), std::string::npos)
+      << limited.message;
+  EXPECT_EQ(limited_allocation.values.size(), static_cast<std::size_t>(problem.num_variables()));
+}
+
+}  // namespace
+}  // namespace dede
