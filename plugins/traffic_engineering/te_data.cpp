@@ -22,14 +22,6 @@ using text::ParseDouble;
 using text::ParseInt;
 using text::Trim;
 
-std::vector<std::string> SplitCsvLine(const std::string& line) {
-  std::vector<std::string> fields;
-  std::string field;
-  std::istringstream in(line);
-  while (std::getline(in, field, ',')) fields.push_back(field);
-  if (!line.empty() && line.back() == ',') fields.emplace_back();
-  return fields;
-}
 
 // Reads a CSV file with the expected header; rows come back with their 1-based line numbers.
 Status ReadCsv(const std::string& file,
@@ -40,7 +32,7 @@ Status ReadCsv(const std::string& file,
   std::string line;
   if (!std::getline(in, line)) return Invalid(file + ": empty file, expected a header line");
   line = text::StripBom(line);
-  std::vector<std::string> got = SplitCsvLine(Trim(line));
+  std::vector<std::string> got = text::SplitCsv(Trim(line));
   for (std::string& g : got) g = Trim(g);
   if (got != header) {
     std::string want;
@@ -52,7 +44,7 @@ Status ReadCsv(const std::string& file,
     ++line_number;
     line = Trim(line);
     if (line.empty()) continue;
-    std::vector<std::string> fields = SplitCsvLine(line);
+    std::vector<std::string> fields = text::SplitCsv(line);
     if (fields.size() != header.size()) {
       return Invalid(file + ":" + std::to_string(line_number) + ": " +
                      std::to_string(fields.size()) + " fields, expected " +
@@ -136,7 +128,7 @@ Result<TrafficSeries> LoadTrafficSeries(const std::string& file, const Topology&
   if (!in) return Status(StatusCode::kNotFound, file + ": cannot open the file");
   std::string line;
   if (!std::getline(in, line)) return Invalid(file + ": empty file, expected a header line");
-  const std::vector<std::string> header = SplitCsvLine(Trim(text::StripBom(line)));
+  const std::vector<std::string> header = text::SplitCsv(Trim(text::StripBom(line)));
   if (header.size() < 2) {
     return Invalid(file + ":1: header has " + std::to_string(header.size()) +
                    " columns, expected a label column then one column per pair (SRC>DST)");
@@ -176,7 +168,7 @@ Result<TrafficSeries> LoadTrafficSeries(const std::string& file, const Topology&
     ++data_row;
     if (data_row < first_row) continue;
     if (rows >= 0 && data_row >= first_row + rows) break;
-    const std::vector<std::string> f = SplitCsvLine(line);
+    const std::vector<std::string> f = text::SplitCsv(line);
     if (f.size() != header.size()) {
       return Invalid(file + ":" + std::to_string(line_number) + ": " + std::to_string(f.size()) +
                      " fields, expected " + std::to_string(header.size()));

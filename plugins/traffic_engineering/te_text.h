@@ -2,9 +2,11 @@
 #pragma once
 
 #include <charconv>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "dede/status.h"
 
@@ -28,6 +30,16 @@ inline std::string StripBom(std::string s) {
     s.erase(0, 3);
   }
   return s;
+}
+
+// The comma-separated fields of one line, as written (a trailing comma gives an empty last field).
+inline std::vector<std::string> SplitCsv(const std::string& line) {
+  std::vector<std::string> fields;
+  std::string field;
+  std::istringstream in(line);
+  while (std::getline(in, field, ',')) fields.push_back(field);
+  if (!line.empty() && line.back() == ',') fields.emplace_back();
+  return fields;
 }
 
 inline bool ParseInt(std::string_view text, long long* out) {

@@ -141,11 +141,8 @@ Status ReadJson(const std::string& file, RawTopology* raw) {
 // ---- edge-list CSV ------------------------------------------------------------------------------
 
 std::vector<std::string> SplitComma(const std::string& line) {
-  std::vector<std::string> fields;
-  std::string field;
-  std::istringstream in(line);
-  while (std::getline(in, field, ',')) fields.push_back(text::Trim(field));
-  if (!line.empty() && line.back() == ',') fields.emplace_back();
+  std::vector<std::string> fields = text::SplitCsv(line);
+  for (std::string& f : fields) f = text::Trim(f);
   return fields;
 }
 
