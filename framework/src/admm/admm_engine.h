@@ -42,6 +42,7 @@
 
 #include "admm/anderson.h"
 #include "admm/block_executor.h"
+#include "admm/flat_array.h"
 #include "dede/solver.h"
 #include "subproblem/block_problem.h"
 
@@ -147,6 +148,23 @@ class AdmmEngine {
   bool HalfStep(int side, bool integer_phase, bool measure, std::string* message,
                 Termination* termination);
   void UpdateGlobalAlpha(int side, bool measure);
+  // The exchange between the sides. The resource half step solves its blocks against the
+  // targets z - u in side0_t_, which the demand half step wrote (in pair order, one write per
+  // entry: the resource side never visits the pairs in its own, scattered, order), and leaves
+  // x in side0_x_, which the demand half step reads to form xh as it goes. Anything that
+  // changes z or u outside the demand half step (a rho update, a penalty factor, a start, the
+  // fill stage) calls InvalidateTargets, and the next resource half step rewrites them all.
+  // This is the seam a distributed executor exchanges across: x one way, z - u the other.
+  void InvalidateTargets() { targets_stale_ = true; }
+  void WriteResourceTargets();
+  // xh of every pair into xh_, for a step between the half steps that changes it (Anderson);
+  // the demand half step then takes xh_ as it is.
+  void MaterializeXh();
+  // The resource side's flat arrays and each pair's position in them (once, in Build).
+  void BuildSideArrays();
+  // Every resource block's solution into side0_x_ (after anything but a resource half step
+  // wrote the blocks: a start, a restore, the fill stage).
+  void SyncResourceX();
   // Anderson step on the demand half step's targets q = xh + u (see anderson.h).
   void Accelerate();
   // The second stage of a work-conserving max-min: BeginFill fixes every global copy at the
@@ -199,11 +217,13 @@ class AdmmEngine {
   std::vector<int> global_pairs_;    // pairs of the global term, in GlobalTerm::blocks order
   int global_side_ = -1;             // side whose blocks hold t_b (-1: no global term)
 
-  // Iterates, indexed by pair.
-  // Iterates of one consensus pair, kept together: a block touches all of them for each of its
-  // pairs, and one side reaches its pairs in scattered order, so one cache line per pair.
+  // The demand side's iterates of each consensus pair, indexed by pair (pairs are numbered
+  // in VarId order, which is demand order for the bundled plugins: the demand half step
+  // reads them in sequence). x lives on the resource side (side0_x_; alpha for a global copy whose resource side is
+  // the global scalar) and xh = a x + (1 - a) z is formed where it is used, so a pair holds
+  // only the demand side's z and the scaled dual u.
   struct PairState {
-    double x = 0, z = 0, u = 0, xh = 0;
+    double z = 0, u = 0;
   };
   // A copy of the iteration's state (the second stage of a work-conserving max-min hands the
   // first stage's on to the next solve).
@@ -216,6 +236,22 @@ class AdmmEngine {
   void SaveIterates(Iterates* out) const;
   void RestoreIterates(Iterates* in);
   std::vector<PairState> ps_;
+  bool targets_stale_ = true;  // resource blocks' targets not yet z - u of the current pairs
+  bool xh_ready_ = false;      // xh_ holds this iteration's xh (MaterializeXh)
+  std::vector<double> xh_;     // by pair, while xh_ready_
+  std::vector<double> global_xh_;  // xh of the global pairs (min-max), in global_pairs_ order
+  // The resource side's x and targets, every block a range (side0_offset_) of one array each.
+  FlatArray side0_x_, side0_t_;
+  std::vector<std::size_t> side0_offset_;
+  std::vector<std::uint8_t> side0_all_paired_;  // by block: every slot is a pair's
+  // Each pair's position in them (kNoSlot: alpha, no resource block).
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+  std::vector<std::uint32_t> side0_pos_;
+  // The resource-side copy of pair p.
+  double X(int p) const {
+    const std::uint32_t j = side0_pos_[p];
+    return j != kNoSlot ? side0_x_[j] : alpha_;
+  }
   // Penalty of pair p is rho_ * pair_weight_[p] (see penalty.cpp for its factors).
   std::vector<double> pair_weight_;
   double Weight(int pair) const { return pair >= 0 ? rho_ * pair_weight_[pair] : 0.0; }
@@ -246,17 +282,17 @@ class AdmmEngine {
   // The demand side's per-pair update on a check iteration: z <- z_new, u += xh - z_new, and
   // the pair's terms of the squared norms (dual residual and dual norm weighted by its
   // penalty factor). Shared by the demand blocks and the global alpha.
-  void AssignZMeasured(int p, double z_new, Norms* acc) {
+  void AssignZMeasured(int p, double x, double xh, double z_new, Norms* acc) {
     PairState& q = ps_[p];
     const double w = pair_weight_[p];
     const double dz = w * (z_new - q.z);
-    const double d = q.x - z_new;
+    const double d = x - z_new;
     acc->s += dz * dz;
     acc->r += d * d;
-    acc->x += q.x * q.x;
+    acc->x += x * x;
     acc->z += z_new * z_new;
     q.z = z_new;
-    q.u += q.xh - z_new;
+    q.u += xh - z_new;
     acc->u += (w * q.u) * (w * q.u);
   }
   double alpha_ = 0;

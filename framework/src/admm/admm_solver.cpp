@@ -86,6 +86,9 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
       }
     }
   }
+  // Parameters, starts and penalties may all have changed since the last solve.
+  InvalidateTargets();
+  xh_ready_ = false;
   if (cold_) {
     const auto t_cold = Clock::now();
     ColdStart();
@@ -224,6 +227,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
         // prefers; a growing penalty forces the two copies onto a common integral point.
         const double proposed = rho_ * options_.integer_rho_growth;
         for (PairState& q : ps_) q.u *= rho_ / proposed;
+        InvalidateTargets();
         SetRho(proposed);
         ++rho_updates;
       }
@@ -243,6 +247,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
             // Scaled duals u = y / rho must follow rho.
             const double scale = rho_ / proposed;
             for (PairState& q : ps_) q.u *= scale;
+            InvalidateTargets();
             SetRho(proposed);
             ++rho_updates;
           }

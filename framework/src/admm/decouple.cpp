@@ -211,6 +211,7 @@ void AdmmEngine::Build() {
   const std::size_t np = pairs_.size();
   ps_.assign(np, PairState{});
   norms_.assign(blocks_[1].size() + 1, Norms{});
+  BuildSideArrays();
 }
 
 // Copies the current parameter values (bounds, costs, rhs, coefficients, weights) from the
@@ -348,11 +349,13 @@ void AdmmEngine::PrimeSolvers() {
 }
 
 void AdmmEngine::ColdStart() {
+  InvalidateTargets();
   std::fill(ps_.begin(), ps_.end(), PairState{});
   ResetPenaltyFactors();
   alpha_ = 0;
   for (int s = 0; s < 2; ++s)
     for (Block& block : blocks_[s]) std::fill(block.v.begin(), block.v.end(), 0.0);
+  SyncResourceX();
   rho_ = options_.rho;
   RefreshProxWeights();
   if (anderson_) anderson_->Reset();
@@ -366,6 +369,7 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
   if (!setup_error_.empty() || static_cast<int>(values.size()) != problem_.num_variables()) return;
   // Every slot and every pair is written below: no cold-start fill first (on Kdl that pass
   // over 1.5M pairs and 30,000 blocks took 0.03-0.14 s).
+  InvalidateTargets();
   alpha_ = 0;
   ResetPenaltyFactors();
   rho_ = options_.rho;
@@ -395,15 +399,18 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
           if (p < 0) continue;
           if (var < 0) {
             ps_[p] = PairState{};  // a global copy; the other one is alpha (below)
-            (s == 0 ? ps_[p].x : ps_[p].z) = value;
+            if (s == 1) ps_[p].z = value;  // (a resource-side copy is its block's value)
           } else if (s == 1) {
-            ps_[p] = PairState{value, value, 0.0, 0.0};
+            ps_[p] = PairState{value, 0.0};
           }
         }
       });
     }
   });
-  for (int p : global_pairs_) (global_side_ == 0 ? ps_[p].z : ps_[p].x) = alpha_;
+  // A resource-side alpha is x of its pairs through X().
+  if (global_side_ == 0)
+    for (int p : global_pairs_) ps_[p].z = alpha_;
+  SyncResourceX();
 }
 
 }  // namespace dede::internal

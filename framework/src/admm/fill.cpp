@@ -37,6 +37,7 @@ void AdmmEngine::SaveIterates(Iterates* out) const {
 }
 
 void AdmmEngine::RestoreIterates(Iterates* in) {
+  InvalidateTargets();
   // The penalties as they were, then the iterates (scaled under those penalties).
   rho_ = in->rho;
   global_weight_ = in->global_weight;
@@ -49,6 +50,7 @@ void AdmmEngine::RestoreIterates(Iterates* in) {
     for (std::size_t b = 0; b < blocks_[s].size(); ++b) blocks_[s][b].v = std::move(in->v[s][b]);
   }
   alpha_ = in->alpha;
+  SyncResourceX();
   if (anderson_) anderson_->Reset();
 }
 
@@ -93,11 +95,13 @@ void AdmmEngine::BeginFill(double* floor, double* total) {
     ++bp.revision;
     block.v[t] = *floor;
     PairState& q = ps_[global_pairs_[k]];
-    q.x = q.z = q.xh = *floor;
+    q.z = *floor;  // and x: the block's value or alpha, both the floor
     q.u = 0;
   }
   alpha_ = *floor;
   filling_ = true;
+  SyncResourceX();
+  InvalidateTargets();
   if (anderson_) anderson_->Reset();
 }
 

@@ -65,6 +65,7 @@ void AdmmEngine::ResetPenaltyFactors() {
 void AdmmEngine::SetPairWeight(int p, double weight) {
   if (weight == pair_weight_[p]) return;
   ps_[p].u *= pair_weight_[p] / weight;
+  InvalidateTargets();
   pair_weight_[p] = weight;
   const Pair& pair = pairs_[p];
   for (int s = 0; s < 2; ++s) {
@@ -93,9 +94,10 @@ bool AdmmEngine::BalanceGlobalWeight() {
   double r = 0, dz = 0, x = 0, z = 0, u = 0;
   for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
     const PairState& q = ps_[global_pairs_[k]];
-    r += (q.x - q.z) * (q.x - q.z);
+    const double qx = X(global_pairs_[k]);
+    r += (qx - q.z) * (qx - q.z);
     dz += (q.z - global_z_prev_[k]) * (q.z - global_z_prev_[k]);
-    x += q.x * q.x;
+    x += qx * qx;
     z += q.z * q.z;
     u += q.u * q.u;
   }
@@ -155,11 +157,12 @@ void AdmmEngine::BalanceBlocks() {
     for (const BlockVar& bv : blocks[b].vars) {
       if (bv.pair < 0 || bv.var < 0) continue;  // locals and the global copy
       const PairState& q = ps_[bv.pair];
+      const double qx = X(bv.pair);
       const double w = pair_weight_[bv.pair];
       const double step = q.z - z_prev_[bv.pair];
-      r += (q.x - q.z) * (q.x - q.z);
+      r += (qx - q.z) * (qx - q.z);
       dz += w * w * step * step;
-      xn += q.x * q.x;
+      xn += qx * qx;
       zn += q.z * q.z;
       un += w * w * q.u * q.u;
     }
