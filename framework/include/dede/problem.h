@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace dede {
@@ -95,7 +94,7 @@ struct Variable {
   BlockId owner;
   double linear_cost = 0.0;     // c in c * v
   double quadratic_cost = 0.0;  // q in q * v^2
-  std::string name;
+  // A local's name is Problem::variable_name (kept apart: most variables are unnamed entries).
   bool IsEntry() const { return matrix >= 0; }
 };
 
@@ -209,6 +208,8 @@ class Problem {
   const std::vector<LogTerm>& log_terms() const { return log_terms_; }
   const GlobalTerm& global_term() const { return global_; }
   const std::string& matrix_name(int m) const { return matrix_names_[m]; }
+  // The name a local was given (AddLocal), or "".
+  const std::string& variable_name(VarId v) const;
   const Domain& matrix_domain(int m) const { return matrix_domains_[m]; }
   bool HasIntegers() const;
 
@@ -289,7 +290,12 @@ class Problem {
   std::vector<Constraint> constraints_;
   std::vector<LogTerm> log_terms_;
   GlobalTerm global_;
-  std::unordered_map<std::uint64_t, VarId> entry_index_;  // key (matrix, r, d) -> var
+  // (matrix, resource, demand) -> entry: open addressing over the entries' VarIds, the key
+  // read back from variables_ (4 bytes a slot, at most half full; no copy of the key).
+  std::vector<VarId> entry_table_;
+  std::vector<std::pair<VarId, std::string>> local_names_;  // by increasing VarId
+  std::size_t entry_count_ = 0;
+  std::size_t EntrySlot(int matrix, int resource, int demand) const;
   std::uint64_t revision_ = 0;
   std::vector<Change> changes_;  // changes_[i] made revision log_start_ + i + 1
   std::uint64_t log_start_ = 0;

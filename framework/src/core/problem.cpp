@@ -9,10 +9,17 @@
 namespace dede {
 namespace {
 
-std::uint64_t EntryKey(int matrix, int r, int d) {
-  // 16 bits of matrix, 24 bits each for resource and demand.
-  return (static_cast<std::uint64_t>(matrix) << 48) | (static_cast<std::uint64_t>(r) << 24) |
-         static_cast<std::uint64_t>(d);
+std::uint64_t EntryHash(int matrix, int r, int d) {
+  // splitmix64's finaliser over the three indices.
+  std::uint64_t h = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(r)) << 32) ^
+                    static_cast<std::uint32_t>(d) ^
+                    (static_cast<std::uint64_t>(static_cast<std::uint32_t>(matrix)) << 56);
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebULL;
+  h ^= h >> 31;
+  return h;
 }
 
 const char* SideName(Side s) { return s == Side::kResource ? "resource" : "demand"; }
@@ -35,7 +42,6 @@ double Problem::Violation::Max() const { return std::max({constraint, bound, int
 Problem::Problem(int num_resources, int num_demands)
     : num_resources_(num_resources), num_demands_(num_demands) {
   DEDE_CHECK(num_resources >= 0 && num_demands >= 0);
-  DEDE_CHECK(num_resources < (1 << 24) && num_demands < (1 << 24));
 }
 
 void Problem::Touch(ChangeKind kind, int id) {
@@ -94,9 +100,21 @@ VarId Problem::AddEntry(int matrix, int resource, int demand) {
   DEDE_CHECK(matrix >= 0 && matrix < num_matrices());
   DEDE_CHECK(resource >= 0 && resource < num_resources_);
   DEDE_CHECK(demand >= 0 && demand < num_demands_);
-  const auto [it, inserted] =
-      entry_index_.emplace(EntryKey(matrix, resource, demand), num_variables());
-  DEDE_CHECK_MSG(inserted, "duplicate allocation entry");
+  if ((entry_count_ + 1) * 2 > entry_table_.size()) {
+    // Grow to twice the size and re-insert (keys are read from variables_).
+    std::vector<VarId> old = std::move(entry_table_);
+    entry_table_.assign(std::max<std::size_t>(64, old.size() * 2), -1);
+    for (const VarId id : old) {
+      if (id < 0) continue;
+      const Variable& e = variables_[id];
+      entry_table_[EntrySlot(e.matrix, e.resource, e.demand)] = id;
+    }
+  }
+  const std::size_t slot = EntrySlot(matrix, resource, demand);
+  DEDE_CHECK_MSG(entry_table_[slot] < 0, "duplicate allocation entry");
+  const VarId id = num_variables();
+  entry_table_[slot] = id;
+  ++entry_count_;
   Variable v;
   v.domain = matrix_domains_[matrix];
   v.matrix = matrix;
@@ -105,7 +123,20 @@ VarId Problem::AddEntry(int matrix, int resource, int demand) {
   v.owner = BlockId::Resource(resource);
   variables_.push_back(std::move(v));
   TouchStructure();
-  return it->second;
+  return id;
+}
+
+// The slot holding (matrix, resource, demand), or the empty slot where it would go.
+std::size_t Problem::EntrySlot(int matrix, int resource, int demand) const {
+  const std::size_t mask = entry_table_.size() - 1;
+  std::size_t slot = EntryHash(matrix, resource, demand) & mask;
+  while (true) {
+    const VarId id = entry_table_[slot];
+    if (id < 0) return slot;
+    const Variable& e = variables_[id];
+    if (e.matrix == matrix && e.resource == resource && e.demand == demand) return slot;
+    slot = (slot + 1) & mask;
+  }
 }
 
 std::vector<VarId> Problem::AddDenseEntries(int matrix) {
@@ -117,8 +148,8 @@ std::vector<VarId> Problem::AddDenseEntries(int matrix) {
 }
 
 VarId Problem::Entry(int matrix, int resource, int demand) const {
-  const auto it = entry_index_.find(EntryKey(matrix, resource, demand));
-  return it == entry_index_.end() ? -1 : it->second;
+  if (entry_table_.empty()) return -1;
+  return entry_table_[EntrySlot(matrix, resource, demand)];
 }
 
 VarId Problem::AddLocal(BlockId owner, Domain domain, std::string name) {
@@ -128,10 +159,18 @@ VarId Problem::AddLocal(BlockId owner, Domain domain, std::string name) {
   Variable v;
   v.domain = domain;
   v.owner = owner;
-  v.name = std::move(name);
   variables_.push_back(std::move(v));
+  if (!name.empty()) local_names_.emplace_back(num_variables() - 1, std::move(name));
   TouchStructure();
   return num_variables() - 1;
+}
+
+const std::string& Problem::variable_name(VarId v) const {
+  static const std::string kNone;
+  const auto it = std::lower_bound(
+      local_names_.begin(), local_names_.end(), v,
+      [](const std::pair<VarId, std::string>& named, VarId id) { return named.first < id; });
+  return it != local_names_.end() && it->first == v ? it->second : kNone;
 }
 
 ConstraintId Problem::AddConstraint(BlockId block, const LinearExpr& expr, Sense sense, double rhs,
@@ -274,8 +313,8 @@ bool Problem::Check(const Changes* changes, std::string* error) const {
     out << "variable " << id;
     if (v.IsEntry()) {
       out << " (" << matrix_names_[v.matrix] << "[" << v.resource << "," << v.demand << "])";
-    } else if (!v.name.empty()) {
-      out << " ('" << v.name << "', local to " << BlockName(v.owner) << ")";
+    } else if (!variable_name(id).empty()) {
+      out << " ('" << variable_name(id) << "', local to " << BlockName(v.owner) << ")";
     } else {
       out << " (local to " << BlockName(v.owner) << ")";
     }

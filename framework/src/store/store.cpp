@@ -494,7 +494,7 @@ Status Store::Impl::InsertCatalogue(std::int64_t deployment_id, const Problem& p
       insert->BindNull(4).BindNull(5).BindNull(6);
       insert->Bind(7, row.owner_side).Bind(8, row.owner_index);
     }
-    BindOptionalText(insert.value(), 9, problem.variable(v).name);
+    BindOptionalText(insert.value(), 9, problem.variable_name(v));
     Status status = insert->Run();
     if (!status.ok()) return status;
   }

@@ -23,6 +23,46 @@ TEST(Problem, EntriesAreSparseAndLookedUpByIndex) {
   EXPECT_EQ(block, 1);
 }
 
+// The index grows through many rehashes and tells apart keys that a packed 24-bit key would
+// merge (demand 2^24 + 5 of resource 0 against demand 5 of resource 1).
+TEST(Problem, EntryIndexFindsEveryEntryThroughGrowthAndBeyond24BitIndices) {
+  const int big = (1 << 24) + 6;
+  Problem p(300, big);
+  const int m = p.AddAllocation("x", Domain::NonNegative());
+  const int m2 = p.AddAllocation("y", Domain::NonNegative());
+  std::vector<VarId> ids;
+  for (int r = 0; r < 300; ++r)
+    for (int d = 0; d < 300; d += 3) ids.push_back(p.AddEntry((r + d) % 2 == 0 ? m : m2, r, d));
+  const VarId far = p.AddEntry(m, 0, (1 << 24) + 5);
+  const VarId near = p.AddEntry(m, 1, 5);
+  EXPECT_NE(far, near);
+  EXPECT_EQ(p.Entry(m, 0, (1 << 24) + 5), far);
+  EXPECT_EQ(p.Entry(m, 1, 5), near);
+  std::size_t k = 0;
+  for (int r = 0; r < 300; ++r) {
+    for (int d = 0; d < 300; ++d) {
+      const int matrix = (r + d) % 2 == 0 ? m : m2;
+      if (d % 3 == 0) {
+        ASSERT_EQ(p.Entry(matrix, r, d), ids[k++]) << r << "," << d;
+        EXPECT_EQ(p.Entry(matrix == m ? m2 : m, r, d), -1);
+      } else if (!(r == 1 && d == 5)) {
+        ASSERT_EQ(p.Entry(matrix, r, d), -1) << r << "," << d;
+      }
+    }
+  }
+  EXPECT_DEATH(p.AddEntry(m, 0, 0), "duplicate allocation entry");
+}
+
+TEST(Problem, LocalsKeepTheirNames) {
+  Problem p(1, 1);
+  const VarId a = p.AddLocal(BlockId::Resource(0), Domain::NonNegative(), "slack");
+  const VarId b = p.AddLocal(BlockId::Demand(0), Domain::NonNegative());
+  const VarId c = p.AddLocal(BlockId::Demand(0), Domain::NonNegative(), "t");
+  EXPECT_EQ(p.variable_name(a), "slack");
+  EXPECT_EQ(p.variable_name(b), "");
+  EXPECT_EQ(p.variable_name(c), "t");
+}
+
 TEST(Problem, TwoMatricesShareResourcesAndDemands) {
   Problem p(2, 2);
   const int m1 = p.AddAllocation("x1", Domain::Integer(0));

@@ -77,7 +77,8 @@ TEST(ReadMps, MapsRowsColumnsBoundsAndObjectiveConstant) {
   const Variable& x1 = problem.variable(0);
   const Variable& x2 = problem.variable(1);
   const Variable& x3 = problem.variable(2);
-  EXPECT_EQ(x1.name, "X1");
+  EXPECT_EQ(problem.variable_name(0), "X1");
+  EXPECT_EQ(problem.variable_name(1), "X2");
   EXPECT_FALSE(x1.IsEntry());
   EXPECT_EQ(x1.owner, BlockId::Resource(0));
   EXPECT_EQ(x1.domain.lower, 0.0);
