@@ -694,8 +694,9 @@ Status SolvePop(const Instance& in, const ServerSets& current, int groups,
       const double weight = in.load[k] > 0 ? l / in.load[k] : 1.0;
       for (const auto& [s, f] : local.shares[j]) {
         auto& sh = placement->shares[k];
-        auto it = std::find_if(sh.begin(), sh.end(), [&](const auto& p) { return p.first == s + g * per; });
-        if (it == sh.end()) sh.push_back({s + g * per, f * weight});
+        const int server = s + g * per;  // (a structured binding is not captured by clang 14)
+        auto it = std::find_if(sh.begin(), sh.end(), [&](const auto& p) { return p.first == server; });
+        if (it == sh.end()) sh.push_back({server, f * weight});
         else it->second += f * weight;
       }
     }

@@ -83,33 +83,119 @@ std::size_t FirstInvalidUtf8(const std::string& text) {
   return std::string::npos;
 }
 
-// yaml-cpp 0.7 loops forever, allocating, on a document whose first token is ',' (at the
-// start of the file or after a `---` / `...` marker). Returns the 1-based line of such a ','
-// or 0. A ',' that continues a flow collection on a later line is not affected.
-int LeadingCommaLine(const std::string& text) {
+// The first byte YAML does not allow in a stream (C0 controls other than tab, line feed and
+// carriage return, and DEL), or npos. yaml-cpp 0.7 hangs on some of them ("\\0,").
+std::size_t FirstControlCharacter(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return i;
+  }
+  return std::string::npos;
+}
+
+// yaml-cpp 0.7 loops forever, allocating, on a ',' token that follows a document's root node
+// or starts a document (documents start after `---` / `...`, at a line less indented than the
+// root collection, after a root scalar: the fuzzer found each, and "!,", "\"a\" ,", "[a] ,").
+// Outside a flow collection a ',' can only continue a plain scalar ("a: b, c"): a ',' that
+// starts a token outside [ ] and { } is always a syntax error, and it is refused here before
+// yaml-cpp sees it. (That includes a plain scalar's continuation line that starts with ',',
+// valid YAML a deployment has no need of: quote the value.) Returns the 1-based line of the
+// first such ',' or 0. The small lexer below tracks quotes, flow brackets, comments, block
+// scalars and properties, and errs on the side of "inside" (a missed case is left to
+// yaml-cpp, never a valid flow collection refused).
+int StrayCommaLine(const std::string& text) {
   std::size_t pos = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;  // UTF-8 byte order mark
-  bool expecting = true;  // the next token starts a document
+  int flow = 0;            // open [ and { outside quotes
+  char quote = 0;          // a quoted scalar continues on the next line
+  int block_parent = -1;   // in a block scalar: the indentation of the line that opened it
   int line = 0;
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
   while (pos <= text.size()) {
     ++line;
     std::size_t end = text.find('\n', pos);
     if (end == std::string::npos) end = text.size();
     std::string_view rest(text.data() + pos, end - pos);
-    const bool marker = rest.size() >= 3 && (rest.substr(0, 3) == "---" || rest.substr(0, 3) == "...") &&
-                        (rest.size() == 3 || rest[3] == ' ' || rest[3] == '\t' || rest[3] == '\r');
-    if (marker) {
-      expecting = true;
-      rest.remove_prefix(3);
-    }
-    if (expecting) {
-      const std::size_t first = rest.find_first_not_of(" \t\r");
-      if (first != std::string_view::npos && rest[first] != '#' &&
-          !(rest[first] == '%' && first == 0 && !marker)) {
-        if (rest[first] == ',') return line;
-        expecting = false;
-      }
-    }
     pos = end + 1;
+    const std::size_t first = rest.find_first_not_of(" \t\r");
+    const std::size_t spaces = rest.find_first_not_of(' ');
+    const int indent = static_cast<int>(spaces == std::string_view::npos ? rest.size() : spaces);
+    if (block_parent >= 0) {
+      if (first == std::string_view::npos || indent > block_parent) continue;  // its text
+      block_parent = -1;
+    }
+    std::size_t start = 0;  // where the lexer starts on this line
+    if (quote == 0 && flow == 0 && rest.size() >= 3 &&
+        (rest.substr(0, 3) == "---" || rest.substr(0, 3) == "...") &&
+        (rest.size() == 3 || blank(rest[3]))) {
+      start = 3;  // a document marker
+    }
+    // token_start: the next character begins a token. plain: a plain scalar has begun on this
+    // line (a ',' then belongs to it). A quote, bracket or indicator opens only where a token
+    // starts (a plain scalar may hold them: "it's", "x[1]").
+    bool token_start = true, plain = false;
+    for (std::size_t i = start; i < rest.size(); ++i) {
+      const char c = rest[i];
+      if (quote == '"') {
+        if (c == '\\') ++i;
+        else if (c == '"') quote = 0;
+        continue;
+      }
+      if (quote == '\'') {
+        if (c == '\'' && i + 1 < rest.size() && rest[i + 1] == '\'') ++i;
+        else if (c == '\'') quote = 0;
+        continue;
+      }
+      if (blank(c)) {
+        token_start = true;
+        continue;
+      }
+      if (c == '#' && (i == 0 || blank(rest[i - 1]))) break;  // a comment
+      if (c == ',') {
+        if (flow > 0) {
+          token_start = true;
+          plain = false;
+          continue;
+        }
+        if (token_start && !plain) return line;
+        token_start = false;
+        continue;
+      }
+      if (token_start && !plain && (c == '"' || c == '\'')) {
+        quote = c;
+        continue;
+      }
+      if (token_start && !plain && (c == '[' || c == '{')) {
+        ++flow;
+        continue;  // the next character starts a token too
+      }
+      if (flow > 0 && (c == ']' || c == '}')) {
+        --flow;
+        token_start = false;
+        plain = false;
+        continue;
+      }
+      if (flow == 0 && token_start && !plain && (c == '|' || c == '>')) {
+        block_parent = indent;
+        break;  // the indicator's modifiers and a comment may follow; the text starts below
+      }
+      const bool indicator = (c == ':' || c == '-' || c == '?') &&
+                             (i + 1 == rest.size() || blank(rest[i + 1]));
+      if (indicator) {
+        token_start = true;
+        plain = false;
+        continue;
+      }
+      if (token_start && !plain && (c == '!' || c == '&' || c == '*')) {
+        // A tag, an anchor or an alias: up to the next blank (a flow indicator ends it too).
+        while (i + 1 < rest.size() && !blank(rest[i + 1]) && rest[i + 1] != ',' &&
+               rest[i + 1] != '[' && rest[i + 1] != ']' && rest[i + 1] != '{' && rest[i + 1] != '}')
+          ++i;
+        token_start = true;  // the node's content (or a stray ',') comes next
+        continue;
+      }
+      if (token_start && !plain) plain = true;  // a plain scalar begins
+      token_start = false;
+    }
   }
   return 0;
 }
@@ -232,9 +318,17 @@ Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& f
                            ": not UTF-8 text (byte 0x" + hex +
                            "); YAML files are Unicode, save it as UTF-8");
   }
-  if (const int line = LeadingCommaLine(text); line > 0) {
+  if (const std::size_t bad = FirstControlCharacter(text); bad != std::string::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "%02x", static_cast<unsigned char>(text[bad]));
+    return InvalidArgument(file_name + ":" + std::to_string(line) + ": control character 0x" +
+                           hex + " is not allowed in YAML (only tab, line feed and carriage return)");
+  }
+  if (const int line = StrayCommaLine(text); line > 0) {
     return InvalidArgument(file_name + ":" + std::to_string(line) +
-                           ": YAML syntax error: a document cannot start with ','");
+                           ": YAML syntax error: ',' outside [ ] or { } that continues no value "
+                           "(a document cannot start with ','; quote a text value that does)");
   }
   std::vector<YAML::Node> documents;
   try {

@@ -5,6 +5,7 @@
 #include <CoinMpsIO.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <fstream>
 #include <string>
@@ -48,6 +49,45 @@ bool Fail(std::string* error, std::string message) {
   return false;
 }
 
+// MPS is text in short fields. CoinMpsIO's card reader dereferences a null pointer on a NUL
+// byte inside a line and copies fields into fixed buffers (found by tools/fuzz.sh), so the file
+// is scanned first: a C0 control character other than tab, carriage return and line feed, a
+// field longer than COIN_MAX_FIELD_LENGTH - 1 or a line longer than MAX_CARD_LENGTH - 1 is an
+// error naming its line. Returns the reason, or "" for a file CoinMpsIO may read.
+std::string ScanText(const std::string& path) {
+  constexpr std::size_t kMaxField = COIN_MAX_FIELD_LENGTH - 1;
+  constexpr std::size_t kMaxLine = MAX_CARD_LENGTH - 1;
+  std::ifstream in(path, std::ios::binary);
+  char buffer[1 << 16];
+  long long line = 1;
+  std::size_t line_length = 0, field_length = 0;
+  while (in) {
+    in.read(buffer, sizeof(buffer));
+    const std::streamsize n = in.gcount();
+    for (std::streamsize i = 0; i < n; ++i) {
+      const unsigned char c = static_cast<unsigned char>(buffer[i]);
+      if (c == '\n') {
+        ++line;
+        line_length = field_length = 0;
+        continue;
+      }
+      if (c < 0x20 && c != '\t' && c != '\r') {
+        char hex[8];
+        std::snprintf(hex, sizeof(hex), "%02x", c);
+        return "line " + std::to_string(line) + ": control character 0x" + hex +
+               " (not a text file)";
+      }
+      field_length = (c == ' ' || c == '\t' || c == '\r') ? 0 : field_length + 1;
+      if (++line_length > kMaxLine)
+        return "line " + std::to_string(line) + " is longer than " + std::to_string(kMaxLine) +
+               " characters";
+      if (field_length > kMaxField)
+        return "line " + std::to_string(line) + ": a field is longer than " +
+               std::to_string(kMaxField) + " characters";
+    }
+  }
+  return "";
+}
 }  // namespace
 
 bool ReadMps(const std::string& path, Problem* out, std::string* error) {
@@ -55,6 +95,8 @@ bool ReadMps(const std::string& path, Problem* out, std::string* error) {
     // CoinMpsIO silently tries "<path>.gz" when the file is missing; checking first gives the
     // caller a plain "cannot open" instead of a confusing message about another name.
     if (!std::ifstream(path).good()) return Fail(error, "MPS file '" + path + "': cannot open");
+    if (const std::string why = ScanText(path); !why.empty())
+      return Fail(error, "MPS file '" + path + "': " + why);
 
     CollectingHandler handler;
     CoinMpsIO mps;

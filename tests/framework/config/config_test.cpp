@@ -361,17 +361,49 @@ TEST(YamlParser, RejectsNonScalarKeys) {
 }
 
 // yaml-cpp 0.7 loops forever (allocating) on a document that starts with ','; the parser
-// refuses it before yaml-cpp sees it, wherever the document starts.
+// refuses it before yaml-cpp sees it, wherever the document starts: at the start, after a
+// marker, or where a line is less indented than the document's first token (found by the
+// fuzzer: "    scale: 4.0\n  , each").
 TEST(YamlParser, DocumentStartingWithACommaIsASyntaxError) {
-  for (const std::string text : {",", "  ,a: 1", "# c\n, x", "---\n,", "--- ,", "a: 1\n---\n,",
-                                 "\xEF\xBB\xBF,", "%YAML 1.2\n---\n,", "a: 1\n...\n,"}) {
+  for (const std::string text :
+       {",", "  ,a: 1", "# c\n, x", "---\n,", "--- ,", "a: 1\n---\n,", "\xEF\xBB\xBF,",
+        "%YAML 1.2\n---\n,", "a: 1\n...\n,", "    a: 1\n  , b\n", "    a: 1\n  ,\n",
+        "  a: 1\n, b\n", "  a: 1\n# c\n, b\n", "  a: 1\n ,b\n", "  - a\n, b\n",
+        "  a: 1\n  b: [\n, ]\n,\n", "#s/ew\n    scale: 4.0\n  , eacu", "y 0\nl Mr  # c\n    ,ea6",
+        "!,", "! ,", "&a ,", "Y {\n#\n,", "!!str ,", "!x\n,", "\"a\" ,", "[a] ,", "{a: 1} ,", "a: \"x\" ,",
+        // Valid YAML (a plain scalar's continuation line), refused all the same: quote it.
+        "a: long\n  , text"}) {
     const Result<ConfigNode> node = ParseYamlString(text, "t.yaml");
     ASSERT_FALSE(node.ok()) << text;
     EXPECT_THAT(node.status().message(), HasSubstr("a document cannot start with ','")) << text;
   }
-  // A ',' that continues a flow collection is YAML, and is left to yaml-cpp.
-  const ConfigNode list = Parse("a: [1\n  , 2]\n");
-  EXPECT_EQ(list.Find("a")->items().size(), 2u);
+  // (yaml-cpp would hang on each above.) A ',' that continues a flow collection or a quoted or block scalar is YAML, and is left
+  // to yaml-cpp.
+  EXPECT_EQ(Parse("a: [1\n  , 2]\n").Find("a")->items().size(), 2u);
+  EXPECT_TRUE(ParseYamlString("  a: [1,\n, 2]\n", "t.yaml").ok());  // ([1, null, 2] to yaml-cpp)
+  EXPECT_EQ(Parse("  a: {b: 1\n, c: 2}\n").Find("a")->Find("c")->scalar(), "2");
+  EXPECT_EQ(Parse("  a: \"x\n, y\"\n").Find("a")->scalar(), "x , y");
+  EXPECT_EQ(Parse("  a: 'it''s\n, y'\n").Find("a")->scalar(), "it's , y");
+  EXPECT_EQ(Parse("a: |\n  x\n  , y\nb: 1\n").Find("a")->scalar(), "x\n, y\n");
+  EXPECT_EQ(Parse("a: it's [1\nb: 2\n").Find("b")->scalar(), "2");
+  EXPECT_EQ(Parse("a: b , c\n").Find("a")->scalar(), "b , c");  // a plain scalar holds ' ,'
+  EXPECT_EQ(Parse("a: x,y\n").Find("a")->scalar(), "x,y");
+  EXPECT_EQ(Parse("a: it 's {x\n").Find("a")->scalar(), "it 's {x");  // no quote, no flow
+  EXPECT_EQ(Parse("a: [!t x, &y z]\n").Find("a")->items().size(), 2u);
+}
+
+// YAML streams allow no C0 control characters but tab, line feed and carriage return; yaml-cpp
+// 0.7 hangs on "\0," (found by the fuzzer).
+TEST(YamlParser, ControlCharactersAreRejectedWithTheirLine) {
+  for (const std::string& text : {std::string("\0,", 2), std::string("a: 1\nb: \x01\n"),
+                                 std::string("a: \x7f\n")}) {
+    const Result<ConfigNode> node = ParseYamlString(text, "t.yaml");
+    ASSERT_FALSE(node.ok());
+    EXPECT_THAT(node.status().message(), HasSubstr("control character 0x"));
+  }
+  const Result<ConfigNode> node = ParseYamlString("a: 1\nb: \x01\n", "t.yaml");
+  EXPECT_THAT(node.status().message(), HasSubstr("t.yaml:2: control character 0x01"));
+  EXPECT_EQ(Parse("a: 1\r\nb: \"x\ty\"\r\n").Find("b")->scalar(), "x\ty");  // CR and tab pass
 }
 
 // Aliases are expanded into the tree: an alias of its own anchor and aliases that repeat

@@ -179,5 +179,25 @@ TEST(ReadMps, NonMpsFileIsAnErrorNamingTheLine) {
   EXPECT_NE(error.find("line 1"), std::string::npos) << error;
 }
 
+// CoinMpsIO crashes on a NUL byte inside a line (found by tools/fuzz.sh); the reader refuses a
+// file with control characters before CoinMpsIO sees it.
+TEST(ReadMps, ControlCharacterIsAnErrorNamingTheLine) {
+  const std::string feature = kFeatureMps;
+  const std::size_t at = feature.find("LIM2");
+  const TempFile file("dede_nul.mps",
+                      feature.substr(0, at + 2) + std::string(1, '\0') + feature.substr(at + 2));
+  Problem problem(1, 1);
+  std::string error;
+  EXPECT_FALSE(ReadMps(file.path(), &problem, &error));
+  EXPECT_NE(error.find(file.path()), std::string::npos) << error;
+  EXPECT_NE(error.find("line 5: control character 0x00"), std::string::npos) << error;
+  // Fields beyond CoinMpsIO's buffers (it copies them without a bound).
+  const std::string long_name = feature.substr(0, at) + std::string(200, 'y') + feature.substr(at);
+  const TempFile file2("dede_long.mps", long_name);
+  EXPECT_FALSE(ReadMps(file2.path(), &problem, &error));
+  EXPECT_NE(error.find("line 5: a field is longer than 159 characters"), std::string::npos)
+      << error;
+}
+
 }  // namespace
 }  // namespace dede::internal
