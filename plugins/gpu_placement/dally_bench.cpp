@@ -102,6 +102,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "dally_bench: %s\n", error.c_str());
       return 2;
     }
+    // As the plugin does: jobs without work are dropped, and counted.
+    if (const int zero = dede::gpu::DropZeroWorkJobs(&trace_jobs); zero > 0)
+      std::printf("%s: %d job(s) without work (zero iterations or time) dropped, %zu kept\n",
+                  trace.c_str(), zero, trace_jobs.size());
   }
   std::printf(
       "work model %s, %s, lease %.0f s, history %.0f leases, Dally starvation clock %s, never-run "
@@ -171,6 +175,17 @@ int main(int argc, char** argv) {
         o.starvation_since_assignment = clock == "last_assignment";
         o.never_run_first = never_run == "first";
         const auto t0 = std::chrono::steady_clock::now();
+        if (p == Policy::kDally) {
+          // Jobs larger than the cluster never run and are not in the metrics (which cover
+          // finished jobs): say how many, once per cluster size and arrival mode.
+          const int gpus = o.cluster.TotalGpus();
+          int never = 0;
+          for (const auto& j : w) never += j.gpus > gpus;
+          if (never > 0)
+            std::printf("(%s racks: %d job(s) need more than the cluster's %d GPUs; they never "
+                        "run and are not in the metrics below)\n",
+                        r.c_str(), never, gpus);
+        }
         dede::gpu::Simulation sim(w, o);
         sim.RunToEnd();
         const auto res = sim.Result();

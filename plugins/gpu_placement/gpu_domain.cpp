@@ -302,8 +302,8 @@ Status ParseSettings(const ConfigNode& settings,
   return Status::Ok();
 }
 
-Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped) {
-  int trace_jobs_skipped = 0;
+Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped, int* zero_work) {
+  int trace_jobs_skipped = 0, zero_work_jobs = 0;
   std::vector<JobSpec> jobs;
   std::string error;
   if (s.source == "synthetic") {
@@ -316,8 +316,12 @@ Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped)
       error = s.trace + ": malformed number (" + e.what() + ")";
     }
     if (!error.empty()) return InvalidArgument("plugin.settings.workload.trace: " + error);
+    zero_work_jobs = DropZeroWorkJobs(&jobs);  // reported every round
     if (jobs.empty())
-      return InvalidArgument("plugin.settings.workload.trace: " + s.trace + " has no jobs");
+      return InvalidArgument("plugin.settings.workload.trace: " + s.trace + " has no jobs" +
+                             (zero_work_jobs > 0 ? " with work (" + std::to_string(zero_work_jobs) +
+                                                       " without)"
+                                                 : std::string()));
     if (s.jobs > 0 && static_cast<int>(jobs.size()) > s.jobs) {
       trace_jobs_skipped = static_cast<int>(jobs.size()) - s.jobs;  // reported every round
       jobs.resize(s.jobs);
@@ -357,6 +361,7 @@ Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped)
                            ": duplicate job id " +
                            std::to_string(*std::adjacent_find(ids.begin(), ids.end())));
   if (skipped != nullptr) *skipped = trace_jobs_skipped;
+  if (zero_work != nullptr) *zero_work = zero_work_jobs;
   return jobs;
 }
 
@@ -365,7 +370,8 @@ Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped)
 Status GpuPlacementDomain::Configure(const ConfigNode& settings, const PluginContext& context) {
   Status st = ParseSettings(settings, context, &settings_);
   if (!st.ok()) return st;
-  Result<std::vector<JobSpec>> jobs = LoadWorkload(settings_, &settings_.trace_jobs_skipped);
+  Result<std::vector<JobSpec>> jobs =
+      LoadWorkload(settings_, &settings_.trace_jobs_skipped, &settings_.trace_zero_work_jobs);
   if (!jobs.ok()) return jobs.status();
   jobs_ = std::move(jobs.value());
   origin_s_ = jobs_.front().arrival_s;
@@ -663,6 +669,7 @@ Status GpuPlacementDomain::Report(int round,
                      {"queued_jobs", static_cast<double>(queued)},
                      {"arrived_jobs", static_cast<double>(arrived)},
                      {"trace_jobs_skipped", static_cast<double>(settings_.trace_jobs_skipped)},
+                     {"trace_zero_work_jobs", static_cast<double>(settings_.trace_zero_work_jobs)},
                      {"gpu_utilization", tick_util},
                      {"gpus_held", static_cast<double>(sim_->UsedGpus())},
                      {"jct_avg_h", finished ? jct / nf / kHour : 0},

@@ -54,6 +54,7 @@ struct DomainSettings {
   int jobs = 100;                    // synthetic: number of jobs; csv: first N jobs (0 = all,
                                      // the default for a trace)
   int trace_jobs_skipped = 0;        // csv: jobs of the trace beyond `jobs` (reported)
+  int trace_zero_work_jobs = 0;      // csv: jobs without work, dropped (reported)
   bool poisson = false;              // synthetic arrivals
   double jobs_per_day = 100;
   uint64_t workload_seed = 1;
@@ -68,7 +69,9 @@ struct DomainSettings {
 Status ParseSettings(const ConfigNode& settings, const PluginContext& context, DomainSettings* out);
 // Loads or generates the jobs, sorted by (arrival, id), with overheads and per-pool speeds.
 // *skipped (if given): jobs of a trace beyond `jobs`, dropped.
-Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped = nullptr);
+// *zero_work (if given): jobs of a trace without work (zero iterations or time), dropped.
+Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped = nullptr,
+                                          int* zero_work = nullptr);
 
 // Policy <-> method name ("dally", "dally-manual", "dally-nowait", "dally-consolidated",
 // "tiresias", "gandiva").

@@ -303,6 +303,11 @@ class Simulation {
 // Percentile with linear interpolation, p in [0, 100].
 double Percentile(std::vector<double> v, double p);
 
+// Removes the jobs without work (zero iterations or zero time per iteration: a trace's jobs
+// that failed at once) and returns how many: the plugin and dally_bench both drop them and say
+// so (the simulator has no meaning for a job that needs GPUs for no time).
+int DropZeroWorkJobs(std::vector<JobSpec>* jobs);
+
 // CSV loader for dally-workloads files. Unknown or empty model: overheads from the slowdown columns
 // (machine = 1/cross_slot - 1, rack = 1/cross_machine - 1, network = 1/cross_rack - 1).
 std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error);

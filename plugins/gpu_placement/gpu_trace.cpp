@@ -1,5 +1,6 @@
 // Trace readers of the gpu_placement simulator (gpu_sim.h): Dally's online-comparison CSV and
 // Tiresias-style job lists. Every field is checked; errors name file:line and the column.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -181,6 +182,13 @@ std::vector<JobSpec> LoadTiresiasCsv(const std::string& path,
     jobs.push_back(s);
   }
   return jobs;
+}
+
+int DropZeroWorkJobs(std::vector<JobSpec>* jobs) {
+  const auto zero = [](const JobSpec& j) { return j.iterations == 0 || j.time_per_iteration_s == 0; };
+  const std::size_t before = jobs->size();
+  jobs->erase(std::remove_if(jobs->begin(), jobs->end(), zero), jobs->end());
+  return static_cast<int>(before - jobs->size());
 }
 
 }  // namespace dede::gpu

@@ -93,23 +93,27 @@ std::size_t FirstControlCharacter(const std::string& text) {
   return std::string::npos;
 }
 
-// yaml-cpp 0.7 loops forever, allocating, on a ',' token that follows a document's root node
-// or starts a document (documents start after `---` / `...`, at a line less indented than the
-// root collection, after a root scalar: the fuzzer found each, and "!,", "\"a\" ,", "[a] ,").
-// Outside a flow collection a ',' can only continue a plain scalar ("a: b, c"): a ',' that
-// starts a token outside [ ] and { } is always a syntax error, and it is refused here before
-// yaml-cpp sees it. (That includes a plain scalar's continuation line that starts with ',',
-// valid YAML a deployment has no need of: quote the value.) Returns the 1-based line of the
-// first such ',' or 0. The small lexer below tracks quotes, flow brackets, comments, block
-// scalars and properties, and errs on the side of "inside" (a missed case is left to
-// yaml-cpp, never a valid flow collection refused).
-int StrayCommaLine(const std::string& text) {
+// yaml-cpp 0.7 loops forever, allocating, on a ',' token that starts a document or follows a
+// document's root node. Documents start after `---` / `...`, at a line less indented than a
+// root collection, after a root scalar: the fuzzer found each ("    a: 1\n  , b", "y\n{\n#\n,",
+// "!,", "[a] ,", "- a\n\"x\" ,"). yaml-cpp reports every such ',' as an error (it does not hang)
+// once the root is a block mapping at column 1, which a deployment is anyway. So before yaml-cpp
+// sees the text, every document must have as root either a block mapping whose first key is
+// at column 1, or one flow collection `{ ... }` / `[ ... ]` (optionally tagged or anchored)
+// with nothing but comments after it; and no line may start with ',' outside a flow
+// collection, a quoted scalar or a block scalar (such a line can only continue a plain scalar:
+// quote the value). A small lexer tracks quotes, flow brackets, comments and block scalars.
+// Returns "" or the error, "<line>: <what>".
+std::string DocumentShapeError(const std::string& text) {
   std::size_t pos = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;  // UTF-8 byte order mark
+  enum class Root { kNone, kMap, kFlow, kDone };  // of the current document
+  Root root = Root::kNone;
   int flow = 0;            // open [ and { outside quotes
   char quote = 0;          // a quoted scalar continues on the next line
   int block_parent = -1;   // in a block scalar: the indentation of the line that opened it
   int line = 0;
   const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  const auto at = [&line](const std::string& what) { return std::to_string(line) + ": " + what; };
   while (pos <= text.size()) {
     ++line;
     std::size_t end = text.find('\n', pos);
@@ -119,20 +123,35 @@ int StrayCommaLine(const std::string& text) {
     const std::size_t first = rest.find_first_not_of(" \t\r");
     const std::size_t spaces = rest.find_first_not_of(' ');
     const int indent = static_cast<int>(spaces == std::string_view::npos ? rest.size() : spaces);
+    const bool marker = rest.size() >= 3 &&
+                        (rest.substr(0, 3) == "---" || rest.substr(0, 3) == "...") &&
+                        (rest.size() == 3 || blank(rest[3]));
     if (block_parent >= 0) {
-      if (first == std::string_view::npos || indent > block_parent) continue;  // its text
+      if (!marker && (first == std::string_view::npos || indent > block_parent)) continue;
       block_parent = -1;
     }
     std::size_t start = 0;  // where the lexer starts on this line
-    if (quote == 0 && flow == 0 && rest.size() >= 3 &&
-        (rest.substr(0, 3) == "---" || rest.substr(0, 3) == "...") &&
-        (rest.size() == 3 || blank(rest[3]))) {
-      start = 3;  // a document marker
+    if (marker && quote == 0) {
+      start = 3;
+      root = Root::kNone;
+      flow = 0;
     }
+    const bool top = quote == 0 && flow == 0;  // the line starts outside quotes and brackets
+    const std::size_t token = rest.find_first_not_of(" \t\r", start);
+    const bool content = token != std::string_view::npos && rest[token] != '#' &&
+                         !(rest[token] == '%' && token == 0 && !marker && root == Root::kNone);
+    if (top && content) {
+      if (rest[token] == ',') return at("YAML syntax error: a line cannot start with ','");
+      if (root == Root::kDone)
+        return at("YAML syntax error: content after the document's { } or [ ] (a deployment "
+                  "is one mapping)");
+    }
+    const bool first_line = top && content && root == Root::kNone;
     // token_start: the next character begins a token. plain: a plain scalar has begun on this
     // line (a ',' then belongs to it). A quote, bracket or indicator opens only where a token
     // starts (a plain scalar may hold them: "it's", "x[1]").
-    bool token_start = true, plain = false;
+    // leading: only properties (a tag, an anchor) so far on the document's first line.
+    bool token_start = true, plain = false, key = false, leading = true;
     for (std::size_t i = start; i < rest.size(); ++i) {
       const char c = rest[i];
       if (quote == '"') {
@@ -156,7 +175,8 @@ int StrayCommaLine(const std::string& text) {
           plain = false;
           continue;
         }
-        if (token_start && !plain) return line;
+        if (token_start && !plain) return at("YAML syntax error: ',' outside [ ] or { } that "
+                                             "continues no value");
         token_start = false;
         continue;
       }
@@ -165,6 +185,7 @@ int StrayCommaLine(const std::string& text) {
         continue;
       }
       if (token_start && !plain && (c == '[' || c == '{')) {
+        if (first_line && flow == 0 && root == Root::kNone && leading) root = Root::kFlow;
         ++flow;
         continue;  // the next character starts a token too
       }
@@ -172,6 +193,7 @@ int StrayCommaLine(const std::string& text) {
         --flow;
         token_start = false;
         plain = false;
+        if (flow == 0 && root == Root::kFlow) root = Root::kDone;
         continue;
       }
       if (flow == 0 && token_start && !plain && (c == '|' || c == '>')) {
@@ -181,6 +203,8 @@ int StrayCommaLine(const std::string& text) {
       const bool indicator = (c == ':' || c == '-' || c == '?') &&
                              (i + 1 == rest.size() || blank(rest[i + 1]));
       if (indicator) {
+        if ((c == ':' || (c == '?' && leading)) && flow == 0) key = true;  // '?': explicit key
+        leading = false;
         token_start = true;
         plain = false;
         continue;
@@ -195,9 +219,17 @@ int StrayCommaLine(const std::string& text) {
       }
       if (token_start && !plain) plain = true;  // a plain scalar begins
       token_start = false;
+      leading = false;
+    }
+    if (first_line && root == Root::kNone) {
+      // The document's first line: a mapping's first key, at column 1.
+      if (!key || static_cast<int>(token) != 0 || rest[token] == '-')
+        return at("the document must be a mapping whose first key starts at column 1 (or one "
+                  "{ ... }); found '" + std::string(rest.substr(token, 20)) + "'");
+      root = Root::kMap;
     }
   }
-  return 0;
+  return "";
 }
 
 class Converter {
@@ -325,11 +357,8 @@ Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& f
     return InvalidArgument(file_name + ":" + std::to_string(line) + ": control character 0x" +
                            hex + " is not allowed in YAML (only tab, line feed and carriage return)");
   }
-  if (const int line = StrayCommaLine(text); line > 0) {
-    return InvalidArgument(file_name + ":" + std::to_string(line) +
-                           ": YAML syntax error: ',' outside [ ] or { } that continues no value "
-                           "(a document cannot start with ','; quote a text value that does)");
-  }
+  if (const std::string why = DocumentShapeError(text); !why.empty())
+    return InvalidArgument(file_name + ":" + why);
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(text);

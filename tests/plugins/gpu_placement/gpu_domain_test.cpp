@@ -2,6 +2,8 @@
 // checkpoints, settings and the combined ADMM + Dally mode.
 #include "gpu_domain.h"
 
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -394,6 +396,50 @@ TEST(GpuPlacementWorkload, TraceJobsDefaultToAllAndACutIsCounted) {
   DomainSettings synthetic;
   ASSERT_TRUE(ParseSettings(Settings("workload: {source: synthetic}\n"), ctx, &synthetic).ok());
   EXPECT_EQ(synthetic.jobs, 100);
+}
+
+// Jobs without work (a trace's jobs that failed at once) are dropped by the plugin and by
+// dally_bench alike (DropZeroWorkJobs), and counted: the plugin reports them every round.
+TEST(GpuPlacementWorkload, ZeroWorkJobsAreDroppedAndCounted) {
+  const std::string dir = ::testing::TempDir();
+  {
+    std::ofstream out(dir + "/zero_work.csv");
+    out << "job_id,arrival_s,num_gpus,total_iterations,time_per_iteration_s,ideal_duration_s,"
+           "cross_slot_slowdown,cross_machine_slowdown,cross_rack_slowdown,loss_function_type,"
+           "job_group_id,model,dataset,batch_size,trace_duration_s,trace_submit_time\n"
+           "1,20,4,15950,0.02,319.0,1,0.72,0.52,sublinear,1,,,,,\n"
+           "2,30,2,0,0.02,0,1,0.72,0.52,sublinear,1,,,,,\n"
+           "3,40,1,100,0,0,1,0.72,0.52,sublinear,1,,,,,\n"
+           "4,50,8,1000,0.5,500,1,0.72,0.52,sublinear,1,,,,,\n";
+  }
+  PluginContext ctx;
+  ctx.config_dir = dir;
+  DomainSettings s;
+  ASSERT_TRUE(ParseSettings(Settings("workload: {source: dally_csv, trace: zero_work.csv}\n"), ctx,
+                            &s).ok());
+  int skipped = -1, zero = -1;
+  Result<std::vector<JobSpec>> w = LoadWorkload(s, &skipped, &zero);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ASSERT_EQ(w->size(), 2u);
+  EXPECT_EQ(w.value()[0].id, 1);
+  EXPECT_EQ(w.value()[1].id, 4);
+  EXPECT_EQ(zero, 2);
+  EXPECT_EQ(skipped, 0);
+  GpuPlacementDomain d;
+  ASSERT_TRUE(d.Configure(Settings("workload: {source: dally_csv, trace: zero_work.csv}\n"), ctx).ok());
+  Problem problem(0, 0);
+  ASSERT_TRUE(d.Describe(&problem).ok());
+  bool finished = false;
+  ASSERT_TRUE(d.Refresh(0, &problem, &finished).ok());
+  Allocation allocation;
+  allocation.values.assign(problem.num_variables(), 0.0);
+  ASSERT_TRUE(d.Repair(problem, &allocation).ok());
+  RoundReport report;
+  ASSERT_TRUE(d.Report(0, problem, allocation, &report).ok());
+  double reported = -1;
+  for (const Metric& m : report.metrics)
+    if (m.name == "trace_zero_work_jobs") reported = m.value;
+  EXPECT_EQ(reported, 2.0);
 }
 
 TEST(GpuPlacementWorkload, TiresiasSampleLoads) {
