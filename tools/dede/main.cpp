@@ -3,6 +3,7 @@
 //   dede run CONFIG        run a deployment: rounds on a timer, history in SQLite, resumable
 //   dede solve CONFIG      one round, nothing written; prints the summary and the metrics
 //   dede validate CONFIG   check the file, load the plugin, check its settings and problem
+//   (run, solve and validate take --set KEY=VALUE: a key of the file overridden, repeatable)
 //   dede query DB SQL      read-only SQL over a deployment database (table, csv or json)
 //   dede plugins           list the plugins found, their versions and their methods
 //   dede options           the option reference (Markdown)
@@ -69,8 +70,9 @@ struct Loaded {
 };
 
 // Config + plugin instance, or the exit code of the failure.
-int LoadDeploymentAndPlugin(const std::string& file, Loaded* out) {
-  auto config = dede::internal::LoadDeployment(file);
+int LoadDeploymentAndPlugin(const std::string& file, const std::vector<std::string>& overlays,
+                            Loaded* out) {
+  auto config = dede::internal::LoadDeployment(file, overlays);
   if (!config.ok()) return Fail(config.status(), kExitInvalidInput);
   out->config = std::move(config.value());
   LoadPlugins(dede::internal::PluginSearchPath(out->config.plugin_paths), &out->registry);
@@ -86,9 +88,10 @@ int LoadDeploymentAndPlugin(const std::string& file, Loaded* out) {
   return 0;
 }
 
-int RunCommand(const std::string& file, bool verbose, int rounds) {
+int RunCommand(const std::string& file, const std::vector<std::string>& overlays, bool verbose,
+               int rounds) {
   Loaded loaded;
-  if (int code = LoadDeploymentAndPlugin(file, &loaded); code != 0) return code;
+  if (int code = LoadDeploymentAndPlugin(file, overlays, &loaded); code != 0) return code;
   // One writer per database, refused before anything is solved; held until the run ends.
   auto lock = dede::internal::WriterLock::Acquire(loaded.config.database);
   if (!lock.ok()) return Fail(lock.status(), kExitInvalidInput);
@@ -110,9 +113,10 @@ int RunCommand(const std::string& file, bool verbose, int rounds) {
   return 0;
 }
 
-int SolveCommand(const std::string& file, bool verbose, int round) {
+int SolveCommand(const std::string& file, const std::vector<std::string>& overlays, bool verbose,
+                 int round) {
   Loaded loaded;
-  if (int code = LoadDeploymentAndPlugin(file, &loaded); code != 0) return code;
+  if (int code = LoadDeploymentAndPlugin(file, overlays, &loaded); code != 0) return code;
   dede::internal::RunnerOptions options;
   options.verbose = verbose;
   options.persist = false;
@@ -137,9 +141,9 @@ int SolveCommand(const std::string& file, bool verbose, int round) {
   return summary.IsSolutionUsable() ? 0 : kExitRunFailed;
 }
 
-int ValidateCommand(const std::string& file) {
+int ValidateCommand(const std::string& file, const std::vector<std::string>& overlays) {
   Loaded loaded;
-  if (int code = LoadDeploymentAndPlugin(file, &loaded); code != 0) return code;
+  if (int code = LoadDeploymentAndPlugin(file, overlays, &loaded); code != 0) return code;
   dede::internal::RunnerOptions options;
   options.persist = false;
   dede::internal::Runner runner(loaded.config, loaded.plugin.get(), loaded.plugin_version,
@@ -240,6 +244,7 @@ int main(int argc, char** argv) {
   int rounds = -1, round = 0, threads = 0;
   double time_limit = 60;
   std::vector<std::string> plugin_paths;
+  std::vector<std::string> overlays;  // --set KEY=VALUE, in order
   dede::tools::SyntheticSpec spec;
   spec.resources = 200;
   spec.demands = 2000;
@@ -248,15 +253,18 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run a deployment (rounds on a timer, history in SQLite)");
   run->add_option("config", config_file, "deployment YAML file")->required()->check(CLI::ExistingFile);
   run->add_flag("--verbose", verbose, "print each round's residual trace");
+  run->add_option("--set", overlays, "override a key of the deployment file (YAML value), e.g. solver.admm.rho=1e7; repeatable");
   run->add_option("--rounds", rounds, "stop after this many rounds of this run (stop.max_rounds still applies)")->check(CLI::PositiveNumber);
 
   auto* solve = app.add_subcommand("solve", "solve one round and print its summary; writes nothing");
   solve->add_option("config", config_file, "deployment YAML file")->required()->check(CLI::ExistingFile);
   solve->add_option("--round", round, "round to solve (the plugin's data for it)")->check(CLI::NonNegativeNumber);
   solve->add_flag("--verbose", verbose, "print the residual trace");
+  solve->add_option("--set", overlays, "override a key of the deployment file (YAML value), e.g. solver.admm.rho=1e7; repeatable");
 
   auto* validate = app.add_subcommand("validate", "check a deployment file, its plugin and settings");
   validate->add_option("config", config_file, "deployment YAML file")->required()->check(CLI::ExistingFile);
+  validate->add_option("--set", overlays, "override a key of the deployment file (YAML value), e.g. solver.admm.rho=1e7; repeatable");
 
   auto* query = app.add_subcommand("query", "run read-only SQL on a deployment database");
   query->add_option("db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
@@ -305,9 +313,9 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitUsage;
   }
 
-  if (run->parsed()) return RunCommand(config_file, verbose, rounds);
-  if (solve->parsed()) return SolveCommand(config_file, verbose, round);
-  if (validate->parsed()) return ValidateCommand(config_file);
+  if (run->parsed()) return RunCommand(config_file, overlays, verbose, rounds);
+  if (solve->parsed()) return SolveCommand(config_file, overlays, verbose, round);
+  if (validate->parsed()) return ValidateCommand(config_file, overlays);
   if (query->parsed()) {
     if (sql == "-") {
       std::ostringstream text;

@@ -42,6 +42,11 @@ class ConfigNode {
   const ConfigNode* Find(const std::string& key) const;
   bool Has(const std::string& key) const { return Find(key) != nullptr; }
 
+  // nullptr if absent (or this is not a map).
+  ConfigNode* FindMutable(const std::string& key);
+  // Replaces the value of `key` (keeping its position) or appends it; a map only.
+  void Set(const std::string& key, ConfigNode value);
+
   void Append(ConfigNode item) { items_.push_back(std::move(item)); }
   void Insert(std::string key, ConfigNode value) {
     entries_.emplace_back(std::move(key), std::move(value));

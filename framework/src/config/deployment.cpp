@@ -4,12 +4,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "config/deployment.h"
-
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -145,11 +142,98 @@ const std::vector<OptionInfo>& OptionRegistry() {
   return registry;
 }
 
-Result<DeploymentConfig> LoadDeployment(const std::string& path) {
+namespace {
+
+// The node `from` (parsed from an overlay's value) as the value of `path`, every node of it
+// located at "--set" and named by its own dotted path.
+ConfigNode Rebase(const ConfigNode& from, const std::string& path) {
+  static const std::string kWhere = "--set";
+  switch (from.kind()) {
+    case ConfigNode::Kind::kScalar:
+      return ConfigNode::Scalar(from.scalar(), kWhere, 0, 0, path);
+    case ConfigNode::Kind::kList: {
+      ConfigNode list = ConfigNode::List(kWhere, 0, 0, path);
+      for (std::size_t i = 0; i < from.items().size(); ++i)
+        list.Append(Rebase(from.items()[i], path + "[" + std::to_string(i) + "]"));
+      return list;
+    }
+    case ConfigNode::Kind::kMap: {
+      ConfigNode map = ConfigNode::Map(kWhere, 0, 0, path);
+      for (const auto& [key, value] : from.entries()) map.Insert(key, Rebase(value, path + "." + key));
+      return map;
+    }
+    default:
+      return ConfigNode();
+  }
+}
+
+bool ValidKeySegment(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
+  return true;
+}
+
+}  // namespace
+
+Status ApplyOverlay(const std::string& overlay, ConfigNode* root) {
+  const std::size_t eq = overlay.find('=');
+  const std::string where = "--set " + overlay;
+  if (eq == std::string::npos || eq == 0)
+    return InvalidArgument(where + ": expected KEY=VALUE, e.g. solver.admm.rho=1e7");
+  const std::string key = overlay.substr(0, eq), value = overlay.substr(eq + 1);
+  std::vector<std::string> segments;
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = key.find('.', start);
+    segments.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (!ValidKeySegment(segments.back()))
+      return InvalidArgument(where + ": key '" + key +
+                             "': dotted names of letters, digits, '_' and '-' expected");
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  // The value is YAML (a number, a string, [a, b], {k: v}), parsed as a mapping's value.
+  Result<ConfigNode> parsed = ParseYamlString("v: " + value + "\n", "--set " + key);
+  if (!parsed.ok())
+    return InvalidArgument(where + ": the value is not YAML: " + parsed.status().message());
+  const ConfigNode* parsed_value = parsed.value().Find("v");
+  if (parsed_value == nullptr) return InvalidArgument(where + ": the value is not YAML");
+  if (root->IsNull()) *root = ConfigNode::Map("--set", 0, 0, "");
+  ConfigNode* node = root;
+  std::string path;
+  for (std::size_t i = 0; i + 1 < segments.size(); ++i) {
+    path += (path.empty() ? "" : ".") + segments[i];
+    if (!node->IsMap())
+      return InvalidArgument(where + ": '" + path.substr(0, path.rfind('.')) + "' is not a map");
+    ConfigNode* child = node->FindMutable(segments[i]);
+    if (child == nullptr || child->IsNull()) {
+      node->Set(segments[i], ConfigNode::Map("--set", 0, 0, path));
+      child = node->FindMutable(segments[i]);
+    }
+    node = child;
+  }
+  if (!node->IsMap())
+    return InvalidArgument(where + ": '" + path + "' is not a map (it is " +
+                           (node->IsList() ? "a list" : "a value") + " in the file)");
+  path += (path.empty() ? "" : ".") + segments.back();
+  node->Set(segments.back(), Rebase(*parsed_value, path));
+  return Status::Ok();
+}
+
+Result<DeploymentConfig> LoadDeployment(const std::string& path,
+                                        const std::vector<std::string>& overlays) {
   Result<std::string> text = ReadTextFile(path);
   if (!text.ok()) return text.status();
   Result<ConfigNode> parsed = ParseYamlString(text.value(), path);
   if (!parsed.ok()) return parsed.status();
+  for (const std::string& overlay : overlays) {
+    Status applied = ApplyOverlay(overlay, &parsed.value());
+    if (!applied.ok()) return applied;
+  }
+  if (!overlays.empty()) {
+    text.value() += "\n# Overlaid on the command line (--set):\n";
+    for (const std::string& overlay : overlays) text.value() += "#   " + overlay + "\n";
+  }
   const ConfigNode& root = parsed.value();
 
   DeploymentConfig config;

@@ -78,7 +78,17 @@ Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& f
 
 // Loads and validates a deployment file. Every problem found is reported, one per line in
 // file order, each starting "file:line:column: " and naming the key and the value.
-Result<DeploymentConfig> LoadDeployment(const std::string& path);
+//
+// `overlays` ("solver.admm.rho=1e7", "plugin.settings.paths=[a, b]"; the value is YAML) are
+// applied in order to the parsed file before it is checked, as if the file said so; a problem
+// with an overlaid value names "--set" and the key. They are recorded with the deployment's
+// text (config_yaml) as trailing comments.
+Result<DeploymentConfig> LoadDeployment(const std::string& path,
+                                        const std::vector<std::string>& overlays = {});
+
+// Applies one overlay "a.b.c=value" to a parsed deployment (maps along the key are created as
+// needed). Errors name the overlay.
+Status ApplyOverlay(const std::string& overlay, ConfigNode* root);
 
 // The whole of a text file; NotFound names the path if it does not exist.
 Result<std::string> ReadTextFile(const std::string& path);

@@ -169,6 +169,9 @@ std::string DocumentShapeError(const std::string& text) {
         continue;
       }
       if (c == '#' && (i == 0 || blank(rest[i - 1]))) break;  // a comment
+      if (root == Root::kDone && flow == 0)
+        return at("YAML syntax error: content after the document's { } or [ ] (a deployment "
+                  "is one mapping)");
       if (c == ',') {
         if (flow > 0) {
           token_start = true;
@@ -191,7 +194,7 @@ std::string DocumentShapeError(const std::string& text) {
       }
       if (flow > 0 && (c == ']' || c == '}')) {
         --flow;
-        token_start = false;
+        token_start = flow == 0;  // at the top level, whatever follows is a new token
         plain = false;
         if (flow == 0 && root == Root::kFlow) root = Root::kDone;
         continue;

@@ -142,6 +142,18 @@ const ConfigNode* ConfigNode::Find(const std::string& key) const {
   return nullptr;
 }
 
+ConfigNode* ConfigNode::FindMutable(const std::string& key) {
+  return const_cast<ConfigNode*>(static_cast<const ConfigNode*>(this)->Find(key));
+}
+
+void ConfigNode::Set(const std::string& key, ConfigNode value) {
+  if (ConfigNode* existing = FindMutable(key)) {
+    *existing = std::move(value);
+  } else {
+    Insert(key, std::move(value));
+  }
+}
+
 namespace {
 
 // "solver.admm.rho" or, for a root scalar, "<value>".

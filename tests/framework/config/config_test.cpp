@@ -371,7 +371,7 @@ TEST(YamlParser, DocumentStartingWithACommaIsASyntaxError) {
         "%YAML 1.2\n---\n,", "a: 1\n...\n,", "    a: 1\n  , b\n", "    a: 1\n  ,\n",
         "  a: 1\n, b\n", "  a: 1\n# c\n, b\n", "  a: 1\n ,b\n", "  - a\n, b\n",
         "  a: 1\n  b: [\n, ]\n,\n", "#s/ew\n    scale: 4.0\n  , eacu", "y 0\nl Mr  # c\n    ,ea6",
-        "!,", "! ,", "&a ,", "Y {\n#\n,", "y\n{\n#\n,", "- a\n\"x\" ,", "- a\n, b", "  a: 1\n", "!!str ,", "!x\n,", "\"a\" ,", "[a] ,", "{a: 1} ,", "a: \"x\" ,",
+        "!,", "! ,", "&a ,", "Y {\n#\n,", "[[,,]],,.,]", "{a: 1},", "[a]x", "y\n{\n#\n,", "- a\n\"x\" ,", "- a\n, b", "  a: 1\n", "!!str ,", "!x\n,", "\"a\" ,", "[a] ,", "{a: 1} ,", "a: \"x\" ,",
         // Valid YAML (a plain scalar's continuation line), refused all the same: quote it.
         "a: long\n  , text"}) {
     const Result<ConfigNode> node = ParseYamlString(text, "t.yaml");
@@ -387,6 +387,9 @@ TEST(YamlParser, DocumentStartingWithACommaIsASyntaxError) {
             "t.yaml:1: the document must be a mapping whose first key starts at column 1 (or "
             "one { ... }); found '\"a\"'");
   EXPECT_EQ(ParseYamlString("{a: 1} ,\n", "t.yaml").status().message(),
+            "t.yaml:1: YAML syntax error: content after the document's { } or [ ] (a deployment "
+            "is one mapping)");
+  EXPECT_EQ(ParseYamlString("a: \"x\" ,\n", "t.yaml").status().message(),
             "t.yaml:1: YAML syntax error: ',' outside [ ] or { } that continues no value");
   EXPECT_EQ(ParseYamlString("{a: 1}\nb: 2\n", "t.yaml").status().message(),
             "t.yaml:2: YAML syntax error: content after the document's { } or [ ] (a deployment "
@@ -726,6 +729,37 @@ TEST(LoadDeployment, DuplicateKeyNamesBothLines) {
   EXPECT_THAT(loaded.status().message(),
               HasSubstr("duplicate_key.yaml:8:5: duplicate key 'rho' in solver.admm: defined at "
                         "line 6 and again at line 8"));
+}
+
+// --set KEY=VALUE: applied in order to the parsed file, as if it said so; maps created along
+// the key; YAML values; problems name --set and the key; recorded with the file's text.
+TEST(LoadDeployment, OverlaysOverrideKeysInOrder) {
+  const std::string path = Fixture("minimal.yaml");
+  const Result<DeploymentConfig> loaded = LoadDeployment(
+      path, {"solver.admm.rho=1e7", "solver.admm.rho=250", "plugin.settings.servers=8",
+             "plugin.settings.note={a: [1, 2]}", "deployment.name=\"over laid\""});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const DeploymentConfig& c = loaded.value();
+  EXPECT_EQ(c.admm.rho, 250);  // the later overlay wins
+  EXPECT_EQ(c.name, "over laid");
+  ASSERT_NE(c.plugin_settings.Find("servers"), nullptr);
+  EXPECT_EQ(c.plugin_settings.Find("servers")->scalar(), "8");
+  EXPECT_EQ(c.plugin_settings.Find("servers")->path(), "plugin.settings.servers");
+  EXPECT_EQ(c.plugin_settings.Find("note")->Find("a")->items()[1].path(), "plugin.settings.note.a[1]");
+  EXPECT_THAT(c.text, HasSubstr("# Overlaid on the command line (--set):\n#   solver.admm.rho=1e7\n"));
+
+  EXPECT_EQ(LoadDeployment(path, {"solver.admm.rho=abc"}).status().message(),
+            "--set: solver.admm.rho = 'abc': expected a number");
+  EXPECT_EQ(LoadDeployment(path, {"deployment.name.x=1"}).status().message(),
+            "--set deployment.name.x=1: 'deployment.name' is not a map (it is a value in the file)");
+  EXPECT_THAT(LoadDeployment(path, {"solver.admm.rho"}).status().message(),
+              HasSubstr("--set solver.admm.rho: expected KEY=VALUE"));
+  EXPECT_THAT(LoadDeployment(path, {"solver..rho=1"}).status().message(),
+              HasSubstr("--set solver..rho=1: key 'solver..rho'"));
+  EXPECT_THAT(LoadDeployment(path, {"solver.admm.rho=[1,"}).status().message(),
+              HasSubstr("--set solver.admm.rho=[1,: the value is not YAML"));
+  EXPECT_THAT(LoadDeployment(path, {"solver.admm.nope=1"}).status().message(),
+              HasSubstr("unknown key 'nope'"));
 }
 
 TEST(LoadDeployment, EmptyFileAndNonMapRootAreRejected) {
