@@ -1,5 +1,6 @@
 // dede_bench admm: time per ADMM iteration on a synthetic separable LP (default ~1M entries),
 // for 1 and N threads, measured in one run so the ratio is meaningful on a noisy machine.
+// dede_bench budget: whole rounds of the shipped deployments against the solver's time budget.
 // dede_bench convergence: iterations and seconds to 1e-3 / 1e-4 of Clp's optimum on a fixed
 // suite of deployments (tools/bench/convergence/), Clp's time beside them.
 #include <malloc.h>
@@ -19,6 +20,7 @@
 #include <CLI/CLI.hpp>
 
 #include "dede/solver.h"
+#include "budget_bench.h"
 #include "convergence_bench.h"
 #include "synthetic.h"
 
@@ -176,7 +178,20 @@ int main(int argc, char** argv) {
   convergence->add_option("--trace-csv", conv.trace_csv, "write every trace point here");
   convergence->add_option("--markdown", conv.markdown, "write the table here");
   convergence->add_flag("--verbose", conv.verbose, "print the ADMM residual trace");
+  dede::tools::BudgetOptions budget;
+  auto* budget_cmd = app.add_subcommand(
+      "budget", "whole rounds against the solver's time budget on the shipped deployments");
+  budget_cmd->add_option("deployments", budget.deployments,
+                         "deployment files (default: every configs/*.yaml)");
+  budget_cmd->add_option("--budget", budget.budget, "seconds: the solvers' time_limit_seconds")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  budget_cmd->add_option("--rounds", budget.rounds, "rounds per deployment (round 0 is cold)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  budget_cmd->add_option("--set", budget.overlays, "a deployment key overridden (repeatable)");
   CLI11_PARSE(app, argc, argv);
+  if (budget_cmd->parsed()) return dede::tools::RunBudget(budget);
   if (convergence->parsed()) {
     if (conv.deployments.empty()) {
       const std::filesystem::path dir =
