@@ -152,23 +152,26 @@ std::string DocumentShapeError(const std::string& text) {
     // starts (a plain scalar may hold them: "it's", "x[1]").
     // leading: only properties (a tag, an anchor) so far on the document's first line.
     bool token_start = true, plain = false, key = false, leading = true;
+    // Where the last quote, bracket or flow ',' ended: yaml-cpp takes a '#' right after one as
+    // a comment ("[1]#,", "\"x\"#y"), as it does after a blank.
+    std::size_t closer = std::string_view::npos;
     for (std::size_t i = start; i < rest.size(); ++i) {
       const char c = rest[i];
       if (quote == '"') {
         if (c == '\\') ++i;
-        else if (c == '"') quote = 0;
+        else if (c == '"') quote = 0, closer = i;
         continue;
       }
       if (quote == '\'') {
         if (c == '\'' && i + 1 < rest.size() && rest[i + 1] == '\'') ++i;
-        else if (c == '\'') quote = 0;
+        else if (c == '\'') quote = 0, closer = i;
         continue;
       }
       if (blank(c)) {
         token_start = true;
         continue;
       }
-      if (c == '#' && (i == 0 || blank(rest[i - 1]))) break;  // a comment
+      if (c == '#' && (i == 0 || blank(rest[i - 1]) || closer + 1 == i)) break;  // a comment
       if (root == Root::kDone && flow == 0)
         return at("YAML syntax error: content after the document's { } or [ ] (a deployment "
                   "is one mapping)");
@@ -176,6 +179,7 @@ std::string DocumentShapeError(const std::string& text) {
         if (flow > 0) {
           token_start = true;
           plain = false;
+          closer = i;
           continue;
         }
         if (token_start && !plain) return at("YAML syntax error: ',' outside [ ] or { } that "
@@ -190,10 +194,12 @@ std::string DocumentShapeError(const std::string& text) {
       if (token_start && !plain && (c == '[' || c == '{')) {
         if (first_line && flow == 0 && root == Root::kNone && leading) root = Root::kFlow;
         ++flow;
+        closer = i;
         continue;  // the next character starts a token too
       }
       if (flow > 0 && (c == ']' || c == '}')) {
         --flow;
+        closer = i;
         token_start = flow == 0;  // at the top level, whatever follows is a new token
         plain = false;
         if (flow == 0 && root == Root::kFlow) root = Root::kDone;
