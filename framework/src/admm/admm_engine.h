@@ -64,13 +64,6 @@ inline int SideIndex(Side s) { return s == Side::kResource ? 0 : 1; }
 // before every eighth.
 constexpr double kClockEveryBlockWork = 10000;
 
-// The objective and violation checks split variables and constraints into this many fixed
-// ranges.
-constexpr int kCheckChunks = 64;
-inline int ChunkBound(int n, int k) {
-  return static_cast<int>(static_cast<std::int64_t>(n) * k / kCheckChunks);
-}
-
 // A variable of a block as the block sees it.
 struct BlockVar {
   VarId var = -1;     // problem variable, or -1 for the global copy t_b
@@ -209,6 +202,7 @@ class AdmmEngine {
   std::stop_token stop_;  // of the running solve, polled between block solves
   std::string setup_error_;
   double setup_seconds_ = 0;
+  double last_repair_seconds_ = -1;  // wall time of the last solve's repair (-1: none yet)
   bool setup_reported_ = false;  // the build time is charged to the first solve only
 
   std::vector<Block> blocks_[2];

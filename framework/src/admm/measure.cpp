@@ -1,0 +1,40 @@
+#include "admm/measure.h"
+
+#include <cstdint>
+#include <vector>
+
+#include <tbb/parallel_for.h>
+
+namespace dede::internal {
+namespace {
+
+// The checks split variables and constraints into this many fixed ranges.
+constexpr int kChunks = 64;
+int Bound(int n, int k) { return static_cast<int>(static_cast<std::int64_t>(n) * k / kChunks); }
+
+}  // namespace
+
+double MeasureObjective(const Problem& problem, const std::vector<double>& values) {
+  const int n = problem.num_variables();
+  std::vector<double> part(kChunks);
+  tbb::parallel_for(0, kChunks, [&](int k) {
+    part[k] = problem.VariableCosts(values, Bound(n, k), Bound(n, k + 1));
+  });
+  double costs = 0.0;
+  for (double p : part) costs += p;
+  return problem.EvaluateObjective(values, costs);
+}
+
+Problem::Violation MeasureViolation(const Problem& problem, const std::vector<double>& values) {
+  const int nv = problem.num_variables(), nc = problem.num_constraints();
+  std::vector<Problem::Violation> part(kChunks);
+  tbb::parallel_for(0, kChunks, [&](int k) {
+    part[k] = problem.MeasureViolation(values, Bound(nv, k), Bound(nv, k + 1), Bound(nc, k),
+                                       Bound(nc, k + 1));
+  });
+  Problem::Violation total;
+  for (const Problem::Violation& v : part) total.Merge(v);
+  return total;
+}
+
+}  // namespace dede::internal
