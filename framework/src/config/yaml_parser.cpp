@@ -111,6 +111,9 @@ std::string DocumentShapeError(const std::string& text) {
   int flow = 0;            // open [ and { outside quotes
   char quote = 0;          // a quoted scalar continues on the next line
   int block_parent = -1;   // in a block scalar: the indentation of the line that opened it
+  // The last line ended inside a plain scalar, which the next line may continue ("[z\n\"],":
+  // the '"' is the scalar's text, not a quote).
+  bool plain_carry = false;
   int line = 0;
   const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
   const auto at = [&line](const std::string& what) { return std::to_string(line) + ": " + what; };
@@ -151,7 +154,12 @@ std::string DocumentShapeError(const std::string& text) {
     // line (a ',' then belongs to it). A quote, bracket or indicator opens only where a token
     // starts (a plain scalar may hold them: "it's", "x[1]").
     // leading: only properties (a tag, an anchor) so far on the document's first line.
-    bool token_start = true, plain = false, key = false, leading = true;
+    // A continuation line of a plain scalar: inside brackets, or indented (at column 1 a new
+    // key starts: a root scalar is refused anyway).
+    const bool continues = plain_carry && content && (flow > 0 || indent > 0);
+    plain_carry = false;
+    bool token_start = true, plain = continues, key = false, leading = !continues;
+    bool comment = false;
     // Where the last quote, bracket or flow ',' ended: yaml-cpp takes a '#' right after one as
     // a comment ("[1]#,", "\"x\"#y"), as it does after a blank.
     std::size_t closer = std::string_view::npos;
@@ -171,7 +179,10 @@ std::string DocumentShapeError(const std::string& text) {
         token_start = true;
         continue;
       }
-      if (c == '#' && (i == 0 || blank(rest[i - 1]) || closer + 1 == i)) break;  // a comment
+      if (c == '#' && (i == 0 || blank(rest[i - 1]) || closer + 1 == i)) {
+        comment = true;  // (a comment ends a plain scalar)
+        break;
+      }
       if (root == Root::kDone && flow == 0)
         return at("YAML syntax error: content after the document's { } or [ ] (a deployment "
                   "is one mapping)");
@@ -230,6 +241,7 @@ std::string DocumentShapeError(const std::string& text) {
       token_start = false;
       leading = false;
     }
+    plain_carry = plain && !comment && quote == 0 && block_parent < 0;
     if (first_line && root == Root::kNone) {
       // The document's first line: a mapping's first key, at column 1.
       if (!key || static_cast<int>(token) != 0 || rest[token] == '-')

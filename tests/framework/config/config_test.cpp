@@ -371,7 +371,7 @@ TEST(YamlParser, DocumentStartingWithACommaIsASyntaxError) {
         "%YAML 1.2\n---\n,", "a: 1\n...\n,", "    a: 1\n  , b\n", "    a: 1\n  ,\n",
         "  a: 1\n, b\n", "  a: 1\n# c\n, b\n", "  a: 1\n ,b\n", "  - a\n, b\n",
         "  a: 1\n  b: [\n, ]\n,\n", "#s/ew\n    scale: 4.0\n  , eacu", "y 0\nl Mr  # c\n    ,ea6",
-        "!,", "! ,", "&a ,", "Y {\n#\n,", "[[,,]],,.,]", "{a: 1},", "[a]x", "[1]#,\n,\n", "[,,,[[W]]#,,,[[[,,[p\n ,,[[]],,],,,,", "y\n{\n#\n,", "- a\n\"x\" ,", "- a\n, b", "  a: 1\n", "!!str ,", "!x\n,", "\"a\" ,", "[a] ,", "{a: 1} ,", "a: \"x\" ,",
+        "!,", "! ,", "&a ,", "Y {\n#\n,", "[[,,]],,.,]", "{a: 1},", "[a]x", "[1]#,\n,\n", "[,,,[[W]]#,,,[[[,,[p\n ,,[[]],,],,,,", "[z\n\"],", "y\n{\n#\n,", "- a\n\"x\" ,", "- a\n, b", "  a: 1\n", "!!str ,", "!x\n,", "\"a\" ,", "[a] ,", "{a: 1} ,", "a: \"x\" ,",
         // Valid YAML (a plain scalar's continuation line), refused all the same: quote it.
         "a: long\n  , text"}) {
     const Result<ConfigNode> node = ParseYamlString(text, "t.yaml");
@@ -404,6 +404,8 @@ TEST(YamlParser, DocumentStartingWithACommaIsASyntaxError) {
   EXPECT_EQ(Parse("a: 'it''s\n, y'\n").Find("a")->scalar(), "it's , y");
   EXPECT_EQ(Parse("{a: 1,\n b: 2}\n# end\n").Find("b")->scalar(), "2");  // a flow root
   EXPECT_EQ(Parse("a: [1]#, x\nb: x#y\n").Find("b")->scalar(), "x#y");  // '#' after ']': a comment
+  EXPECT_EQ(Parse("a: x\n  \"y\nb: 2\n").Find("a")->scalar(), "x \"y");  // a plain continued
+  EXPECT_EQ(Parse("a: x\n\"b\": 2\n").Find("b")->scalar(), "2");           // a quoted key
   EXPECT_EQ(Parse("a: |\n  x\n  , y\nb: 1\n").Find("a")->scalar(), "x\n, y\n");
   EXPECT_EQ(Parse("a: it's [1\nb: 2\n").Find("b")->scalar(), "2");
   EXPECT_EQ(Parse("a: b , c\n").Find("a")->scalar(), "b , c");  // a plain scalar holds ' ,'
