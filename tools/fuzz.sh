@@ -4,8 +4,9 @@
 #
 #   bash tools/fuzz.sh [SECONDS] [HARNESS...]
 #
-# SECONDS per harness (default 60; CI runs 60 with FUZZ_SEED=1, a long run is e.g.
-# `bash tools/fuzz.sh 1800`), two harnesses at a time. FUZZ_SEED: libFuzzer's seed (0: random). The seed corpus of each harness is generated from the shipped data
+# SECONDS per harness (default 60; a long run is e.g. `bash tools/fuzz.sh 1800`), two harnesses
+# at a time. FUZZ_SEED: libFuzzer's seed (0: random); FUZZ_RUNS: stop after that many inputs
+# (CI: FUZZ_SEED=1 FUZZ_RUNS=100000, the same inputs on every machine, within 120 s each). The seed corpus of each harness is generated from the shipped data
 # (configs/, tests/data/) under build/fuzz/corpus/<harness>/ and grows there across runs. A
 # crash stops that harness, leaves its input in build/fuzz/crashes/<harness>/ and fails the
 # script; copy the input to tests/fuzz/regressions/<harness>/ once fixed: the test suite
@@ -74,12 +75,16 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tools/sanitizers/lsan.supp
 run() {
   local h=$1
   mkdir -p "$out/crashes/$h" "$out/corpus/$h"
+  # FUZZ_RUNS (with FUZZ_SEED): a fixed number of inputs, the same ones on every machine (CI);
+  # SECONDS still caps the run.
+  local runs=()
+  [ -n "${FUZZ_RUNS:-}" ] && runs=(-runs="$FUZZ_RUNS")
   if "$out/fuzz/$h" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=8192 \
-      -seed="${FUZZ_SEED:-0}" \
+      -seed="${FUZZ_SEED:-0}" "${runs[@]}" \
       -print_final_stats=1 -artifact_prefix="$out/crashes/$h/" "$out/corpus/$h" \
       >"$out/$h.log" 2>&1; then
     echo "fuzz: $h: ok ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/$h.log" |
-      grep -o '[0-9]*$') runs in ${seconds} s)"
+      grep -o '[0-9]*$') runs, at most ${seconds} s)"
   else
     echo "fuzz: $h: FAILED, see $out/$h.log and $out/crashes/$h/"
     tail -40 "$out/$h.log"
