@@ -75,6 +75,10 @@ const std::vector<OptionInfo>& OptionRegistry();
 // Parses YAML into a ConfigNode tree (line/column kept). Errors name file:line:column.
 Result<ConfigNode> ParseYamlFile(const std::string& path);
 Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& file_name);
+// Parses `text` with yaml-cpp in a child process under a time (and memory) limit; "" if it
+// finished (whatever it found), else why not. ParseYamlString calls it first (yaml-cpp 0.7
+// loops forever on some malformed inputs).
+std::string ProbeYamlInChild(const std::string& text);
 
 // Loads and validates a deployment file. Every problem found is reported, one per line in
 // file order, each starting "file:line:column: " and naming the key and the value.
