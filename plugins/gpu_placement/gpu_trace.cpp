@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <sstream>
 #include <string>
@@ -26,6 +27,31 @@ std::vector<std::string> SplitCsv(const std::string& line) {
   }
   f.push_back(cur);
   return f;
+}
+
+// Opens a trace CSV and reads its header (a UTF-8 byte-order mark and a trailing CR are
+// skipped) into column positions by name. False with *error when the file cannot be opened or
+// a required column is missing.
+bool OpenTrace(const std::string& path, std::initializer_list<const char*> required,
+               std::ifstream* in, std::map<std::string, size_t>* col, std::string* error) {
+  in->open(path);
+  if (!*in) {
+    if (error) *error = "cannot open " + path;
+    return false;
+  }
+  std::string line;
+  std::getline(*in, line);
+  if (line.size() >= 3 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const auto header = SplitCsv(line);
+  for (size_t i = 0; i < header.size(); ++i) (*col)[header[i]] = i;
+  for (const char* need : required) {
+    if (!col->count(need)) {
+      if (error) *error = path + ": missing column " + need;
+      return false;
+    }
+  }
+  return true;
 }
 }  // namespace
 
@@ -60,24 +86,12 @@ bool ParseField(const std::string& text, const std::string& where, const char* c
 }  // namespace
 
 std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error) {
-  std::ifstream in(path);
-  if (!in) {
-    if (error) *error = "cannot open " + path;
-    return {};
-  }
-  std::string line;
-  std::getline(in, line);
-  if (line.size() >= 3 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  const auto header = SplitCsv(line);
+  std::ifstream in;
   std::map<std::string, size_t> col;
-  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
-  for (const char* need :
-       {"job_id", "arrival_s", "num_gpus", "total_iterations", "time_per_iteration_s"})
-    if (!col.count(need)) {
-      if (error) *error = path + ": missing column " + need;
-      return {};
-    }
+  if (!OpenTrace(path, {"job_id", "arrival_s", "num_gpus", "total_iterations", "time_per_iteration_s"},
+                 &in, &col, error))
+    return {};
+  std::string line;
   const bool has_slowdowns = col.count("cross_slot_slowdown") && col.count("cross_machine_slowdown") &&
                              col.count("cross_rack_slowdown");
   const auto table = TableIOverheads();
@@ -134,23 +148,12 @@ std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error) {
 std::vector<JobSpec> LoadTiresiasCsv(const std::string& path,
                                      WorkModel work_model,
                                      std::string* error) {
-  std::ifstream in(path);
-  if (!in) {
-    if (error) *error = "cannot open " + path;
-    return {};
-  }
-  std::string line;
-  std::getline(in, line);
-  if (line.size() >= 3 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  const auto header = SplitCsv(line);
+  std::ifstream in;
   std::map<std::string, size_t> col;
-  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
-  for (const char* need : {"job_id", "arrival_s", "num_gpu", "model", "iterations", "duration_s"})
-    if (!col.count(need)) {
-      if (error) *error = path + ": missing column " + need;
-      return {};
-    }
+  if (!OpenTrace(path, {"job_id", "arrival_s", "num_gpu", "model", "iterations", "duration_s"}, &in,
+                 &col, error))
+    return {};
+  std::string line;
   std::vector<JobSpec> jobs;
   int line_no = 1;
   while (std::getline(in, line)) {
