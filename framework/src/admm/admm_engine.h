@@ -81,7 +81,9 @@ struct Block {
   std::vector<double> v;                  // current solution
   std::unique_ptr<BlockSolver> solver;          // continuous (relaxed) solver
   std::unique_ptr<BlockSolver> integer_solver;  // with integrality, built on demand
-  std::unique_ptr<BlockSolver> projector;       // feasibility repair, built on demand
+  // Feasibility repair of a block with log terms or integral variables, built on demand (the
+  // others are projected by `solver`: see AdmmEngine::Repair).
+  std::unique_ptr<BlockSolver> projector;
   BlockProblem projection;
   bool has_integers = false;
   std::vector<std::uint8_t> integral_flags;  // declared integrality, by slot
@@ -185,6 +187,19 @@ class AdmmEngine {
   void GatherValues(std::vector<double>* values, int entry_side);
   double Objective(const std::vector<double>& values) const;
   bool Repair(std::vector<double>* values, int* rounds, std::string* message);
+  // The repair projects a block with its own solver unless the block has log terms or
+  // integral variables (see Repair); these helpers swap the projection's costs in and out.
+  static bool OwnProjector(const Block& block) {
+    return block.has_integers || !block.problem.logs.empty();
+  }
+  static void SetProjectionCosts(const Block& block, BlockProblem* pp);
+  struct SavedCosts {
+    bool active = false;
+    std::vector<double> linear, quadratic, prox_weight;
+  };
+  // Puts back the iterations' costs of every block saved[side][block] holds.
+  void RestoreCosts(std::vector<SavedCosts>* saved);
+  static std::string ProjectorError(const Block& block);
   template <typename F>
   void ForEachBlock(int side, F&& f);
   // f(block) for every block of a side (or only those listed), in parallel in the caller's
