@@ -63,11 +63,9 @@ Status BuildPathModel(const Topology& topology,
       LinearExpr coupling;
       coupling.Add(entry, 1.0);
       for (VarId f : flows) coupling.Add(f, -1.0);
-      problem.AddConstraint(BlockId::Demand(s),
-                            coupling,
-                            Sense::kEqual,
-                            0.0,
-                            "load[" + std::to_string(e) + "," + std::to_string(s) + "]");
+      // Unnamed: one per (link, block) pair, millions on a large WAN, and an identity of the
+      // model rather than a limit a message would point an operator to.
+      problem.AddConstraint(BlockId::Demand(s), coupling, Sense::kEqual, 0.0);
       link_rows[e].Add(entry, 1.0);
     }
   }

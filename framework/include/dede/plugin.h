@@ -25,8 +25,9 @@
 namespace dede {
 
 // Bumped on any incompatible change of the types below or of the model they pass (4: the
-// layout of dede::Problem, whose entry index is no longer a hash map).
-inline constexpr std::uint32_t kPluginAbiVersion = 4;
+// layout of dede::Problem, whose entry index is no longer a hash map; 5: dede::Constraint
+// without its name, which Problem::constraint_name keeps apart).
+inline constexpr std::uint32_t kPluginAbiVersion = 5;
 
 #define DEDE_PLUGIN_STRINGIFY2(x) #x
 #define DEDE_PLUGIN_STRINGIFY(x) DEDE_PLUGIN_STRINGIFY2(x)

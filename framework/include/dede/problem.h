@@ -103,7 +103,8 @@ struct Constraint {
   std::vector<Term> terms;  // each var appears at most once
   Sense sense = Sense::kLessEqual;
   double rhs = 0.0;
-  std::string name;
+  // The name a constraint was given is Problem::constraint_name (kept apart: a path model has
+  // millions of unnamed coupling rows).
 };
 
 // weight * log(expr), attached to one block; expr references only that block's variables.
@@ -210,6 +211,8 @@ class Problem {
   const std::string& matrix_name(int m) const { return matrix_names_[m]; }
   // The name a local was given (AddLocal), or "".
   const std::string& variable_name(VarId v) const;
+  // The name a constraint was given (AddConstraint), or "".
+  const std::string& constraint_name(ConstraintId c) const;
   const Domain& matrix_domain(int m) const { return matrix_domains_[m]; }
   bool HasIntegers() const;
 
@@ -294,6 +297,7 @@ class Problem {
   // read back from variables_ (4 bytes a slot, at most half full; no copy of the key).
   std::vector<VarId> entry_table_;
   std::vector<std::pair<VarId, std::string>> local_names_;  // by increasing VarId
+  std::vector<std::pair<ConstraintId, std::string>> constraint_names_;  // by increasing id
   std::size_t entry_count_ = 0;
   std::size_t EntrySlot(int matrix, int resource, int demand) const;
   std::uint64_t revision_ = 0;

@@ -173,6 +173,16 @@ const std::string& Problem::variable_name(VarId v) const {
   return it != local_names_.end() && it->first == v ? it->second : kNone;
 }
 
+const std::string& Problem::constraint_name(ConstraintId c) const {
+  static const std::string kNone;
+  const auto it = std::lower_bound(
+      constraint_names_.begin(), constraint_names_.end(), c,
+      [](const std::pair<ConstraintId, std::string>& named, ConstraintId id) {
+        return named.first < id;
+      });
+  return it != constraint_names_.end() && it->first == c ? it->second : kNone;
+}
+
 ConstraintId Problem::AddConstraint(BlockId block, const LinearExpr& expr, Sense sense, double rhs,
                                     std::string name) {
   DEDE_CHECK(block.index >= 0 &&
@@ -181,7 +191,6 @@ ConstraintId Problem::AddConstraint(BlockId block, const LinearExpr& expr, Sense
   c.block = block;
   c.sense = sense;
   c.rhs = rhs - expr.constant;
-  c.name = std::move(name);
   // Merge duplicate variables so each appears once.
   std::vector<Term> terms = expr.terms;
   std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.var < b.var; });
@@ -194,6 +203,7 @@ ConstraintId Problem::AddConstraint(BlockId block, const LinearExpr& expr, Sense
     }
   }
   constraints_.push_back(std::move(c));
+  if (!name.empty()) constraint_names_.emplace_back(num_constraints() - 1, std::move(name));
   TouchStructure();
   return num_constraints() - 1;
 }
@@ -353,7 +363,8 @@ bool Problem::Check(const Changes* changes, std::string* error) const {
   const auto check_constraint = [&](ConstraintId c) {
     const Constraint& con = constraints_[c];
     const auto what = [&] {
-      return "constraint " + std::to_string(c) + (con.name.empty() ? "" : " '" + con.name + "'");
+      const std::string& name = constraint_name(c);
+      return "constraint " + std::to_string(c) + (name.empty() ? "" : " '" + name + "'");
     };
     if (!check_expr(con.terms, con.block, what)) return false;
     if (std::isnan(con.rhs)) return fail(what() + " has a NaN right-hand side");

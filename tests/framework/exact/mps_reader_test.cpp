@@ -59,8 +59,8 @@ ENDATA
 )";
 
 const Constraint* FindConstraint(const Problem& problem, const std::string& name) {
-  for (const Constraint& c : problem.constraints())
-    if (c.name == name) return &c;
+  for (ConstraintId c = 0; c < problem.num_constraints(); ++c)
+    if (problem.constraint_name(c) == name) return &problem.constraint(c);
   return nullptr;
 }
 
