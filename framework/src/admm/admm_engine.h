@@ -195,7 +195,7 @@ class AdmmEngine {
   static void SetProjectionCosts(const Block& block, BlockProblem* pp);
   struct SavedCosts {
     bool active = false;
-    std::vector<double> linear, quadratic, prox_weight;
+    SlotValues linear, quadratic, prox_weight;
   };
   // Puts back the iterations' costs of every block saved[side][block] holds.
   void RestoreCosts(std::vector<SavedCosts>* saved);
@@ -274,7 +274,7 @@ class AdmmEngine {
   bool filling_ = false;                 // in the second stage of a work-conserving max-min
   struct FillSaved {
     double lower = 0, upper = 0;         // of t_b
-    std::vector<double> linear;          // of the block's slots
+    SlotValues linear;                   // of the block's slots
   };
   std::vector<FillSaved> fill_saved_;    // by global term position
   std::vector<double> global_z_prev_;    // their z before the last measured demand half step

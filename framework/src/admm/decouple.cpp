@@ -232,21 +232,32 @@ void AdmmEngine::RefreshParameters() {
         changed = true;
       }
     };
+    const auto set_slot = [&changed](SlotValues* slots, std::size_t i, double value) {
+      if (!((*slots)[i] == value)) {
+        slots->set(i, value);
+        changed = true;
+      }
+    };
     for (std::size_t i = 0; i < block.vars.size(); ++i) {
       const VarId v = block.vars[i].var;
       if (v < 0) {  // t_b: free copy of the global scalar
-        set(&bp.lower[i], -kInfinity);
-        set(&bp.upper[i], kInfinity);
+        set_slot(&bp.lower, i, -kInfinity);
+        set_slot(&bp.upper, i, kInfinity);
         continue;
       }
       const Variable& var = problem_.variable(v);
       const double share = var.IsEntry() ? 0.5 : 1.0;
-      set(&bp.lower[i], var.domain.lower);
-      set(&bp.upper[i], var.domain.upper);
+      set_slot(&bp.lower, i, var.domain.lower);
+      set_slot(&bp.upper, i, var.domain.upper);
       bp.integral[i] = 0;  // relaxed; the integer solver is built from a flagged copy
-      set(&bp.linear[i], sign * share * var.linear_cost);
-      set(&bp.quadratic[i], sign * share * var.quadratic_cost);
+      set_slot(&bp.linear, i, sign * share * var.linear_cost);
+      set_slot(&bp.quadratic, i, sign * share * var.quadratic_cost);
     }
+    // One value again where every slot holds the same (transport, link blocks).
+    bp.lower.Compact();
+    bp.upper.Compact();
+    bp.linear.Compact();
+    bp.quadratic.Compact();
     for (std::size_t k = 0; k < block.constraints.size(); ++k) {
       const Constraint& c = problem_.constraint(block.constraints[k]);
       BlockRow& row = bp.rows[k];
@@ -255,12 +266,14 @@ void AdmmEngine::RefreshParameters() {
         changed = true;
       }
       set(&row.rhs, c.rhs);
-      for (std::size_t j = 0; j < c.terms.size(); ++j) set(&row.coef[j], c.terms[j].coef);
+      for (std::size_t j = 0; j < c.terms.size(); ++j) set_slot(&row.coef, j, c.terms[j].coef);
+      row.coef.Compact();
     }
     if (block.global_row >= 0) {
       const LinearExpr& e = global.exprs[block.global_expr];
       BlockRow& row = bp.rows[block.global_row];
-      for (std::size_t j = 0; j < e.terms.size(); ++j) set(&row.coef[j], e.terms[j].coef);
+      for (std::size_t j = 0; j < e.terms.size(); ++j) set_slot(&row.coef, j, e.terms[j].coef);
+      row.coef.Compact();
       set(&row.rhs, -e.constant);
     }
     for (std::size_t k = 0; k < block.log_terms.size(); ++k) {
@@ -319,6 +332,7 @@ bool AdmmEngine::CreateSolvers(std::string* error) {
       // curvature the iterations will have.
       for (std::size_t i = 0; i < block.vars.size(); ++i)
         block.problem.prox_weight[i] = Weight(block.vars[i].pair);
+      block.problem.prox_weight.Compact();
       std::string why;
       block.solver = CreateBlockSolver(block.problem, solver_options, &why);
       if (!block.solver) {

@@ -114,6 +114,8 @@ double AdmmEngine::EndFill() {
     bp.lower[t] = fill_saved_[k].lower;
     bp.upper[t] = fill_saved_[k].upper;
     bp.linear = std::move(fill_saved_[k].linear);
+    bp.lower.Compact();
+    bp.upper.Compact();
     ++bp.revision;
   }
   fill_saved_.clear();

@@ -48,7 +48,10 @@ void AdmmEngine::RefreshProxWeights() {
           changed = true;
         }
       }
-      if (changed) ++block.problem.revision;
+      if (changed) {
+        block.problem.prox_weight.Compact();
+        ++block.problem.revision;
+      }
     }
   }
 }

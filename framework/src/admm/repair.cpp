@@ -51,7 +51,6 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
     std::vector<std::string> failure(blocks_[s].size());
     ForEachBlockLocal(s, [&](Block& block) {
       if (block.vars.empty()) return;
-      const int n = static_cast<int>(block.vars.size());
       if (OwnProjector(block)) {
         BlockProblem& pp = block.projection;
         if (block.projector) {
@@ -76,9 +75,6 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
       saved.linear.swap(bp.linear);
       saved.quadratic.swap(bp.quadratic);
       saved.prox_weight.swap(bp.prox_weight);
-      bp.linear.resize(n);
-      bp.quadratic.resize(n);
-      bp.prox_weight.resize(n);
       SetProjectionCosts(block, &bp);
       ++bp.revision;
     });
@@ -162,14 +158,12 @@ namespace dede::internal {
 using namespace engine;
 
 void AdmmEngine::SetProjectionCosts(const Block& block, BlockProblem* pp) {
-  const int n = pp->num_vars();
-  for (int i = 0; i < n; ++i) {
-    pp->linear[i] = 0;
-    pp->quadratic[i] = 0;
-    pp->prox_weight[i] = 1.0;
-  }
+  const std::size_t n = block.vars.size();
+  pp->linear.assign(n, 0.0);
+  pp->quadratic.assign(n, 0.0);
+  pp->prox_weight.assign(n, 1.0);
   // The global copy t_b is free to move: drop it from the projection distance.
-  if (block.global_row >= 0) pp->prox_weight[n - 1] = 1e-6;
+  if (block.global_row >= 0) pp->prox_weight.set(n - 1, 1e-6);
 }
 
 void AdmmEngine::RestoreCosts(std::vector<SavedCosts>* saved) {

@@ -130,8 +130,8 @@ void AggregateSolver::LoadParameters(const BlockProblem& problem) {
     const double lo = problem.lower[link.var], hi = problem.upper[link.var];
     double from = (lo - link.alpha) / link.beta, to = (hi - link.alpha) / link.beta;
     if (link.beta < 0.0) std::swap(from, to);
-    reduced.lower[k] = std::max(reduced.lower[k], from);
-    reduced.upper[k] = std::min(reduced.upper[k], to);
+    reduced.lower[k] = std::max(std::as_const(reduced.lower)[k], from);
+    reduced.upper[k] = std::min(std::as_const(reduced.upper)[k], to);
   }
   for (std::size_t r = 0; r < kept_rows_.size(); ++r) {
     const BlockRow& row = problem.rows[kept_rows_[r]];
@@ -149,17 +149,18 @@ void AggregateSolver::LoadParameters(const BlockProblem& problem) {
 
 void AggregateSolver::LoadLinear(const BlockProblem& problem) {
   BlockProblem& reduced = reduced_;
+  // The reduced block's linear terms change every solve: one value per slot.
+  double* out = reduced.linear.Materialize();
+  const SlotValues::View linear = problem.linear.view();
   for (std::size_t k = 0; k < kept_vars_.size(); ++k) {
     const int j = kept_vars_[k];
-    reduced.linear[k] = problem.linear[j];
+    out[k] = linear[j];
     reduced.prox_target[k] = problem.prox_target[j];
   }
   if (unit_links_) {
     // beta (H alpha + g) with alpha = 0, beta = 1 and a finite H >= 0 is 0 + g, bit for bit.
-    const double* linear = problem.linear.data();
-    const double* weight = problem.prox_weight.data();
+    const SlotValues::View weight = problem.prox_weight.view();
     const double* target = problem.prox_target.data();
-    double* out = reduced.linear.data();
     for (std::size_t l = 0; l < link_var_.size(); ++l) {
       const int i = link_var_[l];
       out[link_k_[l]] += 0.0 + (linear[i] - weight[i] * target[i]);
@@ -169,7 +170,7 @@ void AggregateSolver::LoadLinear(const BlockProblem& problem) {
   for (const Link& link : links_) {
     const int i = link.var;
     const double g = problem.linear[i] - problem.prox_weight[i] * problem.prox_target[i];
-    reduced.linear[reduced_of_[link.base]] += link.beta * (link.curvature * link.alpha + g);
+    out[reduced_of_[link.base]] += link.beta * (link.curvature * link.alpha + g);
   }
 }
 
@@ -195,8 +196,8 @@ BlockStatus AggregateSolver::Solve(const BlockProblem& problem, std::vector<doub
   for (std::size_t k = 0; k < kept_vars_.size(); ++k) (*v)[kept_vars_[k]] = w_[k];
   if (unit_links_) {
     double* out = v->data();
-    const double* lower = problem.lower.data();
-    const double* upper = problem.upper.data();
+    const SlotValues::View lower = problem.lower.view();
+    const SlotValues::View upper = problem.upper.view();
     for (std::size_t l = 0; l < link_var_.size(); ++l) {
       const int i = link_var_[l];
       out[i] = std::min(std::max(0.0 + w_[link_k_[l]], lower[i]), upper[i]);

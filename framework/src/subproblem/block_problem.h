@@ -11,18 +11,155 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dede/problem.h"
 
 namespace dede::internal {
 
+// Per-slot numbers of a block that are often the same for every slot (bounds, costs,
+// curvature, penalty): one value while every slot holds it, a vector once one differs.
+// Transport and link blocks keep five numbers instead of five arrays; the engine writes slots
+// with set() and calls Compact() after a pass that may have made them equal again. "The same"
+// is bitwise (0.0 and -0.0 differ), so reading a slot always gives the value written.
+class SlotValues {
+ public:
+  // A writable slot (slots[i] = v, slots[i] += v) on a non-const SlotValues.
+  class Ref {
+   public:
+    Ref(SlotValues* owner, std::size_t i) : owner_(owner), i_(i) {}
+    Ref& operator=(double v) {
+      owner_->set(i_, v);
+      return *this;
+    }
+    Ref& operator=(const Ref& other) { return *this = double(other); }
+    Ref& operator+=(double v) { return *this = double(*this) + v; }
+    Ref& operator-=(double v) { return *this = double(*this) - v; }
+    Ref& operator*=(double v) { return *this = double(*this) * v; }
+    operator double() const { return std::as_const(*owner_)[i_]; }
+
+   private:
+    SlotValues* owner_;
+    std::size_t i_;
+  };
+  class const_iterator {
+   public:
+    using value_type = double;
+    using difference_type = std::ptrdiff_t;
+    const_iterator(const SlotValues* owner, std::size_t i) : owner_(owner), i_(i) {}
+    double operator*() const { return (*owner_)[i_]; }
+    const_iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const const_iterator& o) const { return i_ == o.i_; }
+    bool operator!=(const const_iterator& o) const { return i_ != o.i_; }
+
+   private:
+    const SlotValues* owner_;
+    std::size_t i_;
+  };
+
+  SlotValues() = default;
+  SlotValues(std::initializer_list<double> values) { *this = std::vector<double>(values); }
+  SlotValues(const std::vector<double>& values) { *this = values; }  // NOLINT: implicit
+  SlotValues& operator=(std::initializer_list<double> values) {
+    return *this = std::vector<double>(values);
+  }
+  SlotValues& operator=(const std::vector<double>& values) {
+    n_ = values.size();
+    values_ = values;
+    Compact();
+    return *this;
+  }
+
+  std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  // Every slot holds value().
+  bool uniform() const { return values_.empty(); }
+  double value() const { return value_; }
+  // The slots, when !uniform().
+  const std::vector<double>& values() const { return values_; }
+  double operator[](std::size_t i) const { return values_.empty() ? value_ : values_[i]; }
+  Ref operator[](std::size_t i) { return Ref(this, i); }
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, n_}; }
+  // For loops: slot i is data[i * stride], the stride 0 while uniform (no branch per slot).
+  struct View {
+    const double* data;
+    std::size_t stride;
+    double operator[](std::size_t i) const { return data[i * stride]; }
+  };
+  View view() const { return values_.empty() ? View{&value_, 0} : View{values_.data(), 1}; }
+  // One value per slot from now on (until assign or Compact), writable in place.
+  double* Materialize() {
+    if (values_.empty()) values_.assign(n_, value_);
+    return values_.data();
+  }
+  std::vector<double> ToVector() const {
+    return values_.empty() ? std::vector<double>(n_, value_) : values_;
+  }
+
+  void assign(std::size_t n, double v) {
+    n_ = n;
+    value_ = v;
+    std::vector<double>().swap(values_);
+  }
+  void set(std::size_t i, double v) {
+    if (values_.empty()) {
+      if (Same(v, value_)) return;
+      values_.assign(n_, value_);
+    }
+    values_[i] = v;
+  }
+  void resize(std::size_t n) {
+    if (values_.empty() && (n <= n_ || n_ == 0 || Same(value_, 0.0))) {
+      if (n_ == 0) value_ = 0.0;
+      n_ = n;
+      return;
+    }
+    if (values_.empty()) values_.assign(n_, value_);
+    values_.resize(n, 0.0);
+    n_ = n;
+  }
+  void push_back(double v) {
+    resize(n_ + 1);
+    set(n_ - 1, v);
+  }
+  void pop_back() { resize(n_ - 1); }
+  // Back to one value if every slot holds the same.
+  void Compact() {
+    if (values_.empty()) return;
+    for (double v : values_)
+      if (!Same(v, values_[0])) return;
+    value_ = values_[0];
+    std::vector<double>().swap(values_);
+  }
+  void swap(SlotValues& other) noexcept {
+    std::swap(n_, other.n_);
+    std::swap(value_, other.value_);
+    values_.swap(other.values_);
+  }
+
+ private:
+  static bool Same(double a, double b) {
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+  }
+  std::size_t n_ = 0;
+  double value_ = 0.0;
+  std::vector<double> values_;  // empty while uniform
+};
+
 struct BlockRow {
   std::vector<int> index;   // local variable indices, distinct
-  std::vector<double> coef;
+  SlotValues coef;          // one value when all are the same (a capacity row: all 1)
   Sense sense = Sense::kLessEqual;
   double rhs = 0.0;
 };
@@ -37,12 +174,12 @@ struct BlockLog {
 struct BlockProblem {
   int num_vars() const { return static_cast<int>(lower.size()); }
 
-  std::vector<double> lower, upper;
+  SlotValues lower, upper;
   std::vector<std::uint8_t> integral;
-  std::vector<double> linear;      // c_i
-  std::vector<double> quadratic;   // q_i >= 0
-  std::vector<double> prox_weight; // p_i >= 0
-  std::vector<double> prox_target; // t_i
+  SlotValues linear;                // c_i
+  SlotValues quadratic;             // q_i >= 0
+  SlotValues prox_weight;           // p_i >= 0
+  std::vector<double> prox_target;  // t_i
   std::vector<BlockRow> rows;
   std::vector<BlockLog> logs;
   // Bumped by the engine whenever anything but linear / prox_target changed (bounds, rhs,

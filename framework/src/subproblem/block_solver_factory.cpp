@@ -21,7 +21,8 @@ constexpr const char* kSupported =
     "(two_row); any rows without log terms (clp); the same after folding "
     "variables defined by a two-variable equality row into the other variable (aggregate)";
 
-bool CheckIndices(const std::vector<int>& index, const std::vector<double>& coef, int n,
+template <typename Coefs>
+bool CheckIndices(const std::vector<int>& index, const Coefs& coef, int n,
                   const std::string& what, std::string* error) {
   if (index.size() != coef.size()) {
     *error = what + " has " + std::to_string(index.size()) + " indices but " +

@@ -66,9 +66,9 @@ BlockStatus LogSolver::LoadDomain(const BlockProblem& problem) {
   d.lower = problem.lower;
   d.upper = problem.upper;
   d.rows = problem.rows;
-  std::fill(d.quadratic.begin(), d.quadratic.end(), 0.0);
-  std::fill(d.prox_weight.begin(), d.prox_weight.end(), 0.0);
-  std::fill(d.linear.begin(), d.linear.end(), 0.0);
+  d.quadratic.assign(d.quadratic.size(), 0.0);
+  d.prox_weight.assign(d.prox_weight.size(), 0.0);
+  d.linear.assign(d.linear.size(), 0.0);
   for (size_t k = 0; k < log_var_.size(); ++k) d.linear[log_var_[k]] = -log_a_[k];
   domain_core_.LoadParameters(d);
   domain_core_.LoadLinear(d);

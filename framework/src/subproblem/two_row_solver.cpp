@@ -36,14 +36,13 @@ std::unique_ptr<TwoRowSolver> TwoRowSolver::Create(const BlockProblem& structure
   if (!solver->core_.Init(solver->core_problem_, -1, error)) return nullptr;
   solver->range_problem_ = solver->core_problem_;
   solver->range_problem_.logs.clear();
-  std::fill(solver->range_problem_.quadratic.begin(), solver->range_problem_.quadratic.end(), 0.0);
-  std::fill(solver->range_problem_.prox_weight.begin(), solver->range_problem_.prox_weight.end(),
-            0.0);
+  solver->range_problem_.quadratic.assign(solver->range_problem_.quadratic.size(), 0.0);
+  solver->range_problem_.prox_weight.assign(solver->range_problem_.prox_weight.size(), 0.0);
   if (!solver->range_core_.Init(solver->range_problem_, -1, error)) return nullptr;
   solver->options_ = options;
   solver->num_vars_ = structure.num_vars();
   solver->b_var_ = structure.rows[1].index;
-  solver->b_coef_ = structure.rows[1].coef;
+  solver->b_coef_ = structure.rows[1].coef.ToVector();
   solver->b_dense_.assign(solver->num_vars_, 0.0);
   solver->base_g_.assign(solver->num_vars_, 0.0);
   return solver;
@@ -51,7 +50,7 @@ std::unique_ptr<TwoRowSolver> TwoRowSolver::Create(const BlockProblem& structure
 
 BlockStatus TwoRowSolver::LoadRange() {
   BlockProblem& r = range_problem_;
-  std::fill(r.linear.begin(), r.linear.end(), 0.0);
+  r.linear.assign(r.linear.size(), 0.0);
   ++r.revision;
   range_core_.LoadParameters(r);
   double ends[2];
@@ -112,7 +111,7 @@ BlockStatus TwoRowSolver::Solve(const BlockProblem& problem, std::vector<double>
     ++cp.revision;
     core_.LoadParameters(cp);
     const BlockRow& b = problem.rows[1];
-    b_coef_ = b.coef;
+    b_coef_ = b.coef.ToVector();
     b_sense_ = b.sense;
     b_rhs_ = b.rhs;
     range_problem_.lower = problem.lower;

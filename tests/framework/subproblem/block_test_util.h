@@ -91,7 +91,11 @@ inline BlockProblem RandomBlock(std::mt19937& rng, const RandomSpec& spec) {
     p.prox_target[i] = Uniform(rng, -2.0, 2.0);
     p.lower[i] = Chance(rng, spec.infinite_bound_probability) ? -kInf : Uniform(rng, -3.0, 0.5);
     p.upper[i] = Chance(rng, spec.infinite_bound_probability) ? kInf : Uniform(rng, -0.5, 3.0);
-    if (p.lower[i] > p.upper[i]) std::swap(p.lower[i], p.upper[i]);
+    if (p.lower[i] > p.upper[i]) {
+      const double lo = p.upper[i];
+      p.upper[i] = double(p.lower[i]);
+      p.lower[i] = lo;
+    }
     if (Chance(rng, 0.05) && std::isfinite(p.lower[i])) p.upper[i] = p.lower[i];
     if (zero && !spec.allow_unbounded) {
       // Keep the block bounded: the improving direction of c v needs a finite bound.

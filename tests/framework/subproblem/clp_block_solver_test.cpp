@@ -148,7 +148,7 @@ TEST(ClpBlockSolver, WarmResolvesMatchColdSolves) {
         const int r = std::uniform_int_distribution<int>(0, static_cast<int>(p.rows.size()) - 1)(rng);
         p.rows[r].rhs += Uniform(rng, -0.2, 0.2);
         const int i = std::uniform_int_distribution<int>(0, p.num_vars() - 1)(rng);
-        if (std::isfinite(p.upper[i])) p.upper[i] = std::max(p.lower[i], p.upper[i] - 0.1);
+        if (std::isfinite(p.upper[i])) p.upper[i] = std::max<double>(p.lower[i], p.upper[i] - 0.1);
         ++p.revision;
       }
       if (call == 10 && block % 3 != 0) {
@@ -216,7 +216,7 @@ TEST(ClpBlockSolver, LpWarmStartsAfterCostAndBoundChanges) {
   std::vector<double> v(6, 0.0);
   std::mt19937 rng(35);
   for (int call = 0; call < 40; ++call) {
-    for (double& c : p.linear) c = Uniform(rng, 0.5, 5.0);
+    for (std::size_t k = 0; k < p.linear.size(); ++k) p.linear[k] = Uniform(rng, 0.5, 5.0);
     if (call % 5 == 0) {
       p.rows[3].rhs = Uniform(rng, 1.0, 3.0);
       p.upper[call % 6] = Uniform(rng, 0.5, 2.0);

@@ -44,7 +44,7 @@ BlockProblem RandomLogBlock(std::mt19937& rng, bool with_row, bool variable_logs
   // The argument must be positive somewhere: raise b if the log's best case is too low.
   double best = log.constant;
   for (int i = 0; i < k; ++i) {
-    best += log.coef[i] > 0 ? log.coef[i] * std::min(p.upper[i], 1.0) : 0.0;
+    best += log.coef[i] > 0 ? log.coef[i] * std::min<double>(p.upper[i], 1.0) : 0.0;
   }
   if (best < 0.3) log.constant += 0.3 - best;
   p.logs.push_back(log);
@@ -69,7 +69,7 @@ BlockProblem RandomLogBlock(std::mt19937& rng, bool with_row, bool variable_logs
     const int sense = std::uniform_int_distribution<int>(0, 2)(rng);
     row.sense = sense == 0 ? Sense::kLessEqual : (sense == 1 ? Sense::kEqual : Sense::kGreaterEqual);
     double hi = 0.0;
-    for (size_t j = 0; j < row.index.size(); ++j) hi += row.coef[j] * std::min(p.upper[row.index[j]], 3.0);
+    for (size_t j = 0; j < row.index.size(); ++j) hi += row.coef[j] * std::min<double>(p.upper[row.index[j]], 3.0);
     row.rhs = Uniform(rng, 0.05, 0.9) * hi;
     p.rows.push_back(row);
   }
@@ -125,7 +125,7 @@ double GoldenSectionReference(const BlockProblem& p) {
     for (int i = 0; i < lp.num_vars(); ++i) {
       lp.linear[i] = 0.0;
       lp.quadratic[i] = lp.prox_weight[i] = 0.0;
-      lp.upper[i] = std::min(lp.upper[i], 1e3);
+      lp.upper[i] = std::min<double>(lp.upper[i], 1e3);
     }
     for (size_t j = 0; j < log.index.size(); ++j) lp.linear[log.index[j]] = -sign * log.coef[j];
     const testing::Solution s = SolveOnce(lp, true);

@@ -516,7 +516,8 @@ TEST(SeparableSolver, TimingOneRowProjectionVersusColdClp) {
       cost[i] = p.linear[i] - p.prox_target[i];
     }
     double row_lo = -COIN_DBL_MAX, row_hi = row.rhs;
-    model.loadProblem(kVars, 1, start.data(), rows.data(), row.coef.data(), lo.data(), hi.data(),
+    const std::vector<double> coef = row.coef.ToVector();
+    model.loadProblem(kVars, 1, start.data(), rows.data(), coef.data(), lo.data(), hi.data(),
                       cost.data(), &row_lo, &row_hi);
     model.loadQuadraticObjective(kVars, start.data(), diag.data(), hess.data());
     model.primal();

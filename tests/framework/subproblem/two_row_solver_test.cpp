@@ -65,8 +65,8 @@ TEST(TwoRowSolver, PenaltiesSpreadOverManyOrdersOfMagnitudeMatchClp) {
   int optimal = 0;
   for (int trial = 0; trial < 1500; ++trial) {
     BlockProblem b = RandomBlock(rng, spec);
-    for (double& w : b.prox_weight) {
-      if (w > 0) w *= std::pow(10.0, Uniform(rng, -9, 3));
+    for (std::size_t k = 0; k < b.prox_weight.size(); ++k) {
+      if (b.prox_weight[k] > 0) b.prox_weight[k] *= std::pow(10.0, Uniform(rng, -9, 3));
     }
     const testing::Solution fast = SolveOnce(b, false);
     const testing::Solution clp = SolveOnce(b, true);
