@@ -84,7 +84,8 @@ struct Block {
   // Feasibility repair of a block with log terms or integral variables, built on demand (the
   // others are projected by `solver`: see AdmmEngine::Repair).
   std::unique_ptr<BlockSolver> projector;
-  BlockProblem projection;
+  std::unique_ptr<BlockProblem> projection;  // its problem (a Block is 300 bytes smaller
+                                             // without one inline: ASN2k has 3M blocks)
   bool has_integers = false;
   std::vector<std::uint8_t> integral_flags;  // declared integrality, by slot
   double work = 0;                        // cost estimate for scheduling

@@ -52,7 +52,8 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
     ForEachBlockLocal(s, [&](Block& block) {
       if (block.vars.empty()) return;
       if (OwnProjector(block)) {
-        BlockProblem& pp = block.projection;
+        if (!block.projection) block.projection = std::make_unique<BlockProblem>();
+        BlockProblem& pp = *block.projection;
         if (block.projector) {
           pp.lower = block.problem.lower;
           pp.upper = block.problem.upper;
@@ -101,7 +102,7 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
         Block& block = blocks_[s][b];
         if (block.vars.empty()) return;
         const bool own = OwnProjector(block);
-        BlockProblem& pp = own ? block.projection : block.problem;
+        BlockProblem& pp = own ? *block.projection : block.problem;
         BlockSolver* projector = own ? block.projector.get() : block.solver.get();
         std::vector<double> v(block.vars.size());
         for (std::size_t i = 0; i < block.vars.size(); ++i) {

@@ -306,7 +306,24 @@ void SeparableCore::LoadRow(const BlockRow& row) {
 
 void SeparableCore::LoadLinear(const BlockProblem& problem) {
   const int n = num_vars();
-  for (int i = 0; i < n; ++i) g_[i] = problem.linear[i] - problem.prox_weight[i] * problem.prox_target[i];
+  const double* t = problem.prox_target.data();
+  double* g = g_.data();
+  // The same arithmetic per variable in every branch; one penalty (and one cost) for all
+  // variables is the common case (transport, link blocks) and reads one stream, not three.
+  if (problem.prox_weight.uniform()) {
+    const double p = problem.prox_weight.value();
+    if (problem.linear.uniform()) {
+      const double c = problem.linear.value();
+      for (int i = 0; i < n; ++i) g[i] = c - p * t[i];
+    } else {
+      const double* c = problem.linear.values().data();
+      for (int i = 0; i < n; ++i) g[i] = c[i] - p * t[i];
+    }
+    return;
+  }
+  const SlotValues::View c = problem.linear.view();
+  const double* p = problem.prox_weight.values().data();
+  for (int i = 0; i < n; ++i) g[i] = c[i] - p[i] * t[i];
 }
 
 // ---- SeparableCore: one variable ------------------------------------------------------------
