@@ -2,6 +2,7 @@
 // (section 5.2), with demands grouped per source node. See README.md in this directory.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -14,6 +15,11 @@
 #include "te_traffic.h"
 
 namespace dede::te {
+
+// Wall time since `since`, in seconds (the plugin's and the baselines' method timings).
+inline double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
 
 // A scheduled change of a link's state: from `round` on, the link is failed (capacity 0) or
 // back at its capacity.
