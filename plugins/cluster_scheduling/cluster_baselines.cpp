@@ -21,21 +21,31 @@ double Since(Clock::time_point start) {
 // Worse outcome first: the merged POP summary reports its worst part.
 int Rank(Termination t) {
   switch (t) {
-    case Termination::kConverged: return 0;
-    case Termination::kConvergedInaccurate: return 1;
-    case Termination::kMaxIterations: return 2;
-    case Termination::kTimeLimit: return 3;
-    case Termination::kInfeasible: return 4;
-    case Termination::kCancelled: return 5;
-    case Termination::kFailure: return 6;
+    case Termination::kConverged:
+      return 0;
+    case Termination::kConvergedInaccurate:
+      return 1;
+    case Termination::kMaxIterations:
+      return 2;
+    case Termination::kTimeLimit:
+      return 3;
+    case Termination::kInfeasible:
+      return 4;
+    case Termination::kCancelled:
+      return 5;
+    case Termination::kFailure:
+      return 6;
   }
   return 6;
 }
 
 }  // namespace
 
-void SolveGandiva(const Instance& instance, const ClusterModel& model,
-                  const std::vector<char>& active, int num_variables, Allocation* allocation) {
+void SolveGandiva(const Instance& instance,
+                  const ClusterModel& model,
+                  const std::vector<char>& active,
+                  int num_variables,
+                  Allocation* allocation) {
   allocation->values.assign(num_variables, 0.0);
   int m = 0;
   for (int j = 0; j < model.num_jobs(); ++j) m += active[j] != 0;
@@ -55,11 +65,18 @@ void SolveGandiva(const Instance& instance, const ClusterModel& model,
   }
 }
 
-Status SolvePop(const Instance& instance, const ClusterModel& model, const std::vector<char>& active,
-                int num_variables, const PopOptions& options, const SolverServices& services,
-                Allocation* allocation, SolveSummary* summary, PopResult* result) {
+Status SolvePop(const Instance& instance,
+                const ClusterModel& model,
+                const std::vector<char>& active,
+                int num_variables,
+                const PopOptions& options,
+                const SolverServices& services,
+                Allocation* allocation,
+                SolveSummary* summary,
+                PopResult* result) {
   const Clock::time_point start = Clock::now();
-  if (options.k < 1) return InvalidArgument("POP: k = " + std::to_string(options.k) + " must be >= 1");
+  if (options.k < 1)
+    return InvalidArgument("POP: k = " + std::to_string(options.k) + " must be >= 1");
   const int k = options.k;
   const std::string method = "pop-" + std::to_string(k);
   if (options.use_admm ? !services.admm : !services.exact)
@@ -96,7 +113,8 @@ Status SolvePop(const Instance& instance, const ClusterModel& model, const std::
       // The model's entries (all allowed types, or the kept ones with max_types_per_job), so
       // that part entry e is the model's entry e.
       std::vector<std::pair<int, double>> types;
-      for (const ClusterModel::Entry& e : model.entries(j)) types.emplace_back(e.type, e.throughput);
+      for (const ClusterModel::Entry& e : model.entries(j))
+        types.emplace_back(e.type, e.throughput);
       part.throughput.push_back(std::move(types));
       t_equal.push_back(model.t_equal(j));
     }
@@ -113,7 +131,8 @@ Status SolvePop(const Instance& instance, const ClusterModel& model, const std::
       if (options.threads > 1) admm.num_threads = 1;
       part_status = services.admm(problem, admm, &part_allocation, &part_summary);
     } else {
-      part_status = services.exact(problem, services.exact_options, &part_allocation, &part_summary);
+      part_status =
+          services.exact(problem, services.exact_options, &part_allocation, &part_summary);
     }
     const double seconds = Since(part_start);
     std::lock_guard<std::mutex> lock(mutex);
@@ -121,8 +140,8 @@ Status SolvePop(const Instance& instance, const ClusterModel& model, const std::
     local.sum_part_seconds += seconds;
     ++local.parts_solved;
     if (!part_status.ok()) {
-      status.Update(Status(part_status.code(), method + " part " + std::to_string(g) + ": " +
-                                                   part_status.message()));
+      status.Update(Status(part_status.code(),
+                           method + " part " + std::to_string(g) + ": " + part_status.message()));
       return;
     }
     if (!part_summary.IsSolutionUsable()) local.all_usable = false;

@@ -20,8 +20,11 @@ namespace dede::cluster {
 // x[r, j] = (count_r / m) / s_j on each type it may run on (restricted jobs get no share of the
 // other types), scaled down so that sum_r x[r, j] <= 1. Capacity holds by construction:
 // sum_j s_j x[r, j] <= m * count_r / m. Inactive jobs get 0. Deterministic; no solver.
-void SolveGandiva(const Instance& instance, const ClusterModel& model,
-                  const std::vector<char>& active, int num_variables, Allocation* allocation);
+void SolveGandiva(const Instance& instance,
+                  const ClusterModel& model,
+                  const std::vector<char>& active,
+                  int num_variables,
+                  Allocation* allocation);
 
 struct PopOptions {
   int k = 4;
@@ -42,8 +45,14 @@ struct PopResult {
 // full cluster's equal-share throughputs (ClusterModel::t_equal), so each part maximizes the
 // full problem's per-job values. Writes a full allocation (num_variables values; entries of
 // jobs in no solved part are 0) and a summary (method "pop-k", termination of the worst part).
-Status SolvePop(const Instance& instance, const ClusterModel& model, const std::vector<char>& active,
-                int num_variables, const PopOptions& options, const SolverServices& services,
-                Allocation* allocation, SolveSummary* summary, PopResult* result = nullptr);
+Status SolvePop(const Instance& instance,
+                const ClusterModel& model,
+                const std::vector<char>& active,
+                int num_variables,
+                const PopOptions& options,
+                const SolverServices& services,
+                Allocation* allocation,
+                SolveSummary* summary,
+                PopResult* result = nullptr);
 
 }  // namespace dede::cluster

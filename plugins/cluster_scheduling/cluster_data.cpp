@@ -29,7 +29,8 @@ class CsvReader {
     if (got != header_) {
       std::string want;
       for (const std::string& h : header_) want += (want.empty() ? "" : ",") + h;
-      return InvalidArgument(path_ + ":1: header is '" + StripCr(line) + "', expected '" + want + "'");
+      return InvalidArgument(path_ + ":1: header is '" + StripCr(line) + "', expected '" + want +
+                             "'");
     }
     return Status::Ok();
   }
@@ -72,7 +73,8 @@ class CsvReader {
     char* end = nullptr;
     errno = 0;
     const long v = std::strtol(s.c_str(), &end, 10);
-    if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE) return Bad(i, "not an integer");
+    if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE)
+      return Bad(i, "not an integer");
     if (v < min || v > max)
       return Bad(i, "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
     *out = static_cast<int>(v);
@@ -122,7 +124,8 @@ double ThroughputTable::Get(int worker_type, int job_type, int scale_factor) con
       job_type >= num_job_types || k < 0)
     return 0.0;
   return values[(static_cast<std::size_t>(worker_type) * num_job_types + job_type) *
-                    kNumScaleFactors + k];
+                    kNumScaleFactors +
+                k];
 }
 
 Result<ThroughputTable> LoadThroughputs(const std::string& path) {
@@ -139,7 +142,7 @@ Result<ThroughputTable> LoadThroughputs(const std::string& path) {
   // over a large range (a worker type 1,000,000 and a job type 16,000,000 asked for 10^14
   // cells, and the process died in the allocator).
   constexpr std::size_t kMaxCells = std::size_t{1} << 26;  // 512 MiB of doubles
-  std::unordered_map<std::uint64_t, int> line_of;  // (w, j, k) -> line, for duplicates
+  std::unordered_map<std::uint64_t, int> line_of;          // (w, j, k) -> line, for duplicates
   while (csv.Next(&status)) {
     Row row{};
     int sf = 0;
@@ -155,10 +158,11 @@ Result<ThroughputTable> LoadThroughputs(const std::string& path) {
                               static_cast<std::uint64_t>(row.k);
     const auto [it, inserted] = line_of.emplace(key, csv.line());
     if (!inserted) {
-      return csv.Bad(3, "a second throughput for worker type " + std::to_string(row.w) +
-                            ", job type " + std::to_string(row.j) + ", scale factor " +
-                            std::to_string(sf) + " (the first is on line " +
-                            std::to_string(it->second) + ")");
+      return csv.Bad(3,
+                     "a second throughput for worker type " + std::to_string(row.w) +
+                         ", job type " + std::to_string(row.j) + ", scale factor " +
+                         std::to_string(sf) + " (the first is on line " +
+                         std::to_string(it->second) + ")");
     }
     const int workers = std::max(table.num_worker_types, row.w + 1);
     const int jobs = std::max(table.num_job_types, row.j + 1);
@@ -176,8 +180,9 @@ Result<ThroughputTable> LoadThroughputs(const std::string& path) {
   }
   if (!status.ok()) return status;
   if (rows.empty()) return InvalidArgument(path + ": no rows");
-  table.values.assign(static_cast<std::size_t>(table.num_worker_types) * table.num_job_types *
-                          kNumScaleFactors, 0.0);
+  table.values.assign(
+      static_cast<std::size_t>(table.num_worker_types) * table.num_job_types * kNumScaleFactors,
+      0.0);
   for (const Row& r : rows)
     table.values[(static_cast<std::size_t>(r.w) * table.num_job_types + r.j) * kNumScaleFactors +
                  r.k] = r.t;
@@ -207,8 +212,15 @@ Result<std::vector<WorkerType>> LoadClusterSpec(const std::string& path) {
 }
 
 Result<std::vector<Job>> LoadJobTrace(const std::string& path) {
-  CsvReader csv(path, {"job_id", "kind", "arrival_time_s", "job_type", "scale_factor",
-                       "duration_s", "total_steps", "priority_weight"});
+  CsvReader csv(path,
+                {"job_id",
+                 "kind",
+                 "arrival_time_s",
+                 "job_type",
+                 "scale_factor",
+                 "duration_s",
+                 "total_steps",
+                 "priority_weight"});
   Status status = csv.Open();
   if (!status.ok()) return status;
   std::vector<Job> jobs;
@@ -241,8 +253,10 @@ Result<std::vector<Job>> LoadJobTrace(const std::string& path) {
   return jobs;
 }
 
-Result<Instance> MakeInstance(const std::vector<WorkerType>& types, const ThroughputTable& table,
-                              std::vector<Job> jobs, const std::string& trace_name) {
+Result<Instance> MakeInstance(const std::vector<WorkerType>& types,
+                              const ThroughputTable& table,
+                              std::vector<Job> jobs,
+                              const std::string& trace_name) {
   if (static_cast<int>(types.size()) > table.num_worker_types)
     return InvalidArgument("cluster spec has " + std::to_string(types.size()) +
                            " worker types, the throughput table only " +
@@ -270,9 +284,20 @@ Result<Instance> MakeInstance(const std::vector<WorkerType>& types, const Throug
 }
 
 Result<std::vector<PhillyJob>> LoadPhillyTrace(const std::string& path) {
-  CsvReader csv(path, {"job_id", "vc", "vc_job_index", "arrival_s", "num_gpus", "job_type", "model",
-                       "batch_size", "total_steps", "v100_steps_per_s", "p100_steps_per_s",
-                       "k80_steps_per_s", "est_duration_v100_s"});
+  CsvReader csv(path,
+                {"job_id",
+                 "vc",
+                 "vc_job_index",
+                 "arrival_s",
+                 "num_gpus",
+                 "job_type",
+                 "model",
+                 "batch_size",
+                 "total_steps",
+                 "v100_steps_per_s",
+                 "p100_steps_per_s",
+                 "k80_steps_per_s",
+                 "est_duration_v100_s"});
   Status status = csv.Open();
   if (!status.ok()) return status;
   std::vector<PhillyJob> jobs;
@@ -349,8 +374,7 @@ Instance GenerateInstance(const GeneratorOptions& options) {
     }
     double mean = 0.0;
     for (auto& [r, t] : allowed) {
-      t = base[job.job_type] * speed[r] * (0.8 + 0.4 * unit(rng)) *
-          std::pow(job.scale_factor, 0.8);
+      t = base[job.job_type] * speed[r] * (0.8 + 0.4 * unit(rng)) * std::pow(job.scale_factor, 0.8);
       mean += t;
     }
     mean /= static_cast<double>(allowed.size());
@@ -383,7 +407,8 @@ Result<Instance> MakePhillyInstance(const std::vector<PhillyJob>& trace,
   std::vector<double> factor(num_types);
   static const char* kBase[3] = {"v100", "p100", "k80"};
   for (int r = 0; r < num_types; ++r) {
-    instance.types.push_back({std::string(kBase[r % 3]) + "_" + std::to_string(r), 8 * multiple(rng)});
+    instance.types.push_back(
+        {std::string(kBase[r % 3]) + "_" + std::to_string(r), 8 * multiple(rng)});
     factor[r] = 0.8 + 0.45 * unit(rng);
   }
   const int num_jobs = std::max(0, options.num_jobs) + std::max(0, options.num_arrivals);

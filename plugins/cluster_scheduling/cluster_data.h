@@ -58,16 +58,18 @@ struct Instance {
 
 // The jobs of a trace on a spec, throughputs looked up in the table. Fails if a job's type or
 // worker type lies outside the table, or a job may run nowhere.
-Result<Instance> MakeInstance(const std::vector<WorkerType>& types, const ThroughputTable& table,
-                              std::vector<Job> jobs, const std::string& trace_name);
+Result<Instance> MakeInstance(const std::vector<WorkerType>& types,
+                              const ThroughputTable& table,
+                              std::vector<Job> jobs,
+                              const std::string& trace_name);
 
 struct GeneratorOptions {
-  int num_types = 456;            // counts 8 * U{1..8}: ~16,400 instances at 456 types
-  int num_jobs = 2000;            // jobs present at time 0 (steady state) ...
-  int num_arrivals = 0;           // ... plus Poisson arrivals
+  int num_types = 456;   // counts 8 * U{1..8}: ~16,400 instances at 456 types
+  int num_jobs = 2000;   // jobs present at time 0 (steady state) ...
+  int num_arrivals = 0;  // ... plus Poisson arrivals
   double mean_interarrival_s = 100.0;
   double restricted_fraction = 1.0 / 3.0;  // jobs allowed on a random subset of types only
-  int max_allowed_types = 16;     // a restricted job's subset has 1..max_allowed_types types
+  int max_allowed_types = 16;  // a restricted job's subset has 1..max_allowed_types types
   // Scale factors: "uniform" over {1, 2, 4, 8, 16, 32} as the DeDe reference's generator (about
   // 21,000 GPUs requested by 2,000 jobs: the paper's cluster is oversubscribed, so max-min is
   // decided by sharing), or "philly" (1, 2, 4, 8 with probabilities 0.5, 0.25, 0.15, 0.1: mostly
@@ -92,7 +94,8 @@ Result<std::vector<PhillyJob>> LoadPhillyTrace(const std::string& path);
 
 // Deterministic in the options. Throughput of job j on type r = base(job type) * speed(r) *
 // noise * sf^0.8 (sub-linear scaling); scale factors as `scale_factors`; priorities
-// U(1, max_weight); durations as the reference simulator (60*10^U(3,4) s with probability 0.2, else 60*10^U(1.5,3) s); total steps = duration * mean allowed throughput.
+// U(1, max_weight); durations as the reference simulator (60*10^U(3,4) s with probability 0.2, else
+// 60*10^U(1.5,3) s); total steps = duration * mean allowed throughput.
 Instance GenerateInstance(const GeneratorOptions& options);
 
 // The generator's cluster shape and job stream with the job characteristics of a Philly-derived
@@ -100,8 +103,8 @@ Instance GenerateInstance(const GeneratorOptions& options);
 // factor in [0.8, 1.25] and 8 * U{1..8} instances; job i takes the i-th trace job that has all
 // three throughputs (wrapping around when the stream is longer than the trace): its GPUs as
 // scale factor, its steps, its throughput on the base GPU times the type's factor. Arrivals,
-// priorities (U(1, max_weight)) and type restrictions are drawn as in GenerateInstance (the trace's own
-// arrival times span months; the simulator uses Poisson arrivals with a chosen mean).
+// priorities (U(1, max_weight)) and type restrictions are drawn as in GenerateInstance (the trace's
+// own arrival times span months; the simulator uses Poisson arrivals with a chosen mean).
 // Fails if no trace job has all three throughputs.
 Result<Instance> MakePhillyInstance(const std::vector<PhillyJob>& trace,
                                     const GeneratorOptions& options);

@@ -37,8 +37,8 @@ std::vector<std::vector<std::pair<int, double>>> ClusterModel::KeptTypes(
     auto take_best = [&](int count, auto score) {
       for (int i = 0; i < n; ++i) order[i] = i;
       // Ties by position (type order): deterministic.
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int a, int b) { return score(a) > score(b); });
+      std::stable_sort(
+          order.begin(), order.end(), [&](int a, int b) { return score(a) > score(b); });
       for (int i = 0, got = 0; i < n && got < count; ++i) {
         if (taken[order[i]]) continue;
         taken[order[i]] = 1;
@@ -61,7 +61,9 @@ std::vector<std::vector<std::pair<int, double>>> ClusterModel::KeptTypes(
   return kept;
 }
 
-void ClusterModel::Describe(const Instance& instance, Fairness fairness, Problem* problem,
+void ClusterModel::Describe(const Instance& instance,
+                            Fairness fairness,
+                            Problem* problem,
                             const std::vector<double>* t_equal_override) {
   fairness_ = fairness;
   const int num_types = static_cast<int>(instance.types.size());
@@ -81,7 +83,8 @@ void ClusterModel::Describe(const Instance& instance, Fairness fairness, Problem
   double largest = 0.0;
   for (int j = 0; j < num_jobs; ++j) {
     double t_equal = 0.0;
-    for (const auto& [r, t] : instance.throughput[j]) t_equal += instance.types[r].count / total_count * t;
+    for (const auto& [r, t] : instance.throughput[j])
+      t_equal += instance.types[r].count / total_count * t;
     if (t_equal_override != nullptr) t_equal = (*t_equal_override)[j];
     t_equal_[j] = t_equal;
   }

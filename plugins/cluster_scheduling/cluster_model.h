@@ -32,9 +32,9 @@ class ClusterModel {
  public:
   struct Entry {
     VarId var;
-    int type;           // resource (worker type) r
-    double throughput;  // T[r, j]
-    double coef;        // coefficient in the job's objective expression
+    int type;             // resource (worker type) r
+    double throughput;    // T[r, j]
+    double coef;          // coefficient in the job's objective expression
     bool allowed = true;  // false: the job cannot run on this type (an arrival slot's entry)
   };
 
@@ -49,7 +49,9 @@ class ClusterModel {
   // Declares the problem for every job of `instance` (all active). `t_equal`, if given, is the
   // equal-share throughput per job to normalize with instead of the instance's own (POP
   // sub-problems pass the full cluster's, so every part maximizes the same per-job values).
-  void Describe(const Instance& instance, Fairness fairness, Problem* problem,
+  void Describe(const Instance& instance,
+                Fairness fairness,
+                Problem* problem,
                 const std::vector<double>* t_equal = nullptr);
   // Writes the active set (one flag per job) into the problem's parameters.
   // Max-min: inactive slots get the active jobs' smallest ceiling as their constant.

@@ -33,16 +33,32 @@ constexpr const char* kStateHeader = "cluster_scheduling_state 1";
 
 }  // namespace
 
-Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings, const PluginContext& context) {
+Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings,
+                                          const PluginContext& context) {
   std::string fairness = "max_min";
   std::string pop_solver = "exact";
   std::string report_jobs = "active";
   if (!settings.IsNull()) {
-    Status status = settings.CheckKeys(
-        {"fairness", "source", "cluster_spec", "throughputs", "trace", "philly_trace",
-         "round_seconds", "rounds", "num_types", "num_jobs", "num_arrivals", "mean_interarrival_s",
-         "restricted_fraction", "scale_factors", "max_weight", "pop_solver", "pop_threads",
-         "report_jobs", "max_types_per_job", "event_job_slots"});
+    Status status = settings.CheckKeys({"fairness",
+                                        "source",
+                                        "cluster_spec",
+                                        "throughputs",
+                                        "trace",
+                                        "philly_trace",
+                                        "round_seconds",
+                                        "rounds",
+                                        "num_types",
+                                        "num_jobs",
+                                        "num_arrivals",
+                                        "mean_interarrival_s",
+                                        "restricted_fraction",
+                                        "scale_factors",
+                                        "max_weight",
+                                        "pop_solver",
+                                        "pop_threads",
+                                        "report_jobs",
+                                        "max_types_per_job",
+                                        "event_job_slots"});
     status.Update(settings.ReadChoice("fairness", {"max_min", "proportional"}, &fairness));
     status.Update(settings.ReadChoice("source", {"trace", "generator", "philly"}, &source_));
     status.Update(settings.Read("cluster_spec", &cluster_spec_));
@@ -54,9 +70,11 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings, const Plug
     status.Update(settings.Read("num_types", &generator_.num_types, 1, 1 << 16));
     status.Update(settings.Read("num_jobs", &generator_.num_jobs, 0, 1 << 20));
     status.Update(settings.Read("num_arrivals", &generator_.num_arrivals, 0, 1 << 20));
-    status.Update(settings.Read("mean_interarrival_s", &generator_.mean_interarrival_s, 1e-3, 1e12));
+    status.Update(
+        settings.Read("mean_interarrival_s", &generator_.mean_interarrival_s, 1e-3, 1e12));
     status.Update(settings.Read("restricted_fraction", &generator_.restricted_fraction, 0.0, 1.0));
-    status.Update(settings.ReadChoice("scale_factors", {"uniform", "philly"}, &generator_.scale_factors));
+    status.Update(
+        settings.ReadChoice("scale_factors", {"uniform", "philly"}, &generator_.scale_factors));
     status.Update(settings.Read("max_weight", &generator_.max_weight, 1.0, 1e6));
     status.Update(settings.ReadChoice("pop_solver", {"exact", "admm"}, &pop_solver));
     status.Update(settings.Read("pop_threads", &pop_threads_, 1, 256));
@@ -93,21 +111,25 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings, const Plug
   return Status::Ok();
 }
 
-Status ClusterSchedulingPlugin::LoadInstance(const ConfigNode& settings, const PluginContext& context) {
+Status ClusterSchedulingPlugin::LoadInstance(const ConfigNode& settings,
+                                             const PluginContext& context) {
   const std::string where = settings.IsNull() ? std::string("plugin.settings") : settings.Where();
   if (source_ == "generator") {
     instance_ = GenerateInstance(generator_);
     if (instance_.jobs.empty())
-      return InvalidArgument(where + ": plugin.settings: the generator needs num_jobs + num_arrivals >= 1");
+      return InvalidArgument(where +
+                             ": plugin.settings: the generator needs num_jobs + num_arrivals >= 1");
     return Status::Ok();
   }
   if (source_ == "philly") {
     if (settings.Find("philly_trace") == nullptr)
-      return InvalidArgument(where + ": plugin.settings.philly_trace is required with source: philly");
+      return InvalidArgument(where +
+                             ": plugin.settings.philly_trace is required with source: philly");
     auto trace = LoadPhillyTrace(Resolve(context.config_dir, philly_trace_));
     if (!trace.ok()) return trace.status();
     if (generator_.num_jobs + generator_.num_arrivals < 1)
-      return InvalidArgument(where + ": plugin.settings: source philly needs num_jobs + num_arrivals >= 1");
+      return InvalidArgument(where +
+                             ": plugin.settings: source philly needs num_jobs + num_arrivals >= 1");
     auto instance = MakePhillyInstance(trace.value(), generator_);
     if (!instance.ok()) return instance.status();
     instance_ = std::move(instance.value());
@@ -115,7 +137,8 @@ Status ClusterSchedulingPlugin::LoadInstance(const ConfigNode& settings, const P
   }
   for (const char* key : {"cluster_spec", "throughputs", "trace"}) {
     if (settings.Find(key) == nullptr)
-      return InvalidArgument(where + ": plugin.settings." + key + " is required with source: trace");
+      return InvalidArgument(where + ": plugin.settings." + key +
+                             " is required with source: trace");
   }
   auto types = LoadClusterSpec(Resolve(context.config_dir, cluster_spec_));
   if (!types.ok()) return types.status();
@@ -167,8 +190,10 @@ Status ClusterSchedulingPlugin::Refresh(int round, Problem* problem, bool* finis
   return Status::Ok();
 }
 
-Status ClusterSchedulingPlugin::Report(int round, const Problem& problem,
-                                       const Allocation& allocation, RoundReport* report) {
+Status ClusterSchedulingPlugin::Report(int round,
+                                       const Problem& problem,
+                                       const Allocation& allocation,
+                                       RoundReport* report) {
   (void)problem;
   if (round < sim_round_) ResetSimulation();
   FastForward(round);
@@ -206,17 +231,16 @@ Status ClusterSchedulingPlugin::Report(int round, const Problem& problem,
   }
   const std::string value_name =
       fairness_ == Fairness::kMaxMin ? "min_normalized_throughput" : "sum_log_throughput";
-  report->metrics = {
-      {value_name, value},
-      // Jain's index of the active jobs' normalized throughputs: 1 = all equal.
-      {"jain_fairness", sum_sq > 0 ? sum * sum / (num_active * sum_sq) : 0.0},
-      {"gpu_utilization", gpus > 0 ? gpus_used / gpus : 0.0},
-      {"active_jobs", static_cast<double>(num_active)},
-      {"completed_jobs", static_cast<double>(completed)},
-      {"completed_this_round", static_cast<double>(completed_now.size())},
-      {"arrived_jobs", static_cast<double>(arrived)},
-      {"mean_jct_s", completed > 0 ? jct_sum / completed : 0.0},
-      {"sim_time_s", start}};
+  report->metrics = {{value_name, value},
+                     // Jain's index of the active jobs' normalized throughputs: 1 = all equal.
+                     {"jain_fairness", sum_sq > 0 ? sum * sum / (num_active * sum_sq) : 0.0},
+                     {"gpu_utilization", gpus > 0 ? gpus_used / gpus : 0.0},
+                     {"active_jobs", static_cast<double>(num_active)},
+                     {"completed_jobs", static_cast<double>(completed)},
+                     {"completed_this_round", static_cast<double>(completed_now.size())},
+                     {"arrived_jobs", static_cast<double>(arrived)},
+                     {"mean_jct_s", completed > 0 ? jct_sum / completed : 0.0},
+                     {"sim_time_s", start}};
   int departed = 0;
   for (int j = 0; j < num_jobs(); ++j) departed += Departed(j);
   if (departed > 0) report->metrics.push_back({"departed_jobs", static_cast<double>(departed)});
@@ -239,14 +263,17 @@ Status ClusterSchedulingPlugin::Report(int round, const Problem& problem,
                      {"total_steps", job.total_steps},
                      {"completion_s", done_now[j] ? completion : kInfinity},
                      {"jct_s", done_now[j] ? completion - job.arrival_s : kInfinity}};
-    record.labels = {{"event", arrival && done_now[j] ? "arrived_completed"
-                               : arrival             ? "arrived"
-                                                     : "completed"}};
+    record.labels = {{"event",
+                      arrival && done_now[j] ? "arrived_completed"
+                      : arrival              ? "arrived"
+                                             : "completed"}};
     report->records.push_back(std::move(record));
   }
 
   for (int r = 0; r < static_cast<int>(instance_.types.size()); ++r) {
-    report->entities.push_back({Side::kResource, r, instance_.types[r].name,
+    report->entities.push_back({Side::kResource,
+                                r,
+                                instance_.types[r].name,
                                 {{"count", static_cast<double>(instance_.types[r].count)}}});
   }
   if (report_jobs_) {
@@ -254,7 +281,9 @@ Status ClusterSchedulingPlugin::Report(int round, const Problem& problem,
       if (!active[j]) continue;
       const Job& job = instance_.jobs[j];
       report->entities.push_back(
-          {Side::kDemand, j, "job" + std::to_string(job.id),
+          {Side::kDemand,
+           j,
+           "job" + std::to_string(job.id),
            {{"weight", job.weight},
             {"scale_factor", static_cast<double>(job.scale_factor)},
             {"job_type", static_cast<double>(job.job_type)},
@@ -273,9 +302,12 @@ std::vector<MethodInfo> ClusterSchedulingPlugin::Methods() const {
           {"pop-64", "POP: jobs split at random into 64 groups, each with 1/64 of every type"}};
 }
 
-Status ClusterSchedulingPlugin::SolveWith(const std::string& method, int round,
-                                          const Problem& problem, const SolverServices& services,
-                                          Allocation* allocation, SolveSummary* summary) {
+Status ClusterSchedulingPlugin::SolveWith(const std::string& method,
+                                          int round,
+                                          const Problem& problem,
+                                          const SolverServices& services,
+                                          Allocation* allocation,
+                                          SolveSummary* summary) {
   if (problem.num_variables() != num_variables_)
     return Internal("cluster_scheduling: " + method + ": the problem has " +
                     std::to_string(problem.num_variables()) + " variables, the plugin described " +
@@ -301,8 +333,8 @@ Status ClusterSchedulingPlugin::SolveWith(const std::string& method, int round,
     options.seed = seed_ * 1000003ULL + static_cast<std::uint64_t>(round);
     options.use_admm = pop_admm_;
     options.threads = pop_threads_;
-    return SolvePop(instance_, model_, active, num_variables_, options, services, allocation,
-                    summary);
+    return SolvePop(
+        instance_, model_, active, num_variables_, options, services, allocation, summary);
   }
   return InvalidArgument("cluster_scheduling has no method '" + method +
                          "' (its methods: gandiva, pop-4, pop-16, pop-64)");
@@ -337,8 +369,7 @@ Status ClusterSchedulingPlugin::RestoreState(int last_round, const std::string& 
   int next_round = -1, count = -1;
   if (!(in >> word >> next_round) || word != "next_round") return bad("expected next_round");
   if (!(in >> word >> count) || word != "jobs") return bad("expected jobs");
-  if (next_round != last_round + 1)
-    return bad("it is for round " + std::to_string(next_round - 1));
+  if (next_round != last_round + 1) return bad("it is for round " + std::to_string(next_round - 1));
   if (count != num_jobs())
     return bad("it has " + std::to_string(count) + " jobs, the configured job set " +
                std::to_string(num_jobs()) + " (was the deployment's job source changed?)");
@@ -346,7 +377,8 @@ Status ClusterSchedulingPlugin::RestoreState(int last_round, const std::string& 
   for (int j = 0; j < count; ++j) {
     int id = -1;
     std::string arrival, total, done, finish;
-    if (!(in >> id >> arrival >> total >> done >> finish)) return bad("truncated at job " + std::to_string(j));
+    if (!(in >> id >> arrival >> total >> done >> finish))
+      return bad("truncated at job " + std::to_string(j));
     double a = 0, t = 0;
     if (!ParseHex(arrival, &a) || !ParseHex(total, &t) || !ParseHex(done, &steps[j]) ||
         !ParseHex(finish, &completion[j]))
@@ -378,11 +410,16 @@ bool ClusterSchedulingPlugin::AllDone() const {
 }
 
 std::vector<EventKind> ClusterSchedulingPlugin::EventKinds() const {
-  return {{"gpu_count", "a worker type's name or index", "{count: integer in [0, 2^30]}",
+  return {{"gpu_count",
+           "a worker type's name or index",
+           "{count: integer in [0, 2^30]}",
            "the type's GPUs from this round on"},
-          {"job_depart", "a job id (the trace's job_id)", "{}",
+          {"job_depart",
+           "a job id (the trace's job_id)",
+           "{}",
            "the job leaves: inactive from this round on (not counted as completed)"},
-          {"job_arrive", "a new job id",
+          {"job_arrive",
+           "a new job id",
            "{total_steps: > 0, weight: > 0 (1), job_type and scale_factor (throughputs from the "
            "table) or throughputs: {worker type: steps/s}}",
            "a job arrives: it fills one of plugin.settings.event_job_slots (max-min only)"}};
@@ -450,7 +487,9 @@ Status ClusterSchedulingPlugin::ApplyEvent(int round, const Event& event, std::s
   return Status::Ok();
 }
 
-Status ClusterSchedulingPlugin::ApplyArrival(int round, const Event& event, std::string* rejection) {
+Status ClusterSchedulingPlugin::ApplyArrival(int round,
+                                             const Event& event,
+                                             std::string* rejection) {
   const std::string where = "event " + std::to_string(event.id) + " (job_arrive)";
   const auto reject = [&](const std::string& why) {
     *rejection = why.rfind("event ", 0) == 0 ? why : where + ": " + why;
@@ -522,10 +561,12 @@ Status ClusterSchedulingPlugin::ApplyArrival(int round, const Event& event, std:
       if (t > 0) throughput.emplace_back(r, t);
     }
   } else {
-    return reject("this deployment's jobs come from a generator: give payload.throughputs "
-                  "{worker type: steps/s}");
+    return reject(
+        "this deployment's jobs come from a generator: give payload.throughputs "
+        "{worker type: steps/s}");
   }
-  if (throughput.empty()) return reject("the job can run on no worker type (every throughput is 0)");
+  if (throughput.empty())
+    return reject("the job can run on no worker type (every throughput is 0)");
   // The equal share under the GPU counts in force when it arrives (the configured ones and the
   // inbox's changes applied so far): fixed for the job's life, as a trace job's is.
   std::vector<double> counts(base_counts_.begin(), base_counts_.end());

@@ -22,11 +22,16 @@ class ClusterSchedulingPlugin : public DomainPlugin {
   Status Configure(const ConfigNode& settings, const PluginContext& context) override;
   Status Describe(Problem* problem) override;
   Status Refresh(int round, Problem* problem, bool* finished) override;
-  Status Report(int round, const Problem& problem, const Allocation& allocation,
+  Status Report(int round,
+                const Problem& problem,
+                const Allocation& allocation,
                 RoundReport* report) override;
   std::vector<MethodInfo> Methods() const override;
-  Status SolveWith(const std::string& method, int round, const Problem& problem,
-                   const SolverServices& services, Allocation* allocation,
+  Status SolveWith(const std::string& method,
+                   int round,
+                   const Problem& problem,
+                   const SolverServices& services,
+                   Allocation* allocation,
                    SolveSummary* summary) override;
   // The simulator state after `round`: the job set (checked on restore) and each job's
   // progress and completion time, doubles in hexadecimal so a restore is bit-exact.

@@ -105,7 +105,9 @@ int main(int argc, char** argv) {
     // As the plugin does: jobs without work are dropped, and counted.
     if (const int zero = dede::gpu::DropZeroWorkJobs(&trace_jobs); zero > 0)
       std::printf("%s: %d job(s) without work (zero iterations or time) dropped, %zu kept\n",
-                  trace.c_str(), zero, trace_jobs.size());
+                  trace.c_str(),
+                  zero,
+                  trace_jobs.size());
   }
   std::printf(
       "work model %s, %s, lease %.0f s, history %.0f leases, Dally starvation clock %s, never-run "
@@ -182,9 +184,12 @@ int main(int argc, char** argv) {
           int never = 0;
           for (const auto& j : w) never += j.gpus > gpus;
           if (never > 0)
-            std::printf("(%s racks: %d job(s) need more than the cluster's %d GPUs; they never "
-                        "run and are not in the metrics below)\n",
-                        r.c_str(), never, gpus);
+            std::printf(
+                "(%s racks: %d job(s) need more than the cluster's %d GPUs; they never "
+                "run and are not in the metrics below)\n",
+                r.c_str(),
+                never,
+                gpus);
         }
         dede::gpu::Simulation sim(w, o);
         sim.RunToEnd();

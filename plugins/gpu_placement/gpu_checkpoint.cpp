@@ -1,7 +1,5 @@
 // Checkpoint of the GPU simulation (Simulation::Save / Load): the whole state as text, so a
 // restarted deployment continues the simulation bit for bit.
-#include "gpu_sim.h"
-
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -11,6 +9,8 @@
 #include <sstream>
 #include <string>
 #include <utility>
+
+#include "gpu_sim.h"
 
 namespace dede::gpu {
 

@@ -70,7 +70,8 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
 // Loads or generates the jobs, sorted by (arrival, id), with overheads and per-pool speeds.
 // *skipped (if given): jobs of a trace beyond `jobs`, dropped.
 // *zero_work (if given): jobs of a trace without work (zero iterations or time), dropped.
-Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped = nullptr,
+Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s,
+                                          int* skipped = nullptr,
                                           int* zero_work = nullptr);
 
 // Policy <-> method name ("dally", "dally-manual", "dally-nowait", "dally-consolidated",

@@ -2,13 +2,13 @@
 // wait-time history and tuned timers, and the baselines it is compared with (Tiresias' queues,
 // Gandiva's machine packing, random placement). Why-comments reference the design note
 // (/work/shared/design-notes/dally.md, sections in brackets).
-#include "gpu_sim.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <random>
+
+#include "gpu_sim.h"
 
 namespace dede::gpu {
 

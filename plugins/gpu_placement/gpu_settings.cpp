@@ -1,13 +1,13 @@
 // gpu_placement settings and workload: plugin.settings parsed and checked (every error names
 // file:line:column, key and value), the jobs loaded from a trace or generated, method names.
-#include "gpu_domain.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "gpu_domain.h"
 
 namespace dede::gpu {
 namespace {
@@ -318,9 +318,9 @@ Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped,
     zero_work_jobs = DropZeroWorkJobs(&jobs);  // reported every round
     if (jobs.empty())
       return InvalidArgument("plugin.settings.workload.trace: " + s.trace + " has no jobs" +
-                             (zero_work_jobs > 0 ? " with work (" + std::to_string(zero_work_jobs) +
-                                                       " without)"
-                                                 : std::string()));
+                             (zero_work_jobs > 0
+                                  ? " with work (" + std::to_string(zero_work_jobs) + " without)"
+                                  : std::string()));
     if (s.jobs > 0 && static_cast<int>(jobs.size()) > s.jobs) {
       trace_jobs_skipped = static_cast<int>(jobs.size()) - s.jobs;  // reported every round
       jobs.resize(s.jobs);

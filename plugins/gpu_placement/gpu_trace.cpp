@@ -32,8 +32,11 @@ std::vector<std::string> SplitCsv(const std::string& line) {
 // Opens a trace CSV and reads its header (a UTF-8 byte-order mark and a trailing CR are
 // skipped) into column positions by name. False with *error when the file cannot be opened or
 // a required column is missing.
-bool OpenTrace(const std::string& path, std::initializer_list<const char*> required,
-               std::ifstream* in, std::map<std::string, size_t>* col, std::string* error) {
+bool OpenTrace(const std::string& path,
+               std::initializer_list<const char*> required,
+               std::ifstream* in,
+               std::map<std::string, size_t>* col,
+               std::string* error) {
   in->open(path);
   if (!*in) {
     if (error) *error = "cannot open " + path;
@@ -59,8 +62,14 @@ namespace {
 
 // A finite number in [lo, hi], or an integer when `integer`: else *error names file:line and
 // the column. Returns false on error.
-bool ParseField(const std::string& text, const std::string& where, const char* column,
-                double lo, double hi, bool integer, double* out, std::string* error) {
+bool ParseField(const std::string& text,
+                const std::string& where,
+                const char* column,
+                double lo,
+                double hi,
+                bool integer,
+                double* out,
+                std::string* error) {
   const std::string trimmed = [&] {
     std::string t = text;
     while (!t.empty() && (t.back() == '\r' || t.back() == ' ')) t.pop_back();
@@ -88,11 +97,15 @@ bool ParseField(const std::string& text, const std::string& where, const char* c
 std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error) {
   std::ifstream in;
   std::map<std::string, size_t> col;
-  if (!OpenTrace(path, {"job_id", "arrival_s", "num_gpus", "total_iterations", "time_per_iteration_s"},
-                 &in, &col, error))
+  if (!OpenTrace(path,
+                 {"job_id", "arrival_s", "num_gpus", "total_iterations", "time_per_iteration_s"},
+                 &in,
+                 &col,
+                 error))
     return {};
   std::string line;
-  const bool has_slowdowns = col.count("cross_slot_slowdown") && col.count("cross_machine_slowdown") &&
+  const bool has_slowdowns = col.count("cross_slot_slowdown") &&
+                             col.count("cross_machine_slowdown") &&
                              col.count("cross_rack_slowdown");
   const auto table = TableIOverheads();
   std::vector<JobSpec> jobs;
@@ -112,10 +125,22 @@ std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error) {
     if (!ParseField(get("job_id"), where, "job_id", 0, 2147483647, true, &id, error) ||
         !ParseField(get("arrival_s"), where, "arrival_s", 0, 1e15, false, &s.arrival_s, error) ||
         !ParseField(get("num_gpus"), where, "num_gpus", 1, 1e6, true, &gpus, error) ||
-        !ParseField(get("total_iterations"), where, "total_iterations", 0, 1e18, false,
-                    &s.iterations, error) ||
-        !ParseField(get("time_per_iteration_s"), where, "time_per_iteration_s", 0, 1e9, false,
-                    &s.time_per_iteration_s, error)) {
+        !ParseField(get("total_iterations"),
+                    where,
+                    "total_iterations",
+                    0,
+                    1e18,
+                    false,
+                    &s.iterations,
+                    error) ||
+        !ParseField(get("time_per_iteration_s"),
+                    where,
+                    "time_per_iteration_s",
+                    0,
+                    1e9,
+                    false,
+                    &s.time_per_iteration_s,
+                    error)) {
       return {};
     }
     s.id = static_cast<int>(id);
@@ -127,14 +152,17 @@ std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error) {
     } else if (has_slowdowns) {
       // Slowdown factors in (0, 1] (1: no slowdown); the overhead is 1 / factor - 1.
       double factors[3] = {1, 1, 1};
-      const char* names[3] = {"cross_slot_slowdown", "cross_machine_slowdown", "cross_rack_slowdown"};
+      const char* names[3] = {
+          "cross_slot_slowdown", "cross_machine_slowdown", "cross_rack_slowdown"};
       for (int k = 0; k < 3; ++k) {
-        if (!ParseField(get(names[k]), where, names[k], 1e-9, 1, false, &factors[k], error)) return {};
+        if (!ParseField(get(names[k]), where, names[k], 1e-9, 1, false, &factors[k], error))
+          return {};
       }
       s.overhead = {1 / factors[0] - 1, 1 / factors[1] - 1, 1 / factors[2] - 1};
     } else {
       if (error) {
-        *error = where + ": model '" + s.model + "' is not in Table I and the file has no "
+        *error = where + ": model '" + s.model +
+                 "' is not in Table I and the file has no "
                  "cross_slot_slowdown, cross_machine_slowdown and cross_rack_slowdown columns: its "
                  "communication overhead is unknown (give the columns, or a model of Table I)";
       }
@@ -150,8 +178,11 @@ std::vector<JobSpec> LoadTiresiasCsv(const std::string& path,
                                      std::string* error) {
   std::ifstream in;
   std::map<std::string, size_t> col;
-  if (!OpenTrace(path, {"job_id", "arrival_s", "num_gpu", "model", "iterations", "duration_s"}, &in,
-                 &col, error))
+  if (!OpenTrace(path,
+                 {"job_id", "arrival_s", "num_gpu", "model", "iterations", "duration_s"},
+                 &in,
+                 &col,
+                 error))
     return {};
   std::string line;
   std::vector<JobSpec> jobs;
@@ -188,7 +219,9 @@ std::vector<JobSpec> LoadTiresiasCsv(const std::string& path,
 }
 
 int DropZeroWorkJobs(std::vector<JobSpec>* jobs) {
-  const auto zero = [](const JobSpec& j) { return j.iterations == 0 || j.time_per_iteration_s == 0; };
+  const auto zero = [](const JobSpec& j) {
+    return j.iterations == 0 || j.time_per_iteration_s == 0;
+  };
   const std::size_t before = jobs->size();
   jobs->erase(std::remove_if(jobs->begin(), jobs->end(), zero), jobs->end());
   return static_cast<int>(before - jobs->size());

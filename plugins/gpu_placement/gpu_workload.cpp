@@ -1,12 +1,12 @@
 // Synthetic GPU workloads (GenerateWorkload): the model mix and GPU demands of the Dally
 // paper's batch trace, arrivals at once or Poisson. Design note section 3.4.
-#include "gpu_sim.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <random>
+
+#include "gpu_sim.h"
 
 namespace dede::gpu {
 

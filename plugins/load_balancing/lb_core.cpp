@@ -12,7 +12,9 @@ namespace dede::lb {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // Dinic's max flow on doubles. Capacities below kFlowTol count as zero.
 class MaxFlow {
@@ -32,7 +34,8 @@ class MaxFlow {
     double total = 0;
     while (Bfs(s, t)) {
       std::fill(it_.begin(), it_.end(), 0);
-      for (double f; (f = Dfs(s, t, std::numeric_limits<double>::infinity())) > kFlowTol;) total += f;
+      for (double f; (f = Dfs(s, t, std::numeric_limits<double>::infinity())) > kFlowTol;)
+        total += f;
     }
     return total;
   }
@@ -47,7 +50,10 @@ class MaxFlow {
       const int u = stack.back();
       stack.pop_back();
       for (int e : adj_[u])
-        if (cap_[e] > kFlowTol && !seen[to_[e]]) { seen[to_[e]] = 1; stack.push_back(to_[e]); }
+        if (cap_[e] > kFlowTol && !seen[to_[e]]) {
+          seen[to_[e]] = 1;
+          stack.push_back(to_[e]);
+        }
     }
     return seen;
   }
@@ -157,7 +163,9 @@ bool Contains(const std::vector<int>& sorted, int v) {
 }
 
 // Pairs per shard (sorted unique) -> a network with those pairs, solved.
-std::unique_ptr<BandNetwork> BuildNetwork(const Instance& in, const ServerSets& pairs, double lo,
+std::unique_ptr<BandNetwork> BuildNetwork(const Instance& in,
+                                          const ServerSets& pairs,
+                                          double lo,
                                           double hi) {
   auto net = std::make_unique<BandNetwork>(in, lo, hi);
   for (int k = 0; k < in.shards(); ++k)
@@ -230,16 +238,32 @@ Check Evaluate(const Instance& in, const ServerSets& current, const Placement& p
     c.max_shards = *std::max_element(count.begin(), count.end());
   }
   const double tol_hi = 1e-6 * std::max(1.0, c.high), tol_lo = 1e-6 * std::max(1.0, c.low);
-  if (ok && c.max_load > c.high + tol_hi) { ok = false; c.why = "max load above the band"; }
-  if (ok && c.min_load < c.low - tol_lo) { ok = false; c.why = "min load below the band"; }
-  if (ok && c.max_shards > in.memory_limit) { ok = false; c.why = "memory limit exceeded"; }
+  if (ok && c.max_load > c.high + tol_hi) {
+    ok = false;
+    c.why = "max load above the band";
+  }
+  if (ok && c.min_load < c.low - tol_lo) {
+    ok = false;
+    c.why = "min load below the band";
+  }
+  if (ok && c.max_shards > in.memory_limit) {
+    ok = false;
+    c.why = "memory limit exceeded";
+  }
   c.feasible = ok;
   return c;
 }
 
-Status RepairPlacement(const Instance& in, const ServerSets& current, const ServerSets& start,
-                       const Allowed& allowed, bool prune, bool keep_alive, int keep_reserve,
-                       Placement* placement, int* added, int* pruned) {
+Status RepairPlacement(const Instance& in,
+                       const ServerSets& current,
+                       const ServerSets& start,
+                       const Allowed& allowed,
+                       bool prune,
+                       bool keep_alive,
+                       int keep_reserve,
+                       Placement* placement,
+                       int* added,
+                       int* pruned) {
   const int S = in.servers, K = in.shards();
   const double lo = in.Low(), hi = in.High();
   if (added) *added = 0;
@@ -284,14 +308,19 @@ Status RepairPlacement(const Instance& in, const ServerSets& current, const Serv
     int bk = -1, bs = -1;
     for (int s : starved) {
       for (int k : stuck)
-        if (!Contains(pairs[k], s) && IsAllowed(allowed, k, s)) { bk = k; bs = s; break; }
+        if (!Contains(pairs[k], s) && IsAllowed(allowed, k, s)) {
+          bk = k;
+          bs = s;
+          break;
+        }
       if (bk >= 0) break;
     }
     for (int k : stuck) {
       if (bk >= 0) break;
       if (!pairs[k].empty()) continue;
       for (int s = 0; s < S; ++s)
-        if (count[s] < in.memory_limit && IsAllowed(allowed, k, s) && (bs < 0 || L[s] < L[bs])) bs = s;
+        if (count[s] < in.memory_limit && IsAllowed(allowed, k, s) && (bs < 0 || L[s] < L[bs]))
+          bs = s;
       if (bs >= 0) bk = k;
     }
     if (bk < 0) {
@@ -299,7 +328,9 @@ Status RepairPlacement(const Instance& in, const ServerSets& current, const Serv
       // carry no flow (opened by the rounding, not used by the split), then try again.
       int freed = 0;
       for (const auto& p : net->pairs()) {
-        if (net->PairFlow(p) > MaxFlow::kFlowTol || Contains(current[p.k], p.s) || pairs[p.k].size() <= 1) continue;
+        if (net->PairFlow(p) > MaxFlow::kFlowTol || Contains(current[p.k], p.s) ||
+            pairs[p.k].size() <= 1)
+          continue;
         pairs[p.k].erase(std::find(pairs[p.k].begin(), pairs[p.k].end(), p.s));
         --count[p.s];
         ++freed;
@@ -310,18 +341,24 @@ Status RepairPlacement(const Instance& in, const ServerSets& current, const Serv
         // its smallest single-copy shard to the least-loaded server with room (a movement).
         int from = -1;
         for (int s = 0; s < S; ++s)
-          if (!side[net->Server(s)] && count[s] >= in.memory_limit && (from < 0 || L[s] < L[from])) from = s;
+          if (!side[net->Server(s)] && count[s] >= in.memory_limit && (from < 0 || L[s] < L[from]))
+            from = s;
         if (from < 0) {
-          return Internal("load_balancing repair: no pair can be opened across the min cut (deficit " +
-                          std::to_string(net->Deficit()) + "); memory or candidate sets too tight");
+          return Internal(
+              "load_balancing repair: no pair can be opened across the min cut (deficit " +
+              std::to_string(net->Deficit()) + "); memory or candidate sets too tight");
         }
         int drop = -1, single = -1;
         double drop_flow = 0;
         for (const auto& p : net->pairs()) {
           if (p.s != from) continue;
           if (pairs[p.k].size() > 1) {
-            if (std::find(opened.begin(), opened.end(), std::make_pair(p.k, p.s)) != opened.end()) continue;
-            if (drop < 0 || net->PairFlow(p) < drop_flow) { drop = p.k; drop_flow = net->PairFlow(p); }
+            if (std::find(opened.begin(), opened.end(), std::make_pair(p.k, p.s)) != opened.end())
+              continue;
+            if (drop < 0 || net->PairFlow(p) < drop_flow) {
+              drop = p.k;
+              drop_flow = net->PairFlow(p);
+            }
           } else if (single < 0 || in.load[p.k] < in.load[single]) {
             single = p.k;
           }
@@ -332,12 +369,13 @@ Status RepairPlacement(const Instance& in, const ServerSets& current, const Serv
         } else {
           int to = -1;
           for (int s = 0; s < S; ++s)
-            if (s != from && count[s] < in.memory_limit && single >= 0 && IsAllowed(allowed, single, s) &&
-                (to < 0 || L[s] < L[to]))
+            if (s != from && count[s] < in.memory_limit && single >= 0 &&
+                IsAllowed(allowed, single, s) && (to < 0 || L[s] < L[to]))
               to = s;
           if (to < 0) {
             return Internal("load_balancing repair: no room on any server (deficit " +
-                            std::to_string(net->Deficit()) + "); memory or candidate sets too tight");
+                            std::to_string(net->Deficit()) +
+                            "); memory or candidate sets too tight");
           }
           pairs[single] = {to};
           --count[from];
@@ -418,13 +456,16 @@ Status RepairPlacement(const Instance& in, const ServerSets& current, const Serv
       if (in.load[k] <= 0) continue;
       for (int s : pairs[k]) {
         auto& sh = placement->shares[k];
-        if (std::any_of(sh.begin(), sh.end(), [&](const auto& p) { return p.first == s; })) continue;
+        if (std::any_of(sh.begin(), sh.end(), [&](const auto& p) { return p.first == s; }))
+          continue;
         if (used[s] >= in.memory_limit - keep_reserve) continue;
-        auto big = std::max_element(sh.begin(), sh.end(),
-                                    [](const auto& a, const auto& b) { return a.second < b.second; });
+        auto big = std::max_element(
+            sh.begin(), sh.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
         const int from = big->first;
-        const double amount = std::min({1e-3 * in.load[k], (L[from] - lo) / 2 - margin,
-                                        (hi - L[s]) / 2 - margin, big->second * in.load[k] / 2});
+        const double amount = std::min({1e-3 * in.load[k],
+                                        (L[from] - lo) / 2 - margin,
+                                        (hi - L[s]) / 2 - margin,
+                                        big->second * in.load[k] / 2});
         if (amount < 1e-5 * in.load[k]) continue;
         big->second -= amount / in.load[k];
         sh.push_back({s, amount / in.load[k]});
@@ -437,16 +478,21 @@ Status RepairPlacement(const Instance& in, const ServerSets& current, const Serv
   return Status::Ok();
 }
 
-Status SolveDede(const Instance& in, const ServerSets& current, const Allowed& allowed,
-                 const DedeOptions& opt, Placement* placement, DedeStats* stats) {
+Status SolveDede(const Instance& in,
+                 const ServerSets& current,
+                 const Allowed& allowed,
+                 const DedeOptions& opt,
+                 Placement* placement,
+                 DedeStats* stats) {
   const Clock::time_point t0 = Clock::now();
   DedeStats local;
   DedeStats& st = stats ? *stats : local;
   st = DedeStats();
   const int S = in.servers, K = in.shards();
   if (static_cast<int>(current.size()) != K)
-    return InvalidArgument("load_balancing: current placement has " + std::to_string(current.size()) +
-                           " shards, instance " + std::to_string(K));
+    return InvalidArgument("load_balancing: current placement has " +
+                           std::to_string(current.size()) + " shards, instance " +
+                           std::to_string(K));
   const double lo = in.Low(), hi = in.High();
   // The current placement's flow network: feasible means no movement is needed.
   auto net = BuildNetwork(in, current, lo, hi);
@@ -473,14 +519,20 @@ Status SolveDede(const Instance& in, const ServerSets& current, const Allowed& a
       int n = 0;
       for (int s : starved) {
         if (n >= opt.candidates_per_shard) break;
-        if (IsAllowed(allowed, k, s) && !Contains(current[k], s)) { cand[k].push_back(s); ++n; }
+        if (IsAllowed(allowed, k, s) && !Contains(current[k], s)) {
+          cand[k].push_back(s);
+          ++n;
+        }
       }
     }
     for (int s : starved) {
       int n = 0;
       for (int k : stuck) {
         if (n >= opt.candidates_per_server) break;
-        if (IsAllowed(allowed, k, s) && !Contains(current[k], s)) { cand[k].push_back(s); ++n; }
+        if (IsAllowed(allowed, k, s) && !Contains(current[k], s)) {
+          cand[k].push_back(s);
+          ++n;
+        }
       }
     }
     // The relaxation over the candidate pairs as a separable problem: x[s,k] in [0, 1] is the
@@ -573,14 +625,24 @@ Status SolveDede(const Instance& in, const ServerSets& current, const Allowed& a
     }
   }
   const Clock::time_point tr = Clock::now();
-  Status status = RepairPlacement(in, current, start, allowed, /*prune=*/true, opt.keep_alive,
-                                  opt.keep_reserve, placement, &st.added, &st.pruned);
+  Status status = RepairPlacement(in,
+                                  current,
+                                  start,
+                                  allowed,
+                                  /*prune=*/true,
+                                  opt.keep_alive,
+                                  opt.keep_reserve,
+                                  placement,
+                                  &st.added,
+                                  &st.pruned);
   st.repair_seconds = Since(tr);
   st.total_seconds = Since(t0);
   return status;
 }
 
-Status SolveGreedy(const Instance& in, const ServerSets& current, const Allowed& allowed,
+Status SolveGreedy(const Instance& in,
+                   const ServerSets& current,
+                   const Allowed& allowed,
                    Placement* placement) {
   const int S = in.servers, K = in.shards();
   const double avg = in.Total() / S, delta = avg / 20;
@@ -624,12 +686,23 @@ Status SolveGreedy(const Instance& in, const ServerSets& current, const Allowed&
   }
   ServerSets start(K);
   for (int k = 0; k < K; ++k) start[k] = {home[k]};
-  return RepairPlacement(in, current, start, allowed, /*prune=*/false, /*keep_alive=*/false, 0,
-                         placement, nullptr, nullptr);
+  return RepairPlacement(in,
+                         current,
+                         start,
+                         allowed,
+                         /*prune=*/false,
+                         /*keep_alive=*/false,
+                         0,
+                         placement,
+                         nullptr,
+                         nullptr);
 }
 
-Status SolvePop(const Instance& in, const ServerSets& current, int groups,
-                const GroupSolver& solve_group, Placement* placement) {
+Status SolvePop(const Instance& in,
+                const ServerSets& current,
+                int groups,
+                const GroupSolver& solve_group,
+                Placement* placement) {
   const int S = in.servers, K = in.shards();
   if (groups < 1 || S % groups != 0)
     return InvalidArgument("load_balancing POP-" + std::to_string(groups) + ": servers (" +
@@ -653,7 +726,10 @@ Status SolvePop(const Instance& in, const ServerSets& current, int groups,
     std::vector<int> mine;
     for (int k = 0; k < K; ++k)
       for (int s : current[k])
-        if (s / per == g) { mine.push_back(k); break; }
+        if (s / per == g) {
+          mine.push_back(k);
+          break;
+        }
     std::sort(mine.begin(), mine.end(), [&](int p, int q) { return in.load[p] < in.load[q]; });
     for (int k : mine) {
       if (got[g] >= target - tol) break;
@@ -665,7 +741,8 @@ Status SolvePop(const Instance& in, const ServerSets& current, int groups,
       if (rest[k] > 0) take(g, k, false);
   // Rounding leftovers go to the group with the least load.
   for (int k = 0; k < K; ++k)
-    if (rest[k] > 0) take(static_cast<int>(std::min_element(got.begin(), got.end()) - got.begin()), k, true);
+    if (rest[k] > 0)
+      take(static_cast<int>(std::min_element(got.begin(), got.end()) - got.begin()), k, true);
   // Zero-load shards stay with the group of their first current server.
   for (int k = 0; k < K; ++k)
     if (in.load[k] <= 0) {
@@ -695,9 +772,12 @@ Status SolvePop(const Instance& in, const ServerSets& current, int groups,
       for (const auto& [s, f] : local.shares[j]) {
         auto& sh = placement->shares[k];
         const int server = s + g * per;  // (a structured binding is not captured by clang 14)
-        auto it = std::find_if(sh.begin(), sh.end(), [&](const auto& p) { return p.first == server; });
-        if (it == sh.end()) sh.push_back({server, f * weight});
-        else it->second += f * weight;
+        auto it =
+            std::find_if(sh.begin(), sh.end(), [&](const auto& p) { return p.first == server; });
+        if (it == sh.end())
+          sh.push_back({server, f * weight});
+        else
+          it->second += f * weight;
       }
     }
   }

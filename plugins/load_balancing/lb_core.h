@@ -44,9 +44,9 @@ using Allowed = std::vector<std::vector<int>>;
 struct Check {
   double movements = 0;  // new placements: (s, k) placed now and not in the current placement
   double max_load = 0, min_load = 0, low = 0, high = 0;
-  int max_shards = 0;    // placements on the fullest server
-  bool feasible = false; // band, memory, every shard fully placed (within 1e-6)
-  std::string why;       // the first violated condition when not feasible
+  int max_shards = 0;     // placements on the fullest server
+  bool feasible = false;  // band, memory, every shard fully placed (within 1e-6)
+  std::string why;        // the first violated condition when not feasible
 };
 Check Evaluate(const Instance& instance, const ServerSets& current, const Placement& placement);
 
@@ -61,8 +61,8 @@ struct DedeOptions {
   // placement plus candidate pairs crossing the min cut of the current placement's flow
   // network (see README.md), solved by the framework's ADMM through `admm`.
   bool use_admm = true;
-  AdmmService admm;                // required when use_admm
-  AdmmOptions admm_options;        // the deployment's solver.admm (threads, penalty rules)
+  AdmmService admm;          // required when use_admm
+  AdmmOptions admm_options;  // the deployment's solver.admm (threads, penalty rules)
   int max_iterations = 300;
   double rho = 1.0;
   double eps = 1e-3;               // primal/dual residual tolerance (per pair, rms)
@@ -85,8 +85,12 @@ struct DedeStats {
 };
 
 // A feasible placement (Evaluate(...).feasible) or an error when none was found.
-Status SolveDede(const Instance& instance, const ServerSets& current, const Allowed& allowed,
-                 const DedeOptions& options, Placement* placement, DedeStats* stats);
+Status SolveDede(const Instance& instance,
+                 const ServerSets& current,
+                 const Allowed& allowed,
+                 const DedeOptions& options,
+                 Placement* placement,
+                 DedeStats* stats);
 
 // ---- Repair and baselines ---------------------------------------------------------------
 // Makes `start` (a set of placements, e.g. a heuristic's result) feasible: splits the load by
@@ -94,14 +98,23 @@ Status SolveDede(const Instance& instance, const ServerSets& current, const Allo
 // (hottest stuck shard to the least-loaded starved server with memory room), and with
 // `prune` removes opened pairs not in `current` that are not needed. Movements are counted
 // against `current` by Evaluate.
-Status RepairPlacement(const Instance& instance, const ServerSets& current, const ServerSets& start,
-                       const Allowed& allowed, bool prune, bool keep_alive, int keep_reserve,
-                       Placement* placement, int* added, int* pruned);
+Status RepairPlacement(const Instance& instance,
+                       const ServerSets& current,
+                       const ServerSets& start,
+                       const Allowed& allowed,
+                       bool prune,
+                       bool keep_alive,
+                       int keep_reserve,
+                       Placement* placement,
+                       int* added,
+                       int* pruned);
 
 // E-Store-style greedy (POP's heuristicBalance): one server per shard, the hottest shards of
 // servers above avg + 5% move to the least-loaded server while they fit; then RepairPlacement
 // (no pruning) so the result is feasible.
-Status SolveGreedy(const Instance& instance, const ServerSets& current, const Allowed& allowed,
+Status SolveGreedy(const Instance& instance,
+                   const ServerSets& current,
+                   const Allowed& allowed,
                    Placement* placement);
 
 // POP-k: servers in k contiguous groups; shards split so that each group gets total / k of
@@ -110,7 +123,10 @@ Status SolveGreedy(const Instance& instance, const ServerSets& current, const Al
 // partial loads, the current placement restricted to the group, local server indices); the
 // results merged. Requires servers % k == 0.
 using GroupSolver = std::function<Status(const Instance&, const ServerSets&, Placement*)>;
-Status SolvePop(const Instance& instance, const ServerSets& current, int k,
-                const GroupSolver& solve_group, Placement* placement);
+Status SolvePop(const Instance& instance,
+                const ServerSets& current,
+                int k,
+                const GroupSolver& solve_group,
+                Placement* placement);
 
 }  // namespace dede::lb

@@ -10,19 +10,26 @@ namespace dede::lb {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 }  // namespace
 
 std::vector<MethodInfo> MethodList() {
-  return {{"dede", "ADMM relaxation over servers and shards, rounding, exact flow repair, keep-alive"},
-          {"dede-nokeep", "dede without keeping unused current placements alive"},
-          {"greedy", "E-Store-style greedy (hottest shards off overloaded servers) + flow repair"},
-          {"pop-4", "POP: 4 contiguous server groups, load-split shards, sub-problems solved separately"},
-          {"pop-16", "POP: 16 contiguous server groups, load-split shards, sub-problems solved separately"}};
+  return {
+      {"dede", "ADMM relaxation over servers and shards, rounding, exact flow repair, keep-alive"},
+      {"dede-nokeep", "dede without keeping unused current placements alive"},
+      {"greedy", "E-Store-style greedy (hottest shards off overloaded servers) + flow repair"},
+      {"pop-4",
+       "POP: 4 contiguous server groups, load-split shards, sub-problems solved separately"},
+      {"pop-16",
+       "POP: 16 contiguous server groups, load-split shards, sub-problems solved separately"}};
 }
 
-Status SolveExactPlacement(const Instance& in, const ServerSets& current, const SolverServices& services,
+Status SolveExactPlacement(const Instance& in,
+                           const ServerSets& current,
+                           const SolverServices& services,
                            MethodResult* result) {
   if (!services.exact) return FailedPrecondition("load_balancing: no exact solver lent");
   LbOptions o;
@@ -50,12 +57,16 @@ Status SolveExactPlacement(const Instance& in, const ServerSets& current, const 
     return Status::Ok();
   }
   result->note += ", no solution: current placement repaired";
-  return RepairPlacement(in, current, current, {}, /*prune=*/true, false, 0, &result->placement,
-                         nullptr, nullptr);
+  return RepairPlacement(
+      in, current, current, {}, /*prune=*/true, false, 0, &result->placement, nullptr, nullptr);
 }
 
-Status RunMethod(const std::string& method, const Instance& in, const ServerSets& current,
-                 const Allowed& allowed, const SolverServices& services, MethodOptions* options,
+Status RunMethod(const std::string& method,
+                 const Instance& in,
+                 const ServerSets& current,
+                 const Allowed& allowed,
+                 const SolverServices& services,
+                 MethodOptions* options,
                  MethodResult* result) {
   *result = MethodResult();
   const Clock::time_point t0 = Clock::now();
@@ -75,43 +86,58 @@ Status RunMethod(const std::string& method, const Instance& in, const ServerSets
   } else if (method == "pop-4" || method == "pop-16") {
     const int k = method == "pop-4" ? 4 : 16;
     if (!allowed.empty())
-      return InvalidArgument("load_balancing: " + method + " needs every server as a candidate (candidates: 0)");
+      return InvalidArgument("load_balancing: " + method +
+                             " needs every server as a candidate (candidates: 0)");
     std::string notes;
-    status = SolvePop(in, current, k, [&](const Instance& sub, const ServerSets& cur, Placement* out) {
-      const Clock::time_point tg = Clock::now();
-      Status st;
-      if (options->pop_solver == "dede") {
-        DedeOptions o = options->dede;
-        o.admm = services.admm;
-        o.admm_options = services.admm_options;
-        o.admm_options.num_threads = 1;
-        st = SolveDede(sub, cur, {}, o, out, nullptr);
-      } else {
-        MethodResult r;
-        st = SolveExactPlacement(sub, cur, services, &r);
-        *out = r.placement;
-        if (r.note.find("repair") != std::string::npos || r.note.find("time") != std::string::npos) {
-          if (notes.find(r.note) == std::string::npos) notes += (notes.empty() ? "" : "; ") + r.note;
-        }
-      }
-      result->max_group_seconds = std::max(result->max_group_seconds, Since(tg));
-      return st;
-    }, &result->placement);
-    result->note = "sub-problems: " + options->pop_solver + (notes.empty() ? "" : " (" + notes + ")");
+    status = SolvePop(
+        in,
+        current,
+        k,
+        [&](const Instance& sub, const ServerSets& cur, Placement* out) {
+          const Clock::time_point tg = Clock::now();
+          Status st;
+          if (options->pop_solver == "dede") {
+            DedeOptions o = options->dede;
+            o.admm = services.admm;
+            o.admm_options = services.admm_options;
+            o.admm_options.num_threads = 1;
+            st = SolveDede(sub, cur, {}, o, out, nullptr);
+          } else {
+            MethodResult r;
+            st = SolveExactPlacement(sub, cur, services, &r);
+            *out = r.placement;
+            if (r.note.find("repair") != std::string::npos ||
+                r.note.find("time") != std::string::npos) {
+              if (notes.find(r.note) == std::string::npos)
+                notes += (notes.empty() ? "" : "; ") + r.note;
+            }
+          }
+          result->max_group_seconds = std::max(result->max_group_seconds, Since(tg));
+          return st;
+        },
+        &result->placement);
+    result->note =
+        "sub-problems: " + options->pop_solver + (notes.empty() ? "" : " (" + notes + ")");
   } else if (method == "exact") {
     status = SolveExactPlacement(in, current, services, result);
   } else {
     std::string names;
     for (const MethodInfo& m : MethodList()) names += (names.empty() ? "" : ", ") + m.name;
-    return InvalidArgument("load_balancing has no method '" + method + "' (methods: " + names + ")");
+    return InvalidArgument("load_balancing has no method '" + method + "' (methods: " + names +
+                           ")");
   }
   result->seconds = Since(t0);
   return status;
 }
 
-Status SolveMethod(const std::string& method, const LbModel& model, const Problem& problem,
-                   const SolverServices& services, MethodOptions* options, Allocation* allocation,
-                   SolveSummary* summary, DomainRecord* record) {
+Status SolveMethod(const std::string& method,
+                   const LbModel& model,
+                   const Problem& problem,
+                   const SolverServices& services,
+                   MethodOptions* options,
+                   Allocation* allocation,
+                   SolveSummary* summary,
+                   DomainRecord* record) {
   const Instance in = model.instance();
   MethodResult r;
   Status status = RunMethod(method, in, model.current(), model.allowed(), services, options, &r);
@@ -133,9 +159,10 @@ Status SolveMethod(const std::string& method, const LbModel& model, const Proble
   summary->termination = c.feasible ? Termination::kConverged : Termination::kFailure;
   summary->feasible = c.feasible;
   summary->objective = c.movements;
-  summary->message = c.feasible ? "feasible placement, " + std::to_string(static_cast<int>(c.movements)) +
-                                      " movements" + (r.note.empty() ? "" : "; " + r.note)
-                                : "infeasible placement: " + c.why;
+  summary->message = c.feasible
+                         ? "feasible placement, " + std::to_string(static_cast<int>(c.movements)) +
+                               " movements" + (r.note.empty() ? "" : "; " + r.note)
+                         : "infeasible placement: " + c.why;
   record->kind = "solve";
   record->key = method;
   record->values = {{"seconds", r.seconds},

@@ -17,10 +17,10 @@ struct MethodOptions {
 
 struct MethodResult {
   Placement placement;
-  double seconds = 0;   // wall time of the method
+  double seconds = 0;            // wall time of the method
   double max_group_seconds = 0;  // POP: slowest group (the parallel time)
-  int iterations = -1;  // ADMM iterations (dede)
-  std::string note;     // e.g. "exact: time limit, repaired"
+  int iterations = -1;           // ADMM iterations (dede)
+  std::string note;              // e.g. "exact: time limit, repaired"
   DedeStats stats;
 };
 
@@ -29,18 +29,29 @@ std::vector<MethodInfo> MethodList();
 // The full MILP (every server a candidate) with services.exact; an allocation that is not a
 // feasible integral placement (time limit) is repaired with RepairPlacement, no solution at
 // all falls back to repairing the current placement; `note` says which.
-Status SolveExactPlacement(const Instance& in, const ServerSets& current, const SolverServices& services,
+Status SolveExactPlacement(const Instance& in,
+                           const ServerSets& current,
+                           const SolverServices& services,
                            MethodResult* result);
 
 // One of MethodList() (or "exact") on one round.
-Status RunMethod(const std::string& method, const Instance& in, const ServerSets& current,
-                 const Allowed& allowed, const SolverServices& services, MethodOptions* options,
+Status RunMethod(const std::string& method,
+                 const Instance& in,
+                 const ServerSets& current,
+                 const Allowed& allowed,
+                 const SolverServices& services,
+                 MethodOptions* options,
                  MethodResult* result);
 
 // The plugin's SolveWith: RunMethod on the model's round, written into an allocation of
 // `problem`; per-round method statistics in *record (kind "solve").
-Status SolveMethod(const std::string& method, const LbModel& model, const Problem& problem,
-                   const SolverServices& services, MethodOptions* options, Allocation* allocation,
-                   SolveSummary* summary, DomainRecord* record);
+Status SolveMethod(const std::string& method,
+                   const LbModel& model,
+                   const Problem& problem,
+                   const SolverServices& services,
+                   MethodOptions* options,
+                   Allocation* allocation,
+                   SolveSummary* summary,
+                   DomainRecord* record);
 
 }  // namespace dede::lb

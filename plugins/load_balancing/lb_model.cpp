@@ -14,8 +14,6 @@
 namespace dede::lb {
 namespace {
 
-
-
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
   std::size_t i = 0;
@@ -23,10 +21,13 @@ std::string Trim(std::string s) {
   return s.substr(i);
 }
 
-Status FieldError(const std::string& path, int line, const std::string& field,
-                  const std::string& value, const std::string& why) {
-  return InvalidArgument(path + ":" + std::to_string(line) + ": field '" + field + "' = '" +
-                         value + "': " + why);
+Status FieldError(const std::string& path,
+                  int line,
+                  const std::string& field,
+                  const std::string& value,
+                  const std::string& why) {
+  return InvalidArgument(path + ":" + std::to_string(line) + ": field '" + field + "' = '" + value +
+                         "': " + why);
 }
 
 }  // namespace
@@ -36,9 +37,11 @@ Status LoadShardLoads(const std::string& path, std::vector<std::vector<double>>*
   if (!in) return NotFound(path + ": cannot open shard loads file");
   std::string text;
   int line_no = 1;
-  if (!std::getline(in, text)) return InvalidArgument(path + ":1: empty file, expected header 'round,shard,load'");
+  if (!std::getline(in, text))
+    return InvalidArgument(path + ":1: empty file, expected header 'round,shard,load'");
   if (Trim(text) != "round,shard,load")
-    return InvalidArgument(path + ":1: header is '" + Trim(text) + "', expected 'round,shard,load'");
+    return InvalidArgument(path + ":1: header is '" + Trim(text) +
+                           "', expected 'round,shard,load'");
   std::map<std::pair<long, long>, double> cells;
   long max_round = -1, max_shard = -1;
   while (std::getline(in, text)) {
@@ -51,7 +54,8 @@ Status LoadShardLoads(const std::string& path, std::vector<std::vector<double>>*
     while (std::getline(ss, f, ',')) fields.push_back(Trim(f));
     if (!text.empty() && text.back() == ',') fields.push_back("");
     if (fields.size() != 3)
-      return InvalidArgument(path + ":" + std::to_string(line_no) + ": expected 3 fields (round,shard,load), got " +
+      return InvalidArgument(path + ":" + std::to_string(line_no) +
+                             ": expected 3 fields (round,shard,load), got " +
                              std::to_string(fields.size()));
     long idx[2];
     const char* names[2] = {"round", "shard"};
@@ -74,7 +78,10 @@ Status LoadShardLoads(const std::string& path, std::vector<std::vector<double>>*
     if (!std::isfinite(load) || load < 0 || load > 1e15)
       return FieldError(path, line_no, "load", fields[2], "must be within [0, 1e15]");
     if (!cells.emplace(std::make_pair(idx[0], idx[1]), load).second)
-      return FieldError(path, line_no, "shard", fields[1],
+      return FieldError(path,
+                        line_no,
+                        "shard",
+                        fields[1],
                         "duplicate (round " + fields[0] + ", shard " + fields[1] + ")");
     max_round = std::max(max_round, idx[0]);
     max_shard = std::max(max_shard, idx[1]);
@@ -85,8 +92,9 @@ Status LoadShardLoads(const std::string& path, std::vector<std::vector<double>>*
     for (long r = 0; r <= max_round; ++r)
       for (long k = 0; k <= max_shard; ++k)
         if (!cells.count({r, k}))
-          return InvalidArgument(path + ": missing row for round " + std::to_string(r) + ", shard " +
-                                 std::to_string(k) + " (rounds and shards must be dense)");
+          return InvalidArgument(path + ": missing row for round " + std::to_string(r) +
+                                 ", shard " + std::to_string(k) +
+                                 " (rounds and shards must be dense)");
   }
   loads->assign(max_round + 1, std::vector<double>(max_shard + 1, 0.0));
   for (const auto& [key, value] : cells) (*loads)[key.first][key.second] = value;
@@ -105,18 +113,21 @@ int LbModel::y_entry(int s, int k) const {
   return it != c.end() && *it == s ? yid_[k][it - c.begin()] : -1;
 }
 
-Status LbModel::Build(const LbOptions& options, std::vector<std::vector<double>> loads, Problem* p) {
+Status LbModel::Build(const LbOptions& options,
+                      std::vector<std::vector<double>> loads,
+                      Problem* p) {
   opt_ = options;
   const int S = opt_.servers, K = opt_.shards;
   if (S < 1 || K < 1) return InvalidArgument("load_balancing: servers and shards must be >= 1");
   if (loads.empty()) return InvalidArgument("load_balancing: no rounds of shard loads");
   if (static_cast<int>(loads[0].size()) < K)
-    return InvalidArgument("load_balancing: shards = " + std::to_string(K) + " but the loads file has " +
-                           std::to_string(loads[0].size()) + " shards");
+    return InvalidArgument("load_balancing: shards = " + std::to_string(K) +
+                           " but the loads file has " + std::to_string(loads[0].size()) +
+                           " shards");
   if (static_cast<long>(opt_.memory_limit) * S < K)
     return InvalidArgument("load_balancing: memory_limit * servers = " +
-                           std::to_string(static_cast<long>(opt_.memory_limit) * S) + " < shards = " +
-                           std::to_string(K) + ": no placement fits");
+                           std::to_string(static_cast<long>(opt_.memory_limit) * S) +
+                           " < shards = " + std::to_string(K) + ": no placement fits");
   for (auto& row : loads) row.resize(K);
   loads_ = std::move(loads);
   cand_.assign(K, {});
@@ -165,15 +176,19 @@ Status LbModel::Build(const LbOptions& options, std::vector<std::vector<double>>
       link.Add(x, 1.0).Add(y, -1.0);
       link_[k].push_back(p->AddConstraint(BlockId::Resource(s), link, Sense::kLessEqual, 0.0));
     }
-    demand_[k] = p->AddConstraint(BlockId::Demand(k), column, Sense::kEqual, 0.0, "place[" + std::to_string(k) + "]");
+    demand_[k] = p->AddConstraint(
+        BlockId::Demand(k), column, Sense::kEqual, 0.0, "place[" + std::to_string(k) + "]");
   }
   low_.clear();
   high_.clear();
   for (int s = 0; s < S; ++s) {
     const BlockId b = BlockId::Resource(s);
-    low_.push_back(p->AddConstraint(b, load_row[s], Sense::kGreaterEqual, 0.0, "low[" + std::to_string(s) + "]"));
-    high_.push_back(p->AddConstraint(b, load_row[s], Sense::kLessEqual, 0.0, "high[" + std::to_string(s) + "]"));
-    p->AddConstraint(b, mem_row[s], Sense::kLessEqual, opt_.memory_limit, "memory[" + std::to_string(s) + "]");
+    low_.push_back(p->AddConstraint(
+        b, load_row[s], Sense::kGreaterEqual, 0.0, "low[" + std::to_string(s) + "]"));
+    high_.push_back(p->AddConstraint(
+        b, load_row[s], Sense::kLessEqual, 0.0, "high[" + std::to_string(s) + "]"));
+    p->AddConstraint(
+        b, mem_row[s], Sense::kLessEqual, opt_.memory_limit, "memory[" + std::to_string(s) + "]");
   }
   return SetRound(0, InitialPlacement(S, K), p);
 }
@@ -183,8 +198,9 @@ Status LbModel::SetRound(int round, const ServerSets& current, Problem* p) {
     return InvalidArgument("load_balancing: no shard loads for round " + std::to_string(round));
   const int S = opt_.servers, K = opt_.shards;
   if (static_cast<int>(current.size()) != K)
-    return InvalidArgument("load_balancing: current placement has " + std::to_string(current.size()) +
-                           " shards, expected " + std::to_string(K));
+    return InvalidArgument("load_balancing: current placement has " +
+                           std::to_string(current.size()) + " shards, expected " +
+                           std::to_string(K));
   for (int k = 0; k < K; ++k)
     for (int s : current[k])
       if (s < 0 || s >= S || x_entry(s, k) < 0)
@@ -224,15 +240,16 @@ Instance LbModel::instance() const {
 Status LbModel::ToAllocation(const Placement& placement, const Problem& p, Allocation* a) const {
   const int K = opt_.shards;
   if (static_cast<int>(placement.shares.size()) != K)
-    return Internal("load_balancing: placement has " + std::to_string(placement.shares.size()) + " shards");
+    return Internal("load_balancing: placement has " + std::to_string(placement.shares.size()) +
+                    " shards");
   a->values.assign(p.num_variables(), 0.0);
   for (int k = 0; k < K; ++k)
     for (const auto& [s, f] : placement.shares[k]) {
       if (f <= 0) continue;
       const int x = x_entry(s, k);
       if (x < 0)
-        return Internal("load_balancing: placement puts shard " + std::to_string(k) + " on server " +
-                        std::to_string(s) + ", not a candidate");
+        return Internal("load_balancing: placement puts shard " + std::to_string(k) +
+                        " on server " + std::to_string(s) + ", not a candidate");
       a->values[x] += f * loads_[round_][k];
       a->values[y_entry(s, k)] = 1.0;
     }
@@ -285,8 +302,16 @@ bool LbModel::Repair(const Problem& p, Allocation* a) const {
     if (start[k].empty()) start[k] = {cand_[k][0]};
   }
   Placement placement;
-  if (!RepairPlacement(instance(), cur_, start, allowed_, /*prune=*/false, /*keep_alive=*/false, 0,
-                       &placement, nullptr, nullptr)
+  if (!RepairPlacement(instance(),
+                       cur_,
+                       start,
+                       allowed_,
+                       /*prune=*/false,
+                       /*keep_alive=*/false,
+                       0,
+                       &placement,
+                       nullptr,
+                       nullptr)
            .ok())
     return false;
   if (!ToAllocation(placement, p, a).ok()) return false;
@@ -301,7 +326,9 @@ std::vector<std::vector<double>> GenerateLoads(const std::vector<double>& u, int
   std::vector<std::vector<double>> loads(u.size(), std::vector<double>(shards));
   for (std::size_t r = 0; r < u.size(); ++r)
     for (int k = 0; k < shards; ++k)
-      loads[r][k] = std::round(1e6 / std::pow(static_cast<double>(k) * 1024 / shards + 1, 0.25 + 0.5 * u[r])) / 1e4;
+      loads[r][k] = std::round(1e6 / std::pow(static_cast<double>(k) * 1024 / shards + 1,
+                                              0.25 + 0.5 * u[r])) /
+                    1e4;
   return loads;
 }
 
@@ -318,8 +345,10 @@ Status LoadRandomNums(const std::string& path, std::vector<double>* u) {
     const std::size_t comma = text.find(',');
     char* end = nullptr;
     const long r = comma == std::string::npos ? -1 : std::strtol(text.c_str(), &end, 10);
-    if (comma == std::string::npos || end != text.c_str() + comma || r != static_cast<long>(u->size()))
-      return FieldError(path, line, "round", text.substr(0, comma), "expected " + std::to_string(u->size()));
+    if (comma == std::string::npos || end != text.c_str() + comma ||
+        r != static_cast<long>(u->size()))
+      return FieldError(
+          path, line, "round", text.substr(0, comma), "expected " + std::to_string(u->size()));
     const std::string value = text.substr(comma + 1);
     const double v = std::strtod(value.c_str(), &end);
     if (value.empty() || *end != '\0' || !(v >= 0 && v <= 1))

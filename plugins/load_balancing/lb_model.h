@@ -1,8 +1,8 @@
 // load_balancing: shard loads loader and the MILP as a dede::Problem (servers x shards).
 // See README.md in this directory.
 #pragma once
-#include <string>
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "dede/problem.h"
@@ -52,7 +52,8 @@ class LbModel {
   int num_rounds() const { return static_cast<int>(loads_.size()); }
   // Shard `shard`'s load from `round` on (an inbox event): every later round's table entry.
   void SetLoadFrom(int round, int shard, double load) {
-    for (std::size_t r = static_cast<std::size_t>(std::max(round, 0)); r < loads_.size(); ++r) loads_[r][shard] = load;
+    for (std::size_t r = static_cast<std::size_t>(std::max(round, 0)); r < loads_.size(); ++r)
+      loads_[r][shard] = load;
   }
   // The round set last, as plain data, and the servers each shard may use.
   Instance instance() const;
@@ -75,9 +76,9 @@ class LbModel {
  private:
   LbOptions opt_;
   std::vector<std::vector<double>> loads_;
-  std::vector<std::vector<int>> cand_;  // cand_[k]: candidate servers of shard k (sorted)
-  Allowed allowed_;                     // empty when dense
-  std::vector<std::vector<int>> xid_, yid_;  // [k][j] for cand_[k][j]
+  std::vector<std::vector<int>> cand_;           // cand_[k]: candidate servers of shard k (sorted)
+  Allowed allowed_;                              // empty when dense
+  std::vector<std::vector<int>> xid_, yid_;      // [k][j] for cand_[k][j]
   std::vector<std::vector<ConstraintId>> link_;  // x - load_k y <= 0, [k][j]
   std::vector<ConstraintId> low_, high_, demand_;
   int round_ = 0;

@@ -19,9 +19,18 @@ class LoadBalancingPlugin : public dede::DomainPlugin {
   dede::Status Configure(const dede::ConfigNode& settings,
                          const dede::PluginContext& context) override {
     if (!settings.IsNull()) {
-      dede::Status status = settings.CheckKeys({"loads", "servers", "shards", "epsilon", "memory_limit",
-                                                "candidates", "rounds", "keep_alive", "keep_reserve",
-                                                "admm_iterations", "pop_solver", "random_nums"});
+      dede::Status status = settings.CheckKeys({"loads",
+                                                "servers",
+                                                "shards",
+                                                "epsilon",
+                                                "memory_limit",
+                                                "candidates",
+                                                "rounds",
+                                                "keep_alive",
+                                                "keep_reserve",
+                                                "admm_iterations",
+                                                "pop_solver",
+                                                "random_nums"});
       status.Update(settings.Read("loads", &loads_path_));
       status.Update(settings.Read("random_nums", &random_nums_path_));
       status.Update(settings.Read("servers", &options_.servers, 1, 1 << 16));
@@ -44,7 +53,8 @@ class LoadBalancingPlugin : public dede::DomainPlugin {
                                    ": plugin.settings: give either loads or random_nums, not both");
     for (std::string* p : {&loads_path_, &random_nums_path_}) {
       std::filesystem::path path(*p);
-      if (!p->empty() && path.is_relative()) *p = (std::filesystem::path(context.config_dir) / path).string();
+      if (!p->empty() && path.is_relative())
+        *p = (std::filesystem::path(context.config_dir) / path).string();
     }
     seed_ = context.seed;
     return dede::Status::Ok();
@@ -59,8 +69,10 @@ class LoadBalancingPlugin : public dede::DomainPlugin {
       status = dede::lb::LoadShardLoads(loads_path_, &loads);
     } else {
       std::vector<double> u;
-      if (!random_nums_path_.empty()) status = dede::lb::LoadRandomNums(random_nums_path_, &u);
-      else u = dede::lb::SeededRandomNums(rounds_ > 0 ? rounds_ : 100, seed_);
+      if (!random_nums_path_.empty())
+        status = dede::lb::LoadRandomNums(random_nums_path_, &u);
+      else
+        u = dede::lb::SeededRandomNums(rounds_ > 0 ? rounds_ : 100, seed_);
       loads = dede::lb::GenerateLoads(u, options_.shards);
     }
     if (!status.ok()) return status;
@@ -87,8 +99,8 @@ class LoadBalancingPlugin : public dede::DomainPlugin {
         dede::Status status = model_.SetRound(r, current, problem);
         if (!status.ok()) return status;
         dede::lb::Placement placement;
-        status = dede::lb::SolveDede(model_.instance(), current, model_.allowed(), replay,
-                                     &placement, nullptr);
+        status = dede::lb::SolveDede(
+            model_.instance(), current, model_.allowed(), replay, &placement, nullptr);
         if (!status.ok()) return status;
         current = placement.Servers();
       }
@@ -101,7 +113,9 @@ class LoadBalancingPlugin : public dede::DomainPlugin {
   // Inbox events: a shard's load from a round on. Not in the checkpoint (the placement is):
   // a resumed run gets them again (replay) and applies them the same way.
   std::vector<dede::EventKind> EventKinds() const override {
-    return {{"shard_load", "a shard index 0..shards-1", "{load: number in [0, 1e15]}",
+    return {{"shard_load",
+             "a shard index 0..shards-1",
+             "{load: number in [0, 1e15]}",
              "the shard's load from this round on (the loads table's later rounds)"}};
   }
 
@@ -130,12 +144,15 @@ class LoadBalancingPlugin : public dede::DomainPlugin {
     return dede::Status::Ok();
   }
 
-  dede::Status SolveWith(const std::string& method, int round, const dede::Problem& problem,
-                         const dede::SolverServices& services, dede::Allocation* allocation,
+  dede::Status SolveWith(const std::string& method,
+                         int round,
+                         const dede::Problem& problem,
+                         const dede::SolverServices& services,
+                         dede::Allocation* allocation,
                          dede::SolveSummary* summary) override {
     (void)round;
-    return dede::lb::SolveMethod(method, model_, problem, services, &methods_, allocation, summary,
-                                 &record_);
+    return dede::lb::SolveMethod(
+        method, model_, problem, services, &methods_, allocation, summary, &record_);
   }
 
   dede::Status Repair(const dede::Problem& problem, dede::Allocation* allocation) override {
@@ -143,23 +160,32 @@ class LoadBalancingPlugin : public dede::DomainPlugin {
     return dede::Status::Ok();
   }
 
-  dede::Status Report(int round, const dede::Problem& problem,
-                      const dede::Allocation& allocation, dede::RoundReport* report) override {
+  dede::Status Report(int round,
+                      const dede::Problem& problem,
+                      const dede::Allocation& allocation,
+                      dede::RoundReport* report) override {
     (void)problem;
     const dede::lb::Check m = model_.Evaluate(allocation);
-    report->metrics = {{"movements", m.movements},       {"max_load", m.max_load},
-                       {"min_load", m.min_load},         {"band_low", m.low},
-                       {"band_high", m.high},            {"max_shards_per_server", double(m.max_shards)},
+    report->metrics = {{"movements", m.movements},
+                       {"max_load", m.max_load},
+                       {"min_load", m.min_load},
+                       {"band_low", m.low},
+                       {"band_high", m.high},
+                       {"max_shards_per_server", double(m.max_shards)},
                        {"feasible", m.feasible ? 1.0 : 0.0}};
     const int S = options_.servers, K = options_.shards;
     for (int s = 0; s < S; ++s) {
-      report->entities.push_back({dede::Side::kResource, s, "server" + std::to_string(s),
+      report->entities.push_back({dede::Side::kResource,
+                                  s,
+                                  "server" + std::to_string(s),
                                   {{"memory_limit", double(options_.memory_limit)}}});
     }
     const std::vector<double>& load = model_.round_loads();
     for (int k = 0; k < K; ++k) {
       const auto& cur = model_.current()[k];
-      report->entities.push_back({dede::Side::kDemand, k, "shard" + std::to_string(k),
+      report->entities.push_back({dede::Side::kDemand,
+                                  k,
+                                  "shard" + std::to_string(k),
                                   {{"load", load[k]},
                                    {"current_server", cur.empty() ? -1.0 : double(cur[0])},
                                    {"current_copies", double(cur.size())}}});
@@ -206,8 +232,9 @@ class LoadBalancingPlugin : public dede::DomainPlugin {
       }
     }
     if (static_cast<int>(placement.size()) != options_.shards)
-      return dede::InvalidArgument("load_balancing: checkpoint state of round " + std::to_string(last_round) +
-                                   " has " + std::to_string(placement.size()) + " shards, expected " +
+      return dede::InvalidArgument("load_balancing: checkpoint state of round " +
+                                   std::to_string(last_round) + " has " +
+                                   std::to_string(placement.size()) + " shards, expected " +
                                    std::to_string(options_.shards));
     last_ = std::move(placement);
     last_round_ = last_round;

@@ -2,8 +2,6 @@
 // the path model (Clp), POP-k (random split of the demands into k sub-problems, each with 1/k
 // of every link's capacity) and demand pinning (the small demands on their shortest path, an LP
 // over the rest).
-#include "te_plugin.h"
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -18,6 +16,7 @@
 #include <thread>
 #include <utility>
 
+#include "te_plugin.h"
 #include "te_text.h"
 
 namespace dede::te {
@@ -55,8 +54,9 @@ Status TrafficEngineeringPlugin::SolveWith(const std::string& method,
   if (method == "demand_pinning") return SolvePinning(problem, services, allocation, summary);
   if (method == "flow_deviation") {
     if (objective_ != Objective::kMinMaxUtilization) {
-      return Invalid("traffic_engineering: method 'flow_deviation' needs objective "
-                     "min_max_utilization (this deployment's objective is max_total_flow)");
+      return Invalid(
+          "traffic_engineering: method 'flow_deviation' needs objective "
+          "min_max_utilization (this deployment's objective is max_total_flow)");
     }
     const auto start = std::chrono::steady_clock::now();
     allocation->values.assign(num_variables_, 0.0);

@@ -1,6 +1,5 @@
 // Loaders and path computation for the traffic-engineering plugin; see te_data.h.
 #include "te_data.h"
-#include "te_text.h"
 
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
@@ -14,6 +13,8 @@
 #include <string_view>
 #include <utility>
 
+#include "te_text.h"
+
 namespace dede::te {
 namespace {
 
@@ -21,7 +22,6 @@ using text::Invalid;
 using text::ParseDouble;
 using text::ParseInt;
 using text::Trim;
-
 
 // Reads a CSV file with the expected header; rows come back with their 1-based line numbers.
 Status ReadCsv(const std::string& file,
@@ -122,8 +122,10 @@ Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
   return entries;
 }
 
-Result<TrafficSeries> LoadTrafficSeries(const std::string& file, const Topology& topology,
-                                        int first_row, int rows) {
+Result<TrafficSeries> LoadTrafficSeries(const std::string& file,
+                                        const Topology& topology,
+                                        int first_row,
+                                        int rows) {
   std::ifstream in(file);
   if (!in) return Status(StatusCode::kNotFound, file + ": cannot open the file");
   std::string line;
@@ -148,10 +150,18 @@ Result<TrafficSeries> LoadTrafficSeries(const std::string& file, const Topology&
       return Invalid(where + ": expected SRC>DST (or SRC->DST)");
     }
     int src = -1, dst = -1;
-    Status status = ReadNode(file, 1, "column " + std::to_string(c + 1) + " source",
-                             name.substr(0, split), topology, &src);
-    status.Update(ReadNode(file, 1, "column " + std::to_string(c + 1) + " target",
-                           name.substr(split + width), topology, &dst));
+    Status status = ReadNode(file,
+                             1,
+                             "column " + std::to_string(c + 1) + " source",
+                             name.substr(0, split),
+                             topology,
+                             &src);
+    status.Update(ReadNode(file,
+                           1,
+                           "column " + std::to_string(c + 1) + " target",
+                           name.substr(split + width),
+                           topology,
+                           &dst));
     if (!status.ok()) return status;
     if (src == dst) return Invalid(where + ": a pair from a node to itself");
     const auto [it, inserted] = seen.emplace(std::make_pair(src, dst), c);
@@ -178,8 +188,8 @@ Result<TrafficSeries> LoadTrafficSeries(const std::string& file, const Topology&
       const std::string cell = Trim(f[c]);
       double v = 0;
       if (!ParseDouble(cell, &v) || !std::isfinite(v) || v < 0) {
-        return Invalid(file + ":" + std::to_string(line_number) + ": column '" +
-                       Trim(header[c]) + "' = '" + cell + "': expected a number >= 0");
+        return Invalid(file + ":" + std::to_string(line_number) + ": column '" + Trim(header[c]) +
+                       "' = '" + cell + "': expected a number >= 0");
       }
       demand[c - 1] = v;
     }
@@ -187,8 +197,8 @@ Result<TrafficSeries> LoadTrafficSeries(const std::string& file, const Topology&
     series.demand.push_back(std::move(demand));
   }
   if (series.demand.empty()) {
-    return Invalid(file + ": no data rows from row " + std::to_string(first_row) + " (the file has " +
-                   std::to_string(data_row + 1) + ")");
+    return Invalid(file + ": no data rows from row " + std::to_string(first_row) +
+                   " (the file has " + std::to_string(data_row + 1) + ")");
   }
   if (rows >= 0 && static_cast<int>(series.demand.size()) < rows) {
     return Invalid(file + ": " + std::to_string(rows) + " rows asked from row " +
@@ -278,8 +288,8 @@ Status WritePaths(const std::string& file,
     for (const PairPaths& pair : pairs) {
       for (std::size_t i = 0; i < pair.paths.size(); ++i) {
         const Path& path = pair.paths[i];
-        out << topology.node_names[pair.src] << ',' << topology.node_names[pair.dst] << ',' << i << ','
-            << path.hops() << ',';
+        out << topology.node_names[pair.src] << ',' << topology.node_names[pair.dst] << ',' << i
+            << ',' << path.hops() << ',';
         for (std::size_t j = 0; j < path.nodes.size(); ++j) {
           out << (j ? " " : "") << topology.node_names[path.nodes[j]];
         }

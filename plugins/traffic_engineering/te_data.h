@@ -108,8 +108,9 @@ Result<TopologyFormat> ParseTopologyFormat(const std::string& name);
 Result<Topology> LoadTopology(const std::string& file, const TopologyOptions& options = {});
 
 // CSV `src,dst,demand` with a header line (a UTF-8 byte-order mark is skipped); node ids or
-// names (see Topology). An SNDlib native file is read by LoadSndlibDemands instead. Rejects unknown nodes, negative demands,
-// src == dst with a positive demand and duplicate pairs. Zero demands are dropped.
+// names (see Topology). An SNDlib native file is read by LoadSndlibDemands instead. Rejects unknown
+// nodes, negative demands, src == dst with a positive demand and duplicate pairs. Zero demands are
+// dropped.
 Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
                                                    const Topology& topology);
 
@@ -130,8 +131,10 @@ struct TrafficSeries {
   std::vector<std::pair<int, int>> pairs;   // node indices, by column
   std::vector<std::vector<double>> demand;  // [kept row][column]
 };
-Result<TrafficSeries> LoadTrafficSeries(const std::string& file, const Topology& topology,
-                                        int first_row, int rows);
+Result<TrafficSeries> LoadTrafficSeries(const std::string& file,
+                                        const Topology& topology,
+                                        int first_row,
+                                        int rows);
 
 // CSV `src,dst,path_idx,hops,nodes,edge_ids`; nodes and edge_ids space-separated. Checks that
 // every hop is a link of the topology, that `hops` and `edge_ids` agree with `nodes`, and that

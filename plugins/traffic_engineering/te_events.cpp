@@ -27,15 +27,20 @@ int TrafficEngineeringPlugin::ParseLinkTarget(const std::string& text) const {
 
 std::vector<EventKind> TrafficEngineeringPlugin::EventKinds() const {
   return {
-      {"link_fail", "a->b or a link index", "{}",
-       "the link carries nothing from this round on"},
+      {"link_fail", "a->b or a link index", "{}", "the link carries nothing from this round on"},
       {"link_recover", "a->b or a link index", "{}", "a failed link carries traffic again"},
-      {"link_capacity", "a->b or a link index", "{capacity: number in [0, 1e15]}",
+      {"link_capacity",
+       "a->b or a link index",
+       "{capacity: number in [0, 1e15]}",
        "the link's capacity (topology units) from this round on"},
-      {"demand", "src->dst (node ids or names)", "{demand: number in [0, 1e15]}",
+      {"demand",
+       "src->dst (node ids or names)",
+       "{demand: number in [0, 1e15]}",
        "the pair's demand from this round on (the pair must have paths: a demand in some "
        "input round)"},
-      {"traffic_matrix", "", "{demands: [[src, dst, demand], ...]}",
+      {"traffic_matrix",
+       "",
+       "{demands: [[src, dst, demand], ...]}",
        "replaces every demand from this round on (pairs not listed: 0)"},
   };
 }
@@ -70,8 +75,8 @@ Status TrafficEngineeringPlugin::ApplyEvent(int round, const Event& event, std::
       if (!status.ok()) return reject(status.message());
       inbox.kind = InboxEvent::Kind::kLinkCapacity;
     } else {
-      inbox.kind = event.kind == "link_fail" ? InboxEvent::Kind::kLinkFail
-                                             : InboxEvent::Kind::kLinkRecover;
+      inbox.kind =
+          event.kind == "link_fail" ? InboxEvent::Kind::kLinkFail : InboxEvent::Kind::kLinkRecover;
     }
     if (inbox.kind == InboxEvent::Kind::kLinkFail && objective_ == Objective::kMinMaxUtilization) {
       // Min max utilisation routes every demand in full: a failure that leaves a demanded
@@ -98,7 +103,8 @@ Status TrafficEngineeringPlugin::ApplyEvent(int round, const Event& event, std::
                      ? -1
                      : pair_of(event.target.substr(0, arrow), event.target.substr(arrow + 2));
     if (inbox.pair < 0) {
-      return reject("target '" + event.target + "' is not a pair with paths ('src->dst'; the "
+      return reject("target '" + event.target +
+                    "' is not a pair with paths ('src->dst'; the "
                     "pairs are fixed at start: those with a demand in some input round)");
     }
     Status status = payload.Require("demand");

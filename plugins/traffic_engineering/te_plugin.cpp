@@ -62,7 +62,6 @@ bool NaturalLess(const std::string& a, const std::string& b) {
 
 std::string NodeName(const Topology& t, int v) { return t.node_names[v]; }
 
-
 }  // namespace
 
 Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
@@ -98,7 +97,8 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
   status.Update(settings.Require("topology"));
   if (!status.ok()) return status;
   if (int{settings.Has("traffic_matrices")} + int{settings.Has("traffic")} +
-          int{settings.Has("traffic_series")} != 1) {
+          int{settings.Has("traffic_series")} !=
+      1) {
     return Invalid(settings.Where() + ": " + settings.path() +
                    ": give exactly one of 'traffic_matrices' (CSV files), 'traffic_series' (one "
                    "CSV, a matrix per row) and 'traffic' (a generator)");
@@ -107,13 +107,13 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
   status.Update(settings.Read("topology", &topology_file_));
   topology_options_ = TopologyOptions{};
   std::string format = "auto";
-  status.Update(settings.ReadChoice("topology_format", {"auto", "json", "csv", "graphml", "sndlib"},
-                                    &format));
+  status.Update(settings.ReadChoice(
+      "topology_format", {"auto", "json", "csv", "graphml", "sndlib"}, &format));
   std::string parallel = "reject";
   status.Update(settings.ReadChoice("parallel_links", {"reject", "sum", "max"}, &parallel));
   if (settings.Has("topology_default_capacity")) {
-    status.Update(settings.Read("topology_default_capacity",
-                                &topology_options_.default_capacity, 0.0, 1e15));
+    status.Update(
+        settings.Read("topology_default_capacity", &topology_options_.default_capacity, 0.0, 1e15));
   }
   if (status.ok()) {
     topology_options_.format = ParseTopologyFormat(format).value();
@@ -562,21 +562,29 @@ Status TrafficEngineeringPlugin::Refresh(int round, Problem* problem, bool* fini
       link_states.push_back({event.round, event.link, event.kind == InboxEvent::Kind::kLinkFail});
     }
   }
-  std::inplace_merge(link_states.begin(), link_states.begin() + configured, link_states.end(),
+  std::inplace_merge(link_states.begin(),
+                     link_states.begin() + configured,
+                     link_states.end(),
                      [](const LinkEvent& a, const LinkEvent& b) { return a.round < b.round; });
   std::fill(failed_.begin(), failed_.end(), 0);
   for (const LinkEvent& event : link_states) failed_[event.link] = event.fail ? 1 : 0;
   // Inbox events applied up to this round, over the configured data and in their order:
   // demands and capacities they set are absolute (not multiplied by `scale`).
   std::vector<double> base_capacity(topology_.links.size());
-  for (std::size_t e = 0; e < topology_.links.size(); ++e) base_capacity[e] = topology_.links[e].capacity;
+  for (std::size_t e = 0; e < topology_.links.size(); ++e)
+    base_capacity[e] = topology_.links[e].capacity;
   for (const InboxEvent& event : inbox_) {
     if (event.round > round) continue;
     switch (event.kind) {
       case InboxEvent::Kind::kLinkFail:
-      case InboxEvent::Kind::kLinkRecover: break;  // above
-      case InboxEvent::Kind::kLinkCapacity: base_capacity[event.link] = event.value; break;
-      case InboxEvent::Kind::kDemand: demands[event.pair] = event.value; break;
+      case InboxEvent::Kind::kLinkRecover:
+        break;  // above
+      case InboxEvent::Kind::kLinkCapacity:
+        base_capacity[event.link] = event.value;
+        break;
+      case InboxEvent::Kind::kDemand:
+        demands[event.pair] = event.value;
+        break;
       case InboxEvent::Kind::kMatrix:
         std::fill(demands.begin(), demands.end(), 0.0);
         for (const auto& [pair, value] : event.matrix) demands[pair] = value;

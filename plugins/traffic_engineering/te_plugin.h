@@ -144,10 +144,10 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   TopologyOptions topology_options_;
   int num_paths_ = 4;
   std::vector<std::string> matrix_files_;
-  std::string series_file_;       // traffic_series (empty: none)
+  std::string series_file_;  // traffic_series (empty: none)
   int series_first_row_ = 0, series_rows_ = -1;
-  TrafficSeries series_;          // loaded in Describe
-  TrafficSpec traffic_;  // when generated (traffic_.enabled)
+  TrafficSeries series_;  // loaded in Describe
+  TrafficSpec traffic_;   // when generated (traffic_.enabled)
   RobustnessSpec robustness_;
   std::vector<LinkEvent> link_events_;  // sorted by round
   // Inbox events (ApplyEvent), in the order applied; Refresh(r) folds those of rounds <= r
@@ -170,7 +170,7 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   bool record_paths_ = false;
   bool repair_fill_ = true;
   int polish_sweeps_ = 200;
-  double polish_seconds_ = 0.0;  // 0: the sweeps alone bound the polish
+  double polish_seconds_ = 0.0;    // 0: the sweeps alone bound the polish
   bool record_paths_set_ = false;  // otherwise: paths recorded when there are <= 20,000
   std::vector<RawLinkEvent> raw_events_;
   std::string path_cache_dir_, path_cache_file_;
@@ -196,8 +196,8 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   // Path i loads the entries path_entry_[path_entry_begin_[i] .. path_entry_begin_[i + 1]).
   std::vector<std::size_t> path_entry_begin_;
   std::vector<VarId> path_entry_;
-  std::vector<double> capacity_;                  // this round, data units (0: failed)
-  std::vector<char> failed_;                      // this round
+  std::vector<double> capacity_;  // this round, data units (0: failed)
+  std::vector<char> failed_;      // this round
   // Per-pair standard deviation of consecutive changes (temporal fluctuation), data units.
   std::vector<double> change_sigma_;
 };

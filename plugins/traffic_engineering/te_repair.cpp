@@ -2,14 +2,14 @@
 // path flows read back from the entries, scaled into the links' capacities, the residual
 // capacity filled along alive paths (max total flow), and the maximum utilisation polished
 // (min max utilisation); link loads and path liveness shared with the reports and baselines.
-#include "te_plugin.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numeric>
 #include <utility>
 #include <vector>
+
+#include "te_plugin.h"
 
 namespace dede::te {
 
@@ -208,8 +208,8 @@ void TrafficEngineeringPlugin::PolishUtilization(std::vector<double>* values) co
   const auto polish_start = std::chrono::steady_clock::now();
   const auto out_of_time = [&] {
     return polish_seconds_ > 0 &&
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - polish_start)
-                   .count() >= polish_seconds_;
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - polish_start).count() >=
+               polish_seconds_;
   };
   for (int sweep = 0; sweep < polish_sweeps_ && best > 0 && (sweep == 0 || !out_of_time());
        ++sweep) {

@@ -4,18 +4,17 @@
 // resolves ids, expands undirected links, merges parallel links as asked, and counts every
 // change it made. See te_data.h.
 #include <algorithm>
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <boost/property_tree/ptree.hpp>
-#include <boost/property_tree/xml_parser.hpp>
-#include <nlohmann/json.hpp>
 
 #include "te_data.h"
 #include "te_text.h"
@@ -220,7 +219,8 @@ Status ReadGraphml(const std::string& file, RawTopology* raw) {
   const pt::ptree* graph = nullptr;
   int graphs = 0;
   for (const auto& [tag, child] : *root) {
-    if (tag == "key" && Attr(child, "for") == "edge" && Lower(Attr(child, "attr.name")) == "capacity") {
+    if (tag == "key" && Attr(child, "for") == "edge" &&
+        Lower(Attr(child, "attr.name")) == "capacity") {
       capacity_key = Attr(child, "id");
     }
     if (tag == "graph") {
@@ -251,7 +251,8 @@ Status ReadGraphml(const std::string& file, RawTopology* raw) {
       link.where = file + ": edge " + std::to_string(edge_count++);
       link.src = Attr(child, "source");
       link.dst = Attr(child, "target");
-      if (link.src.empty() || link.dst.empty()) return Invalid(link.where + " has no source or target");
+      if (link.src.empty() || link.dst.empty())
+        return Invalid(link.where + " has no source or target");
       const std::string directed = Attr(child, "directed");
       if (!directed.empty() && (directed == "true") != raw->directed) {
         return Invalid(link.where + ": directed='" + directed + "' differs from the graph's '" +
@@ -318,7 +319,9 @@ Status ReadSndlib(const std::string& file, RawTopology* raw) {
   raw->format = "SNDlib native";
   raw->directed = false;
   std::size_t i = 0;
-  auto at = [&](std::size_t k) { return file + ":" + std::to_string(t[std::min(k, t.size() - 1)].line); };
+  auto at = [&](std::size_t k) {
+    return file + ":" + std::to_string(t[std::min(k, t.size() - 1)].line);
+  };
   auto expect = [&](const char* what) -> Status {
     if (i >= t.size()) return Invalid(file + ": unexpected end of file, expected '" + what + "'");
     if (t[i].text != what) {
@@ -374,7 +377,8 @@ Status ReadSndlib(const std::string& file, RawTopology* raw) {
       double numbers[4] = {0, 0, 0, 0};
       for (double& x : numbers) {
         if (i >= t.size() || !ParseDouble(t[i].text, &x)) {
-          return Invalid(link.where + ": expected pre_installed_capacity, pre_installed_cost, "
+          return Invalid(link.where +
+                         ": expected pre_installed_capacity, pre_installed_cost, "
                          "routing_cost and setup_cost numbers");
         }
         ++i;
@@ -416,7 +420,9 @@ Status ReadSndlib(const std::string& file, RawTopology* raw) {
 
 // ---- the common builder -------------------------------------------------------------------------
 
-Status Build(const std::string& file, const RawTopology& raw, const TopologyOptions& options,
+Status Build(const std::string& file,
+             const RawTopology& raw,
+             const TopologyOptions& options,
              Topology* out) {
   Topology& topology = *out;
   topology.report.format = raw.format;
@@ -444,7 +450,8 @@ Status Build(const std::string& file, const RawTopology& raw, const TopologyOpti
   std::vector<int> order(names.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
   if (topology.integer_ids) {
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return values[a] < values[b]; });
+    std::stable_sort(
+        order.begin(), order.end(), [&](int a, int b) { return values[a] < values[b]; });
   } else {
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return names[a] < names[b]; });
   }
@@ -481,7 +488,8 @@ Status Build(const std::string& file, const RawTopology& raw, const TopologyOpti
     double capacity = l.capacity;
     if (!l.has_capacity) {
       if (!std::isfinite(options.default_capacity)) {
-        return Invalid(l.where + ".capacity is missing or not a number (or set the plugin's "
+        return Invalid(l.where +
+                       ".capacity is missing or not a number (or set the plugin's "
                        "topology_default_capacity for files without capacities)");
       }
       capacity = options.default_capacity;
@@ -507,8 +515,9 @@ Status Build(const std::string& file, const RawTopology& raw, const TopologyOpti
         if (options.parallel_links == ParallelLinks::kReject) {
           return Invalid(l.where + ": duplicate link " + topology.node_names[a] + " -> " +
                          topology.node_names[b] + " (also " + raw.links[it->second].where +
-                         (raw.directed ? "" : "; the file is undirected: each link stands for "
-                                              "both directions") +
+                         (raw.directed ? ""
+                                       : "; the file is undirected: each link stands for "
+                                         "both directions") +
                          "; set the plugin's parallel_links to sum or max to merge them)");
         }
         Link& link = topology.links[e];
@@ -588,7 +597,8 @@ Result<Topology> LoadTopology(const std::string& file, const TopologyOptions& op
       if (first.find("SNDlib native format") != std::string::npos) {
         format = TopologyFormat::kSndlib;
       } else {
-        return Invalid(file + ": cannot tell the topology format from the name (.json, .csv, "
+        return Invalid(file +
+                       ": cannot tell the topology format from the name (.json, .csv, "
                        ".graphml) or the first line (SNDlib native); set the plugin's "
                        "topology_format");
       }
@@ -597,11 +607,20 @@ Result<Topology> LoadTopology(const std::string& file, const TopologyOptions& op
   RawTopology raw;
   Status status;
   switch (format) {
-    case TopologyFormat::kJson: status = ReadJson(file, &raw); break;
-    case TopologyFormat::kEdgeCsv: status = ReadEdgeCsv(file, &raw); break;
-    case TopologyFormat::kGraphml: status = ReadGraphml(file, &raw); break;
-    case TopologyFormat::kSndlib: status = ReadSndlib(file, &raw); break;
-    case TopologyFormat::kAuto: break;
+    case TopologyFormat::kJson:
+      status = ReadJson(file, &raw);
+      break;
+    case TopologyFormat::kEdgeCsv:
+      status = ReadEdgeCsv(file, &raw);
+      break;
+    case TopologyFormat::kGraphml:
+      status = ReadGraphml(file, &raw);
+      break;
+    case TopologyFormat::kSndlib:
+      status = ReadSndlib(file, &raw);
+      break;
+    case TopologyFormat::kAuto:
+      break;
   }
   if (!status.ok()) return status;
   Topology topology;
@@ -630,7 +649,8 @@ Result<std::vector<DemandEntry>> LoadSndlibDemands(const std::string& file,
     const std::string where = at(i) + ": demand '" + t[i].text + "'";
     // id ( src dst ) routing_unit demand_value max_path_length
     if (i + 7 >= t.size() || t[i + 1].text != "(" || t[i + 4].text != ")") {
-      return Invalid(where + ": expected 'id ( src dst ) routing_unit demand_value "
+      return Invalid(where +
+                     ": expected 'id ( src dst ) routing_unit demand_value "
                      "max_path_length'");
     }
     DemandEntry entry;

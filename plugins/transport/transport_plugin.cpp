@@ -19,8 +19,12 @@ class TransportPlugin : public dede::DomainPlugin {
   dede::Status Configure(const dede::ConfigNode& settings,
                          const dede::PluginContext& context) override {
     if (!settings.IsNull()) {
-      dede::Status status = settings.CheckKeys({"resources", "demands", "entries_per_demand",
-                                                "capacity_factor", "fluctuation", "period",
+      dede::Status status = settings.CheckKeys({"resources",
+                                                "demands",
+                                                "entries_per_demand",
+                                                "capacity_factor",
+                                                "fluctuation",
+                                                "period",
                                                 "rounds"});
       status.Update(settings.Read("resources", &resources_, 1, 1 << 20));
       status.Update(settings.Read("demands", &demands_, 1, 1 << 22));
@@ -99,8 +103,10 @@ class TransportPlugin : public dede::DomainPlugin {
     return dede::Status::Ok();
   }
 
-  dede::Status Report(int round, const dede::Problem& problem,
-                      const dede::Allocation& allocation, dede::RoundReport* report) override {
+  dede::Status Report(int round,
+                      const dede::Problem& problem,
+                      const dede::Allocation& allocation,
+                      dede::RoundReport* report) override {
     (void)round;
     std::vector<double> load(resources_, 0.0);
     double delivered = 0.0;

@@ -22,7 +22,9 @@ struct SpareCapacity {
     p.AddDemandConstraint(0, LinearExpr().Add(x00, 1.0).Add(x10, 1.0), Sense::kLessEqual, 1.0);
     p.AddDemandConstraint(1, LinearExpr().Add(x11, 1.0), Sense::kLessEqual, 1.0);
     p.SetObjectiveSense(ObjectiveSense::kMaximize);
-    p.SetGlobalTerm(GlobalKind::kMaxMin, Side::kDemand, {0, 1},
+    p.SetGlobalTerm(GlobalKind::kMaxMin,
+                    Side::kDemand,
+                    {0, 1},
                     {LinearExpr().Add(x00, 1.0).Add(x10, 1.0), LinearExpr().Add(x11, 1.0)});
   }
 };

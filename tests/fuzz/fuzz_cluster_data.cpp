@@ -15,10 +15,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const char* const kExt[] = {".json", ".yaml", ".csv", ".csv"};
   const std::string path = dede::fuzz::WriteInput(data + 1, size - 1, kExt[pick]);
   switch (pick) {
-    case 0: (void)LoadThroughputs(path); break;
-    case 1: (void)LoadClusterSpec(path); break;
-    case 2: (void)LoadJobTrace(path); break;
-    default: (void)LoadPhillyTrace(path); break;
+    case 0:
+      (void)LoadThroughputs(path);
+      break;
+    case 1:
+      (void)LoadClusterSpec(path);
+      break;
+    case 2:
+      (void)LoadJobTrace(path);
+      break;
+    default:
+      (void)LoadPhillyTrace(path);
+      break;
   }
   return 0;
 }

@@ -14,9 +14,12 @@
 namespace dede::fuzz {
 
 // Writes data[0, size) to a scratch file named after `suffix` and returns its path.
-inline std::string WriteInput(const std::uint8_t* data, std::size_t size, const std::string& suffix) {
-  static const std::string dir =
-      std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path().string();
+inline std::string WriteInput(const std::uint8_t* data,
+                              std::size_t size,
+                              const std::string& suffix) {
+  static const std::string dir = std::filesystem::is_directory("/dev/shm")
+                                     ? "/dev/shm"
+                                     : std::filesystem::temp_directory_path().string();
   const std::string path = dir + "/dede-fuzz-" + std::to_string(::getpid()) + suffix;
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) __builtin_trap();  // the harness itself is broken, not the reader

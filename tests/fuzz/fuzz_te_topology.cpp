@@ -12,8 +12,10 @@ using namespace dede::te;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   static const char* const kExt[] = {".json", ".csv", ".graphml", ".txt"};
-  static const TopologyFormat kFormat[] = {TopologyFormat::kJson, TopologyFormat::kEdgeCsv,
-                                           TopologyFormat::kGraphml, TopologyFormat::kSndlib};
+  static const TopologyFormat kFormat[] = {TopologyFormat::kJson,
+                                           TopologyFormat::kEdgeCsv,
+                                           TopologyFormat::kGraphml,
+                                           TopologyFormat::kSndlib};
   const int pick = data[0] & 3;
   TopologyOptions options;
   options.format = (data[0] & 4) ? TopologyFormat::kAuto : kFormat[pick];

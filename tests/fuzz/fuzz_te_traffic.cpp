@@ -35,10 +35,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Topology& topology = Ring();
   const std::string path = dede::fuzz::WriteInput(data + 1, size - 1, ".csv");
   switch (data[0] & 3) {
-    case 0: (void)LoadTrafficMatrix(path, topology); break;
-    case 1: (void)LoadSndlibDemands(path, topology); break;
-    case 2: (void)LoadTrafficSeries(path, topology, data[0] >> 4, (data[0] & 4) ? 2 : -1); break;
-    default: (void)LoadPaths(path, topology); break;
+    case 0:
+      (void)LoadTrafficMatrix(path, topology);
+      break;
+    case 1:
+      (void)LoadSndlibDemands(path, topology);
+      break;
+    case 2:
+      (void)LoadTrafficSeries(path, topology, data[0] >> 4, (data[0] & 4) ? 2 : -1);
+      break;
+    default:
+      (void)LoadPaths(path, topology);
+      break;
   }
   return 0;
 }

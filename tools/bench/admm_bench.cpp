@@ -6,22 +6,21 @@
 #include <malloc.h>
 #include <sys/resource.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
-#include "dede/solver.h"
 #include "budget_bench.h"
 #include "convergence_bench.h"
+#include "dede/solver.h"
 #include "synthetic.h"
 
 namespace {
@@ -33,7 +32,7 @@ struct Run {
   int iterations = 0;
   double objective = 0;
   std::string termination;
-  double engine_bytes = 0;  // heap in use with the solver built and solved, over the model
+  double engine_bytes = 0;        // heap in use with the solver built and solved, over the model
   std::uint64_t fingerprint = 0;  // FNV-1a of the allocation's bytes
 };
 
@@ -151,7 +150,8 @@ int main(int argc, char** argv) {
   admm->add_option("--entries-per-demand", spec.entries_per_demand, "entries per column")
       ->capture_default_str();
   admm->add_option("--seed", spec.seed, "generator seed")->capture_default_str();
-  admm->add_option("--iterations", iterations, "ADMM iterations per timed run")->capture_default_str();
+  admm->add_option("--iterations", iterations, "ADMM iterations per timed run")
+      ->capture_default_str();
   admm->add_option("--threads", max_threads, "largest thread count (runs 1 and this)")
       ->capture_default_str();
   admm->add_option("--rho", rho, "fixed penalty")->capture_default_str();
@@ -161,12 +161,15 @@ int main(int argc, char** argv) {
   dede::tools::ConvergenceOptions conv;
   auto* convergence = app.add_subcommand(
       "convergence", "ADMM vs Clp to 1e-3 / 1e-4 of the optimum on a suite of deployments");
-  convergence->add_option("deployments", conv.deployments,
+  convergence->add_option("deployments",
+                          conv.deployments,
                           "deployment files (default: every tools/bench/convergence/*.yaml)");
   convergence->add_option("--round", conv.round, "plugin round to solve")->capture_default_str();
-  convergence->add_option("--threads", conv.threads, "ADMM threads (0: all)")->capture_default_str();
-  convergence->add_option("--time-factor", conv.admm_time_factor,
-                          "ADMM budget: this many times Clp's time ...")
+  convergence->add_option("--threads", conv.threads, "ADMM threads (0: all)")
+      ->capture_default_str();
+  convergence
+      ->add_option(
+          "--time-factor", conv.admm_time_factor, "ADMM budget: this many times Clp's time ...")
       ->capture_default_str();
   convergence->add_option("--min-seconds", conv.min_admm_seconds, "... but at least this")
       ->capture_default_str();
@@ -181,8 +184,8 @@ int main(int argc, char** argv) {
   dede::tools::BudgetOptions budget;
   auto* budget_cmd = app.add_subcommand(
       "budget", "whole rounds against the solver's time budget on the shipped deployments");
-  budget_cmd->add_option("deployments", budget.deployments,
-                         "deployment files (default: every configs/*.yaml)");
+  budget_cmd->add_option(
+      "deployments", budget.deployments, "deployment files (default: every configs/*.yaml)");
   budget_cmd->add_option("--budget", budget.budget, "seconds: the solvers' time_limit_seconds")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -216,14 +219,24 @@ int main(int argc, char** argv) {
   const double build_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double entries = static_cast<double>(problem->num_variables());
-  std::printf("instance: transport LP, %d resources x %d demands, %.0f entries, seed %llu "
-              "(built in %.2f s)\n",
-              spec.resources, spec.demands, entries, static_cast<unsigned long long>(spec.seed),
-              build_s);
-  std::printf("model (dede::Problem): %.0f bytes per entry (heap in use)\n",
-              model_bytes / entries);
-  std::printf("%8s %10s %14s %18s %12s %16s %14s %18s\n", "threads", "iters", "s/iteration",
-              "ns/entry/iter", "speed-up", "engine B/entry", "engine GB/s", "allocation");
+  std::printf(
+      "instance: transport LP, %d resources x %d demands, %.0f entries, seed %llu "
+      "(built in %.2f s)\n",
+      spec.resources,
+      spec.demands,
+      entries,
+      static_cast<unsigned long long>(spec.seed),
+      build_s);
+  std::printf("model (dede::Problem): %.0f bytes per entry (heap in use)\n", model_bytes / entries);
+  std::printf("%8s %10s %14s %18s %12s %16s %14s %18s\n",
+              "threads",
+              "iters",
+              "s/iteration",
+              "ns/entry/iter",
+              "speed-up",
+              "engine B/entry",
+              "engine GB/s",
+              "allocation");
   double base = 0;
   std::vector<Run> runs;
   for (int threads : {1, max_threads}) {
@@ -233,12 +246,18 @@ int main(int argc, char** argv) {
     if (threads == 1) base = per_iter;
     // If every byte of the engine's state were read once per iteration: the bandwidth that
     // takes (an estimate: the solvers read parts twice, and block data stays in cache).
-    std::printf("%8d %10d %14.4f %18.2f %12.2f %16.0f %14.2f %18llx\n", threads,
-                run.iterations, per_iter, per_iter / entries * 1e9, base / per_iter,
-                run.engine_bytes / entries, run.engine_bytes / per_iter / 1e9,
+    std::printf("%8d %10d %14.4f %18.2f %12.2f %16.0f %14.2f %18llx\n",
+                threads,
+                run.iterations,
+                per_iter,
+                per_iter / entries * 1e9,
+                base / per_iter,
+                run.engine_bytes / entries,
+                run.engine_bytes / per_iter / 1e9,
                 static_cast<unsigned long long>(run.fingerprint));
     std::fflush(stdout);
-    std::printf("%8s resource half step %.2f ns, demand half step %.2f ns per entry\n", "",
+    std::printf("%8s resource half step %.2f ns, demand half step %.2f ns per entry\n",
+                "",
                 run.resource_seconds / run.iterations / entries * 1e9,
                 run.demand_seconds / run.iterations / entries * 1e9);
     runs.push_back(run);
@@ -249,8 +268,10 @@ int main(int argc, char** argv) {
   for (const Run& run : runs) {
     const double triad = TriadBytesPerSecond(run.threads);
     const double per_iter = run.seconds / run.iterations;
-    std::printf("%8d %18.2f   (engine state per iteration / triad: %.0f%%)\n", run.threads,
-                triad / 1e9, 100.0 * run.engine_bytes / per_iter / triad);
+    std::printf("%8d %18.2f   (engine state per iteration / triad: %.0f%%)\n",
+                run.threads,
+                triad / 1e9,
+                100.0 * run.engine_bytes / per_iter / triad);
   }
   if (quality) {
     dede::AdmmOptions options;
@@ -270,7 +291,8 @@ int main(int argc, char** argv) {
     std::printf("exact: %s\n", exact.BriefReport().c_str());
     if (exact.termination == dede::Termination::kConverged) {
       std::printf("quality: admm / exact objective = %.6f, time ratio exact / admm = %.2f\n",
-                  admm.objective / exact.objective, exact.total_seconds / admm.total_seconds);
+                  admm.objective / exact.objective,
+                  exact.total_seconds / admm.total_seconds);
     }
   }
   return 0;

@@ -24,7 +24,9 @@ namespace dede::tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 std::string Name(const std::string& file) {
   std::string base = std::filesystem::path(file).stem().string();
@@ -49,8 +51,11 @@ int RunBudget(const BudgetOptions& options) {
   }
   const std::string b = Format(options.budget);
   std::printf("budget %s s per round (solver.admm / solver.exact time_limit_seconds), %d rounds\n",
-              b.c_str(), options.rounds);
-  std::printf("| deployment | solver | set-up s | round 0 s | worst warm round s | worst overrun s | worst round / budget |\n");
+              b.c_str(),
+              options.rounds);
+  std::printf(
+      "| deployment | solver | set-up s | round 0 s | worst warm round s | worst overrun s | worst "
+      "round / budget |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|\n");
   int failures = 0;
   for (const std::string& file : files) {
@@ -60,7 +65,8 @@ int RunBudget(const BudgetOptions& options) {
     for (const std::string& o : options.overlays) overlays.push_back(o);
     auto config = internal::LoadDeployment(file, overlays);
     if (!config.ok()) {
-      std::printf("| %s | - | skipped: %s |||||\n", name.c_str(), config.status().message().c_str());
+      std::printf(
+          "| %s | - | skipped: %s |||||\n", name.c_str(), config.status().message().c_str());
       continue;
     }
     internal::PluginRegistry registry;
@@ -68,25 +74,30 @@ int RunBudget(const BudgetOptions& options) {
       (void)registry.Add(path);
     auto plugin = registry.Create(config->plugin);
     if (!plugin.ok()) {
-      std::printf("| %s | - | skipped: plugin '%s': %s |||||\n", name.c_str(),
-                  config->plugin.c_str(), plugin.status().message().c_str());
+      std::printf("| %s | - | skipped: plugin '%s': %s |||||\n",
+                  name.c_str(),
+                  config->plugin.c_str(),
+                  plugin.status().message().c_str());
       continue;
     }
     internal::RunnerOptions runner_options;
     runner_options.persist = false;
     std::ostringstream quiet;
     runner_options.log = &quiet;
-    internal::Runner runner(config.value(), plugin.value().get(),
-                            internal::InfoOf(plugin.value()).version, nullptr, runner_options);
+    internal::Runner runner(config.value(),
+                            plugin.value().get(),
+                            internal::InfoOf(plugin.value()).version,
+                            nullptr,
+                            runner_options);
     const auto t_setup = Clock::now();
     Status status = runner.Setup();
     const double setup = Since(t_setup);
     const std::string solver = config->solver == internal::SolverKind::kAdmm    ? "admm"
                                : config->solver == internal::SolverKind::kExact ? "exact"
-                                                                                 : config->method;
+                                                                                : config->method;
     if (!status.ok()) {
-      std::printf("| %s | %s | failed: %s |||||\n", name.c_str(), solver.c_str(),
-                  status.message().c_str());
+      std::printf(
+          "| %s | %s | failed: %s |||||\n", name.c_str(), solver.c_str(), status.message().c_str());
       ++failures;
       continue;
     }
@@ -100,12 +111,14 @@ int RunBudget(const BudgetOptions& options) {
       if (!status.ok() || outcome.finished) break;
       ++rounds;
       worst = std::max(worst, seconds);
-      if (r == 0) first = seconds;
-      else warm = std::max(warm, seconds);
+      if (r == 0)
+        first = seconds;
+      else
+        warm = std::max(warm, seconds);
     }
     if (!status.ok()) {
-      std::printf("| %s | %s | failed: %s |||||\n", name.c_str(), solver.c_str(),
-                  status.message().c_str());
+      std::printf(
+          "| %s | %s | failed: %s |||||\n", name.c_str(), solver.c_str(), status.message().c_str());
       ++failures;
       continue;
     }
@@ -115,8 +128,14 @@ int RunBudget(const BudgetOptions& options) {
     }
     char warm_text[32] = "-";
     if (rounds > 1) std::snprintf(warm_text, sizeof(warm_text), "%.2f", warm);
-    std::printf("| %s | %s | %.2f | %.2f | %s | %+.2f | %.2f |\n", name.c_str(), solver.c_str(),
-                setup, first, warm_text, worst - options.budget, worst / options.budget);
+    std::printf("| %s | %s | %.2f | %.2f | %s | %+.2f | %.2f |\n",
+                name.c_str(),
+                solver.c_str(),
+                setup,
+                first,
+                warm_text,
+                worst - options.budget,
+                worst / options.budget);
     std::fflush(stdout);
   }
   return failures == 0 ? 0 : 1;

@@ -9,6 +9,7 @@
 //   on the same block (force_clp), cold (a new solver per solve) and warm (re-solve after a
 //   small change of the prox target, as between ADMM iterations).
 // - StoreWriteRound: rows per second of a round's allocation written to SQLite.
+#include <benchmark/benchmark.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,8 +18,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <benchmark/benchmark.h>
 
 #include "dede/solver.h"
 #include "store/store.h"

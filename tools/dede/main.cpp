@@ -13,6 +13,7 @@
 // 3 the run failed (solver or plugin failure at run time).
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -21,17 +22,15 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "config/deployment.h"
 #include "dede/solver.h"
 #include "options_doc.h"
 #include "plugin/plugin_loader.h"
 #include "query.h"
-#include "submit.h"
 #include "runtime/runner.h"
 #include "store/store.h"
 #include "store/writer_lock.h"
+#include "submit.h"
 #include "synthetic.h"
 
 namespace {
@@ -58,7 +57,8 @@ void LoadPlugins(const std::vector<std::string>& paths, dede::internal::PluginRe
 
 std::string Rejections(const dede::internal::PluginRegistry& registry) {
   std::string text;
-  for (const auto& r : registry.rejected()) text += "\n  rejected " + r.path + ": " + r.status.message();
+  for (const auto& r : registry.rejected())
+    text += "\n  rejected " + r.path + ": " + r.status.message();
   return text;
 }
 
@@ -70,7 +70,8 @@ struct Loaded {
 };
 
 // Config + plugin instance, or the exit code of the failure.
-int LoadDeploymentAndPlugin(const std::string& file, const std::vector<std::string>& overlays,
+int LoadDeploymentAndPlugin(const std::string& file,
+                            const std::vector<std::string>& overlays,
                             Loaded* out) {
   auto config = dede::internal::LoadDeployment(file, overlays);
   if (!config.ok()) return Fail(config.status(), kExitInvalidInput);
@@ -79,8 +80,8 @@ int LoadDeploymentAndPlugin(const std::string& file, const std::vector<std::stri
   auto plugin = out->registry.Create(out->config.plugin);
   if (!plugin.ok()) {
     return Fail(Status(plugin.status().code(),
-                       file + ": plugin.name = '" + out->config.plugin + "': " +
-                           plugin.status().message() + Rejections(out->registry)),
+                       file + ": plugin.name = '" + out->config.plugin +
+                           "': " + plugin.status().message() + Rejections(out->registry)),
                 kExitInvalidInput);
   }
   out->plugin_version = dede::internal::InfoOf(plugin.value()).version;
@@ -88,7 +89,9 @@ int LoadDeploymentAndPlugin(const std::string& file, const std::vector<std::stri
   return 0;
 }
 
-int RunCommand(const std::string& file, const std::vector<std::string>& overlays, bool verbose,
+int RunCommand(const std::string& file,
+               const std::vector<std::string>& overlays,
+               bool verbose,
                int rounds) {
   Loaded loaded;
   if (int code = LoadDeploymentAndPlugin(file, overlays, &loaded); code != 0) return code;
@@ -100,8 +103,8 @@ int RunCommand(const std::string& file, const std::vector<std::string>& overlays
   dede::internal::RunnerOptions options;
   options.verbose = verbose;
   options.max_rounds = rounds;
-  dede::internal::Runner runner(loaded.config, loaded.plugin.get(), loaded.plugin_version,
-                                store.value().get(), options);
+  dede::internal::Runner runner(
+      loaded.config, loaded.plugin.get(), loaded.plugin_version, store.value().get(), options);
   if (Status s = runner.Setup(); !s.ok()) return Fail(s, kExitInvalidInput);
   std::cout << "deployment '" << loaded.config.name << "': plugin " << loaded.config.plugin << " "
             << loaded.plugin_version << ", " << runner.problem().num_variables()
@@ -113,15 +116,17 @@ int RunCommand(const std::string& file, const std::vector<std::string>& overlays
   return 0;
 }
 
-int SolveCommand(const std::string& file, const std::vector<std::string>& overlays, bool verbose,
+int SolveCommand(const std::string& file,
+                 const std::vector<std::string>& overlays,
+                 bool verbose,
                  int round) {
   Loaded loaded;
   if (int code = LoadDeploymentAndPlugin(file, overlays, &loaded); code != 0) return code;
   dede::internal::RunnerOptions options;
   options.verbose = verbose;
   options.persist = false;
-  dede::internal::Runner runner(loaded.config, loaded.plugin.get(), loaded.plugin_version,
-                                nullptr, options);
+  dede::internal::Runner runner(
+      loaded.config, loaded.plugin.get(), loaded.plugin_version, nullptr, options);
   if (Status s = runner.Setup(); !s.ok()) return Fail(s, kExitInvalidInput);
   // Plugins derive a round's data from its number alone, so any round can be solved directly.
   runner.set_next_round(round);
@@ -132,12 +137,14 @@ int SolveCommand(const std::string& file, const std::vector<std::string>& overla
     return kExitRunFailed;
   }
   const dede::SolveSummary& summary = outcome.summary;
-  std::cout << (verbose ? summary.FullReport() : summary.BriefReport() + "\n" + summary.message + "\n");
+  std::cout << (verbose ? summary.FullReport()
+                        : summary.BriefReport() + "\n" + summary.message + "\n");
   int nonzero = 0;
   for (double v : outcome.allocation.values) nonzero += v != 0.0;
   std::cout << "allocation: " << nonzero << " non-zero of " << outcome.allocation.values.size()
             << " variables\n";
-  for (const dede::Metric& m : outcome.report.metrics) std::cout << "  " << m.name << " = " << m.value << "\n";
+  for (const dede::Metric& m : outcome.report.metrics)
+    std::cout << "  " << m.name << " = " << m.value << "\n";
   return summary.IsSolutionUsable() ? 0 : kExitRunFailed;
 }
 
@@ -146,14 +153,13 @@ int ValidateCommand(const std::string& file, const std::vector<std::string>& ove
   if (int code = LoadDeploymentAndPlugin(file, overlays, &loaded); code != 0) return code;
   dede::internal::RunnerOptions options;
   options.persist = false;
-  dede::internal::Runner runner(loaded.config, loaded.plugin.get(), loaded.plugin_version,
-                                nullptr, options);
+  dede::internal::Runner runner(
+      loaded.config, loaded.plugin.get(), loaded.plugin_version, nullptr, options);
   if (Status s = runner.Setup(); !s.ok()) return Fail(s, kExitInvalidInput);
   std::cout << file << ": ok (deployment '" << loaded.config.name << "', plugin "
             << loaded.config.plugin << " " << loaded.plugin_version << ", "
-            << runner.problem().num_resources() << " resources, "
-            << runner.problem().num_demands() << " demands, "
-            << runner.problem().num_variables() << " variables, "
+            << runner.problem().num_resources() << " resources, " << runner.problem().num_demands()
+            << " demands, " << runner.problem().num_variables() << " variables, "
             << runner.problem().num_constraints() << " constraints)\n";
   return 0;
 }
@@ -201,11 +207,15 @@ int PluginsCommand(const std::vector<std::string>& extra) {
   return registry.rejected().empty() ? 0 : kExitInvalidInput;
 }
 
-int ExampleCommand(const dede::tools::SyntheticSpec& spec, int threads, double time_limit,
+int ExampleCommand(const dede::tools::SyntheticSpec& spec,
+                   int threads,
+                   double time_limit,
                    bool verbose) {
   const auto problem = dede::tools::MakeTransportLp(spec);
-  std::printf("example: transport LP, %d resources x %d demands, %d entries\n", spec.resources,
-              spec.demands, problem->num_variables());
+  std::printf("example: transport LP, %d resources x %d demands, %d entries\n",
+              spec.resources,
+              spec.demands,
+              problem->num_variables());
   dede::AdmmOptions options;
   options.num_threads = threads;
   options.time_limit_seconds = time_limit;
@@ -251,43 +261,73 @@ int main(int argc, char** argv) {
   spec.entries_per_demand = 20;
 
   auto* run = app.add_subcommand("run", "run a deployment (rounds on a timer, history in SQLite)");
-  run->add_option("config", config_file, "deployment YAML file")->required()->check(CLI::ExistingFile);
+  run->add_option("config", config_file, "deployment YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
   run->add_flag("--verbose", verbose, "print each round's residual trace");
-  run->add_option("--set", overlays, "override a key of the deployment file (YAML value), e.g. solver.admm.rho=1e7; repeatable");
-  run->add_option("--rounds", rounds, "stop after this many rounds of this run (stop.max_rounds still applies)")->check(CLI::PositiveNumber);
+  run->add_option(
+      "--set",
+      overlays,
+      "override a key of the deployment file (YAML value), e.g. solver.admm.rho=1e7; repeatable");
+  run->add_option("--rounds",
+                  rounds,
+                  "stop after this many rounds of this run (stop.max_rounds still applies)")
+      ->check(CLI::PositiveNumber);
 
-  auto* solve = app.add_subcommand("solve", "solve one round and print its summary; writes nothing");
-  solve->add_option("config", config_file, "deployment YAML file")->required()->check(CLI::ExistingFile);
-  solve->add_option("--round", round, "round to solve (the plugin's data for it)")->check(CLI::NonNegativeNumber);
+  auto* solve =
+      app.add_subcommand("solve", "solve one round and print its summary; writes nothing");
+  solve->add_option("config", config_file, "deployment YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  solve->add_option("--round", round, "round to solve (the plugin's data for it)")
+      ->check(CLI::NonNegativeNumber);
   solve->add_flag("--verbose", verbose, "print the residual trace");
-  solve->add_option("--set", overlays, "override a key of the deployment file (YAML value), e.g. solver.admm.rho=1e7; repeatable");
+  solve->add_option(
+      "--set",
+      overlays,
+      "override a key of the deployment file (YAML value), e.g. solver.admm.rho=1e7; repeatable");
 
-  auto* validate = app.add_subcommand("validate", "check a deployment file, its plugin and settings");
-  validate->add_option("config", config_file, "deployment YAML file")->required()->check(CLI::ExistingFile);
-  validate->add_option("--set", overlays, "override a key of the deployment file (YAML value), e.g. solver.admm.rho=1e7; repeatable");
+  auto* validate =
+      app.add_subcommand("validate", "check a deployment file, its plugin and settings");
+  validate->add_option("config", config_file, "deployment YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  validate->add_option(
+      "--set",
+      overlays,
+      "override a key of the deployment file (YAML value), e.g. solver.admm.rho=1e7; repeatable");
 
   auto* query = app.add_subcommand("query", "run read-only SQL on a deployment database");
   query->add_option("db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
   query->add_option("sql", sql, "SQL statement, or - to read it from standard input")->required();
   query->add_option("--time-limit", query_seconds, "seconds before the query is stopped")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   query->add_option("--format", format, "table, csv or json")
-      ->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
+      ->check(CLI::IsMember({"table", "csv", "json"}))
+      ->capture_default_str();
 
   dede::tools::SubmitRequest submit_request;
   auto* submit = app.add_subcommand(
       "submit", "put an event into a deployment's inbox (applied at the start of its next round)");
-  submit->add_option("db", submit_request.db_path, "SQLite database")->required()->check(CLI::ExistingFile);
+  submit->add_option("db", submit_request.db_path, "SQLite database")
+      ->required()
+      ->check(CLI::ExistingFile);
   submit->add_option("kind", submit_request.kind, "event kind (see `dede plugins`)");
   submit->add_option("target", submit_request.target, "what the event is about (a link, a job)");
-  submit->add_option("--json", submit_request.json, "payload: a JSON object")->capture_default_str();
+  submit->add_option("--json", submit_request.json, "payload: a JSON object")
+      ->capture_default_str();
   submit->add_option("--file", submit_request.file, "events from a .json array or a .csv file")
       ->check(CLI::ExistingFile);
-  submit->add_option("--deployment", submit_request.deployment,
+  submit->add_option("--deployment",
+                     submit_request.deployment,
                      "deployment name (default: the database's only one)");
-  submit->add_option("--from-round", submit_request.apply_from_round,
-                     "apply at the first round >= this")->check(CLI::NonNegativeNumber);
-  submit->add_option("--after", submit_request.apply_after,
+  submit
+      ->add_option(
+          "--from-round", submit_request.apply_from_round, "apply at the first round >= this")
+      ->check(CLI::NonNegativeNumber);
+  submit->add_option("--after",
+                     submit_request.apply_after,
                      "apply at the first round starting at or after this Unix time");
   submit->add_option("--writer", submit_request.writer, "who submits it (recorded)");
 
@@ -296,11 +336,17 @@ int main(int argc, char** argv) {
 
   auto* options = app.add_subcommand("options", "print the deployment option reference (Markdown)");
 
-  auto* example = app.add_subcommand("example", "solve a synthetic transport LP with ADMM and exactly");
-  example->add_option("--resources", spec.resources, "resources")->check(CLI::PositiveNumber)->capture_default_str();
-  example->add_option("--demands", spec.demands, "demands")->check(CLI::PositiveNumber)->capture_default_str();
+  auto* example =
+      app.add_subcommand("example", "solve a synthetic transport LP with ADMM and exactly");
+  example->add_option("--resources", spec.resources, "resources")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  example->add_option("--demands", spec.demands, "demands")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   example->add_option("--entries-per-demand", spec.entries_per_demand, "entries per demand")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   example->add_option("--seed", spec.seed, "generator seed")->capture_default_str();
   example->add_option("--threads", threads, "threads (0: all)")->check(CLI::NonNegativeNumber);
   example->add_option("--time-limit", time_limit, "seconds per solver")->check(CLI::PositiveNumber);
@@ -328,8 +374,10 @@ int main(int argc, char** argv) {
     limits.seconds = query_seconds;
     limits.cancel = &g_query_cancel;
     Status s = dede::tools::RunQuery(db_path, sql, format, std::cout, limits);
-    return s.ok() ? 0 : Fail(s, s.code() == dede::StatusCode::kCancelled ? kExitRunFailed
-                                                                         : kExitInvalidInput);
+    return s.ok() ? 0
+                  : Fail(s,
+                         s.code() == dede::StatusCode::kCancelled ? kExitRunFailed
+                                                                  : kExitInvalidInput);
   }
   if (submit->parsed()) {
     if (submit_request.file.empty() == submit_request.kind.empty()) {

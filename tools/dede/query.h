@@ -5,9 +5,8 @@
 #include <ostream>
 #include <string>
 
-#include "store/store.h"
-
 #include "dede/status.h"
+#include "store/store.h"
 
 namespace dede::tools {
 

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "store/store.h"
 
@@ -108,7 +107,8 @@ Status ReadJsonFile(const SubmitRequest& r, const EventRow& base, std::vector<Ev
         if (!value.is_number()) return InvalidArgument(field + " is not a number");
         row.apply_after = value.get<double>();
       } else {
-        return InvalidArgument(field + ": unknown key (kind, target, payload, apply_from_round, "
+        return InvalidArgument(field +
+                               ": unknown key (kind, target, payload, apply_from_round, "
                                "apply_after, deployment, writer)");
       }
     }
@@ -127,8 +127,8 @@ Status ReadCsvFile(const SubmitRequest& r, const EventRow& base, std::vector<Eve
   if (!line.empty() && line.back() == '\r') line.pop_back();
   Result<std::vector<std::string>> header = SplitCsv(line, r.file + ":1");
   if (!header.ok()) return header.status();
-  const std::vector<std::string> known = {"kind", "target", "payload", "apply_from_round",
-                                          "apply_after", "deployment", "writer"};
+  const std::vector<std::string> known = {
+      "kind", "target", "payload", "apply_from_round", "apply_after", "deployment", "writer"};
   bool has_kind = false;
   for (const std::string& h : header.value()) {
     if (std::find(known.begin(), known.end(), h) == known.end()) {
@@ -194,9 +194,10 @@ Status Submit(const SubmitRequest& request, std::ostream& out) {
     base.kind.clear();
     base.target.clear();
     base.payload = "{}";
-    const bool json = request.file.size() >= 5 &&
-                      request.file.compare(request.file.size() - 5, 5, ".json") == 0;
-    Status status = json ? ReadJsonFile(request, base, &events) : ReadCsvFile(request, base, &events);
+    const bool json =
+        request.file.size() >= 5 && request.file.compare(request.file.size() - 5, 5, ".json") == 0;
+    Status status =
+        json ? ReadJsonFile(request, base, &events) : ReadCsvFile(request, base, &events);
     if (!status.ok()) return status;
     if (events.empty()) return InvalidArgument(request.file + ": no events");
   } else {

@@ -15,7 +15,7 @@ struct SubmitRequest {
   std::string db_path;
   std::string deployment;  // empty: the database's only deployment
   std::string kind, target, json = "{}";
-  std::string file;        // instead of kind/target/json: a .json array or a .csv file
+  std::string file;  // instead of kind/target/json: a .json array or a .csv file
   int apply_from_round = 0;
   double apply_after = std::nan("");  // Unix seconds
   std::string writer;

@@ -25,8 +25,8 @@ struct EvalOptions {
   int rounds = 0;                     // 0: the domain's default for the size
   double exact_time_limit = 600;      // seconds per exact solve
   std::uint64_t seed = 1;
-  std::string repo_dir;    // the source tree (tests/data lives here)
-  std::string shared_dir;  // ../shared/data, may not exist: say what is missing and skip
+  std::string repo_dir;              // the source tree (tests/data lives here)
+  std::string shared_dir;            // ../shared/data, may not exist: say what is missing and skip
   std::vector<std::string> methods;  // empty: all methods of the domain
   bool Wants(const std::string& method) const {
     if (methods.empty()) return true;
@@ -44,7 +44,7 @@ struct EvalRow {
                           // "greedy", "demand_pinning", ...
   std::string instance;   // "b4/tm03", "kdl/gravity-x4", "456x2000/seed1"
   int round = 0;
-  int threads = 1;        // threads used by the method (1 for single-threaded baselines)
+  int threads = 1;  // threads used by the method (1 for single-threaded baselines)
   // The objective in the domain's units (total flow, max utilization, movements, ...).
   double value = std::numeric_limits<double>::quiet_NaN();
   // Higher is better, 1 = as good as the reference: value / ref for maximization, ref / value

@@ -83,7 +83,9 @@ Result<SizeSpec> Spec(const EvalOptions& options) {
   } else if (options.size == "medium") {
     spec.instance = "100x500/seed" + seed;
     spec.rounds = 3;
-    spec.settings = {{"source", "generator"}, {"num_types", "100"}, {"num_jobs", "500"},
+    spec.settings = {{"source", "generator"},
+                     {"num_types", "100"},
+                     {"num_jobs", "500"},
                      {"num_arrivals", "100"}};
   } else if (options.size == "paper") {
     spec.instance = "456x2000/seed" + seed;
@@ -102,7 +104,9 @@ Result<SizeSpec> Spec(const EvalOptions& options) {
     spec.dede_rho[1] = 100.0;
     spec.dede_eps_abs = 1e-6;
     spec.dede_eps_rel = 1e-5;
-    spec.settings = {{"source", "generator"}, {"num_types", "456"}, {"num_jobs", "2000"},
+    spec.settings = {{"source", "generator"},
+                     {"num_types", "456"},
+                     {"num_jobs", "2000"},
                      {"num_arrivals", "200"}};
   } else {
     return InvalidArgument("cluster_scheduling: unknown size '" + options.size +
@@ -134,8 +138,10 @@ ConfigNode Settings(const SizeSpec& spec, const std::string& fairness) {
 
 // An allocation of the sparse model's problem as one of the full model's (same instance; the
 // sparse model's entries of a job are a subsequence of the full model's).
-Allocation ToFullProblem(const cluster::ClusterModel& sparse, const cluster::ClusterModel& full,
-                         const Allocation& a, int num_variables) {
+Allocation ToFullProblem(const cluster::ClusterModel& sparse,
+                         const cluster::ClusterModel& full,
+                         const Allocation& a,
+                         int num_variables) {
   Allocation out;
   out.values.assign(num_variables, 0.0);
   for (int j = 0; j < full.num_jobs(); ++j) {
@@ -150,7 +156,9 @@ Allocation ToFullProblem(const cluster::ClusterModel& sparse, const cluster::Clu
 }
 
 // Runs one objective over the rounds of one instance.
-Status RunObjective(const EvalOptions& options, const SizeSpec& spec, Fairness fairness,
+Status RunObjective(const EvalOptions& options,
+                    const SizeSpec& spec,
+                    Fairness fairness,
                     const RowSink& sink) {
   const std::string objective = fairness == Fairness::kMaxMin ? "max_min" : "prop_fair";
   PluginContext context;
@@ -219,14 +227,17 @@ Status RunObjective(const EvalOptions& options, const SizeSpec& spec, Fairness f
     const Clock::time_point exact_start = Clock::now();
     SolveExact(problem, exact_options, &exact, &exact_summary);
     const double exact_seconds = Since(exact_start);
-    const bool have_exact = exact.values.size() == static_cast<std::size_t>(problem.num_variables());
+    const bool have_exact =
+        exact.values.size() == static_cast<std::size_t>(problem.num_variables());
     const double reference = have_exact ? model.Value(exact, active) : std::nan("");
-    const std::string reference_name =
-        exact_summary.termination == Termination::kTimeLimit
-            ? "exact@" + Num(options.exact_time_limit) + "s"
-            : "exact";
+    const std::string reference_name = exact_summary.termination == Termination::kTimeLimit
+                                           ? "exact@" + Num(options.exact_time_limit) + "s"
+                                           : "exact";
 
-    auto emit = [&](const std::string& method, int threads, const Allocation& a, double seconds,
+    auto emit = [&](const std::string& method,
+                    int threads,
+                    const Allocation& a,
+                    double seconds,
                     std::string note) {
       EvalRow row;
       row.domain = "cluster_scheduling";
@@ -278,7 +289,8 @@ Status RunObjective(const EvalOptions& options, const SizeSpec& spec, Fairness f
         // The outer approximation's bound: the true optimum lies between value and bound.
         note += "; cut bound " + Num(exact_summary.bound) + " (relative gap " +
                 Num((exact_summary.bound - exact_summary.objective) /
-                    std::max(1e-12, std::abs(exact_summary.objective))) + ")";
+                    std::max(1e-12, std::abs(exact_summary.objective))) +
+                ")";
       }
       emit("exact", 1, exact, exact_seconds, note);
     }
@@ -295,17 +307,15 @@ Status RunObjective(const EvalOptions& options, const SizeSpec& spec, Fairness f
       const double seconds = Since(start);
       if (sparse && a.values.size() == static_cast<std::size_t>(sparse_problem.num_variables()))
         a = ToFullProblem(sparse_model, model, a, problem.num_variables());
-      std::string note = std::string(TerminationName(s.termination)) + ", " +
-                         std::to_string(s.iterations) + " iterations, rho " + Num(s.rho) +
-                         ", budget " + Num(spec.dede_budget_seconds) + " s" +
-                         (round == 0 ? ", cold start, solver setup " + Num(dede_setup[t]) +
-                                           " s (not counted)"
-                                     : ", warm start") +
-                         (sparse ? ", sparse problem: " + std::to_string(max_types) +
-                                       " types per job, " +
-                                       std::to_string(sparse_problem.num_variables()) + " of " +
-                                       std::to_string(problem.num_variables()) + " entries"
-                                 : "");
+      std::string note =
+          std::string(TerminationName(s.termination)) + ", " + std::to_string(s.iterations) +
+          " iterations, rho " + Num(s.rho) + ", budget " + Num(spec.dede_budget_seconds) + " s" +
+          (round == 0 ? ", cold start, solver setup " + Num(dede_setup[t]) + " s (not counted)"
+                      : ", warm start") +
+          (sparse ? ", sparse problem: " + std::to_string(max_types) + " types per job, " +
+                        std::to_string(sparse_problem.num_variables()) + " of " +
+                        std::to_string(problem.num_variables()) + " entries"
+                  : "");
       emit("dede", options.threads[t] == 0 ? s.num_threads : options.threads[t], a, seconds, note);
       if (!have_exact && t == 0) advance = a;
     }
@@ -319,13 +329,23 @@ Status RunObjective(const EvalOptions& options, const SizeSpec& spec, Fairness f
       Allocation a;
       SolveSummary s;
       cluster::PopResult result;
-      status = cluster::SolvePop(plugin.instance(), model, active, problem.num_variables(), pop,
-                                 services, &a, &s, &result);
+      status = cluster::SolvePop(plugin.instance(),
+                                 model,
+                                 active,
+                                 problem.num_variables(),
+                                 pop,
+                                 services,
+                                 &a,
+                                 &s,
+                                 &result);
       if (!status.ok()) return status;
-      emit(method, pop.threads, a, result.seconds,
-           std::string(TerminationName(s.termination)) + ", exact parts on 2 threads, slowest part " +
-               Num(result.max_part_seconds) + " s (ideal parallel time), sum " +
-               Num(result.sum_part_seconds) + " s");
+      emit(method,
+           pop.threads,
+           a,
+           result.seconds,
+           std::string(TerminationName(s.termination)) +
+               ", exact parts on 2 threads, slowest part " + Num(result.max_part_seconds) +
+               " s (ideal parallel time), sum " + Num(result.sum_part_seconds) + " s");
     }
     if (options.Wants("gandiva")) {
       Allocation a;

@@ -23,6 +23,11 @@
 // value: movements (new placements). quality: exact / value at the same round (both 0: 1;
 // exact 0 and value > 0: NaN, noted); reference "exact@<limit>s", or "none". Baselines other
 // than dede run their own chains, so their quality compares different current placements.
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -32,11 +37,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "dede/solver.h"
 #include "eval.h"
@@ -55,7 +55,7 @@ struct SizeSpec {
   std::string instance;
   int servers = 8, shards = 32, memory = 8, rounds = 5, warmup = 0;
   bool exact_every_round = true;
-  int exact_round = -1;  // paper: the only exact round
+  int exact_round = -1;              // paper: the only exact round
   std::string pop_solver = "exact";  // POP's sub-problems (paper: dede, Cbc is too slow there)
   std::vector<std::vector<double>> loads;
   std::string source;
@@ -105,7 +105,8 @@ Status Spec(const EvalOptions& options, SizeSpec* spec) {
       std::fprintf(stderr, "load_balancing paper: %s\n", spec->source.c_str());
     }
   } else {
-    return InvalidArgument("load_balancing: unknown size '" + options.size + "' (small, medium, paper)");
+    return InvalidArgument("load_balancing: unknown size '" + options.size +
+                           "' (small, medium, paper)");
   }
   if (options.rounds > 0) spec->rounds = options.rounds;
   spec->rounds = std::min<int>(spec->rounds, static_cast<int>(spec->loads.size()));
@@ -122,8 +123,11 @@ struct ExactOutcome {
   bool feasible = false;
   std::string note;
 };
-ExactOutcome ExactWithDeadline(const Instance& in, const ServerSets& current, const AdmmOptions& admm,
-                               const ExactOptions& exact, double deadline_seconds) {
+ExactOutcome ExactWithDeadline(const Instance& in,
+                               const ServerSets& current,
+                               const AdmmOptions& admm,
+                               const ExactOptions& exact,
+                               double deadline_seconds) {
   ExactOutcome out;
   int fds[2];
   if (pipe(fds) != 0) {
@@ -148,7 +152,8 @@ ExactOutcome ExactWithDeadline(const Instance& in, const ServerSets& current, co
     if (status.ok()) {
       const lb::Check c = lb::Evaluate(in, current, result.placement);
       char head[128];
-      std::snprintf(head, sizeof(head), "%.17g %d %.17g|", c.movements, c.feasible ? 1 : 0, result.seconds);
+      std::snprintf(
+          head, sizeof(head), "%.17g %d %.17g|", c.movements, c.feasible ? 1 : 0, result.seconds);
       line = head + result.note;
     } else {
       line = "nan 0 0|" + status.message();
@@ -163,8 +168,9 @@ ExactOutcome ExactWithDeadline(const Instance& in, const ServerSets& current, co
   std::string text;
   char buffer[4096];
   for (;;) {
-    const double left = deadline_seconds -
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double left =
+        deadline_seconds -
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (left <= 0) break;
     pollfd pfd{fds[0], POLLIN, 0};
     const int ready = poll(&pfd, 1, static_cast<int>(std::min(left, 60.0) * 1000) + 1);
@@ -249,8 +255,12 @@ Status RunLoadBalancing(const EvalOptions& options, const RowSink& sink) {
     in.epsilon = 0.1;
     in.memory_limit = spec.memory;
     const std::string warm = r < spec.warmup ? "warm-up" : "";
-    auto emit = [&](const std::string& method, int threads, const lb::Check& c, double seconds,
-                    double exact_value, std::string note) {
+    auto emit = [&](const std::string& method,
+                    int threads,
+                    const lb::Check& c,
+                    double seconds,
+                    double exact_value,
+                    std::string note) {
       EvalRow row;
       row.domain = "load_balancing";
       row.objective = "movements";
@@ -263,10 +273,14 @@ Status RunLoadBalancing(const EvalOptions& options, const RowSink& sink) {
       row.feasible = c.feasible;
       if (!std::isnan(exact_value)) {
         row.reference = exact_ref;
-        if (exact_value > 0 && c.movements > 0) row.quality = exact_value / c.movements;
-        else if (exact_value == 0 && c.movements == 0) row.quality = 1.0;
-        else row.quality = std::nan("");  // exact 0, value > 0 (or an infeasible value of 0)
-        if (exact_value == 0 && c.movements > 0) note += (note.empty() ? "" : "; ") + std::string("exact 0, quality undefined");
+        if (exact_value > 0 && c.movements > 0)
+          row.quality = exact_value / c.movements;
+        else if (exact_value == 0 && c.movements == 0)
+          row.quality = 1.0;
+        else
+          row.quality = std::nan("");  // exact 0, value > 0 (or an infeasible value of 0)
+        if (exact_value == 0 && c.movements > 0)
+          note += (note.empty() ? "" : "; ") + std::string("exact 0, quality undefined");
       } else {
         row.reference = "none";
       }
@@ -281,7 +295,8 @@ Status RunLoadBalancing(const EvalOptions& options, const RowSink& sink) {
     if (exact_now && !spec.exact_every_round) {
       deferred = true;
       deferred_in = in;
-      deferred_current = !chains.empty() && chains[0].method == "dede" ? chains[0].current : exact_current;
+      deferred_current =
+          !chains.empty() && chains[0].method == "dede" ? chains[0].current : exact_current;
     } else if (exact_now) {
       // On the first DeDe chain's current placement (the same problem DeDe solves this round,
       // so quality is a per-round optimality ratio); on its own chain when dede is not run.
@@ -294,8 +309,10 @@ Status RunLoadBalancing(const EvalOptions& options, const RowSink& sink) {
       if (!status.ok()) return status;
       const lb::Check c = lb::Evaluate(in, cur, result.placement);
       std::string note = result.note + (on_dede ? "; on dede's current placement" : "; own chain");
-      if (note.find("converged") != std::string::npos && c.feasible) exact_value = c.movements;
-      else note += "; not proven optimal, not used as reference";
+      if (note.find("converged") != std::string::npos && c.feasible)
+        exact_value = c.movements;
+      else
+        note += "; not proven optimal, not used as reference";
       emit("exact", 1, c, result.seconds, exact_value, note);
       if (!on_dede) exact_current = result.placement.Servers();
     }
@@ -304,7 +321,8 @@ Status RunLoadBalancing(const EvalOptions& options, const RowSink& sink) {
       a.num_threads = chain.threads;
       const SolverServices services = internal::MakeSolverServices(a, exact_options);
       lb::MethodResult result;
-      status = lb::RunMethod(chain.method, in, chain.current, {}, services, &chain.options, &result);
+      status =
+          lb::RunMethod(chain.method, in, chain.current, {}, services, &chain.options, &result);
       lb::Check c;
       std::string note = result.note;
       if (!status.ok()) {
@@ -313,18 +331,22 @@ Status RunLoadBalancing(const EvalOptions& options, const RowSink& sink) {
       } else {
         c = lb::Evaluate(in, chain.current, result.placement);
       }
-      if (chain.method.rfind("pop", 0) == 0) note += "; slowest group " + Num(result.max_group_seconds) + " s";
+      if (chain.method.rfind("pop", 0) == 0)
+        note += "; slowest group " + Num(result.max_group_seconds) + " s";
       if (chain.method.rfind("dede", 0) == 0 && status.ok())
-        note += (note.empty() ? "" : "; ") + std::string("ADMM ") + std::to_string(result.stats.admm_iterations) +
-                " it, opened " + std::to_string(result.stats.opened) + ", added " +
-                std::to_string(result.stats.added) + ", pruned " + std::to_string(result.stats.pruned);
+        note += (note.empty() ? "" : "; ") + std::string("ADMM ") +
+                std::to_string(result.stats.admm_iterations) + " it, opened " +
+                std::to_string(result.stats.opened) + ", added " +
+                std::to_string(result.stats.added) + ", pruned " +
+                std::to_string(result.stats.pruned);
       emit(chain.method, chain.threads, c, result.seconds, exact_value, note);
       if (status.ok()) chain.current = result.placement.Servers();
     }
   }
   if (deferred) {
     const double deadline = 1.5 * options.exact_time_limit + 60;
-    const ExactOutcome e = ExactWithDeadline(deferred_in, deferred_current, admm, exact_options, deadline);
+    const ExactOutcome e =
+        ExactWithDeadline(deferred_in, deferred_current, admm, exact_options, deadline);
     EvalRow row;
     row.domain = "load_balancing";
     row.objective = "movements";

@@ -162,10 +162,10 @@ ConfigNode Settings(const SizeSpec& spec, const std::string& objective, int roun
   // The plugin's repair: TE_EVAL_REPAIR_FILL (max flow, default true), TE_EVAL_POLISH_SWEEPS
   // and TE_EVAL_POLISH_SECONDS (min max utilisation, defaults the plugin's; 0 sweeps = no
   // polish, 0 seconds = no time bound).
-  for (const auto& [env, key] : {std::pair<const char*, const char*>{"TE_EVAL_REPAIR_FILL",
-                                                                     "repair_fill"},
-                                 {"TE_EVAL_POLISH_SWEEPS", "polish_sweeps"},
-                                 {"TE_EVAL_POLISH_SECONDS", "polish_seconds"}}) {
+  for (const auto& [env, key] :
+       {std::pair<const char*, const char*>{"TE_EVAL_REPAIR_FILL", "repair_fill"},
+        {"TE_EVAL_POLISH_SWEEPS", "polish_sweeps"},
+        {"TE_EVAL_POLISH_SECONDS", "polish_seconds"}}) {
     if (const char* value = std::getenv(env); value && *value) node.Insert(key, Scalar(key, value));
   }
   node.Insert("objective", Scalar("objective", objective));
@@ -223,8 +223,8 @@ Status RunObjective(const EvalOptions& options,
   admm.relaxation = EnvDouble("TE_EVAL_ADMM_RELAXATION", admm.relaxation);
   admm.rho_update_every =
       static_cast<int>(EnvDouble("TE_EVAL_ADMM_RHO_UPDATE_EVERY", admm.rho_update_every));
-  admm.check_termination_every = static_cast<int>(
-      EnvDouble("TE_EVAL_ADMM_CHECK_EVERY", admm.check_termination_every));
+  admm.check_termination_every =
+      static_cast<int>(EnvDouble("TE_EVAL_ADMM_CHECK_EVERY", admm.check_termination_every));
   admm.time_limit_seconds = EnvDouble("TE_EVAL_ADMM_SECONDS", spec.dede_budget_seconds);
   admm.max_iterations =
       static_cast<int>(EnvDouble("TE_EVAL_ADMM_MAX_ITERATIONS", admm.max_iterations));
@@ -408,9 +408,8 @@ Status RunObjective(const EvalOptions& options,
         // finish()): the seed, the engine's refresh and cold start, its final gather and check.
         const double iterating = summary.resource_seconds + summary.demand_seconds;
         row.note = "rho " + Num(summary.rho) + ", budget " +
-                   Num(solvers[i]->options().time_limit_seconds) + " s, seed " +
-                   Num(seed_seconds) + " s (repair " + Num(seed_repair_seconds) +
-                   " s), engine outside iterations " +
+                   Num(solvers[i]->options().time_limit_seconds) + " s, seed " + Num(seed_seconds) +
+                   " s (repair " + Num(seed_repair_seconds) + " s), engine outside iterations " +
                    Num(summary.solve_seconds + summary.repair_seconds - iterating) + " s";
         const EvalRow done = finish(row, allocation, summary);
         after_budget[i] = done.seconds - seed_seconds - solvers[i]->options().time_limit_seconds;

@@ -17,6 +17,7 @@
 //
 // Exit status: 0 all requested domains ran; 1 a domain failed or produced no rows (with
 // --check: also when a DeDe or exact row is infeasible); 2 bad command line.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -32,8 +33,6 @@
 #include <thread>
 #include <tuple>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "dede/solver.h"
 #include "eval.h"
@@ -177,7 +176,8 @@ std::string Slug(std::string text) {
 
 // Quality (or value, when no method has a quality) against mean time, one point per method
 // and thread count, as in the paper's quality-vs-time figures. Returns the files written.
-std::vector<std::string> WritePlots(const std::map<Key, Aggregate>& table, const fs::path& dir,
+std::vector<std::string> WritePlots(const std::map<Key, Aggregate>& table,
+                                    const fs::path& dir,
                                     bool run_gnuplot) {
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<std::string, Aggregate>>>
       groups;
@@ -195,9 +195,8 @@ std::vector<std::string> WritePlots(const std::map<Key, Aggregate>& table, const
       std::ofstream out(data);
       out << "# label mean_seconds " << (use_quality ? "mean_quality" : "mean_value") << "\n";
       for (const auto& [label, a] : points) {
-        const double y = use_quality
-                             ? (a.with_quality > 0 ? a.quality_sum / a.with_quality : NAN)
-                             : (a.with_value > 0 ? a.value_sum / a.with_value : NAN);
+        const double y = use_quality ? (a.with_quality > 0 ? a.quality_sum / a.with_quality : NAN)
+                                     : (a.with_value > 0 ? a.value_sum / a.with_value : NAN);
         if (std::isnan(y)) continue;
         out << '"' << label << "\" " << Number(std::max(1e-6, a.seconds_sum / a.rows), "%.6g")
             << ' ' << Number(y, "%.8g") << "\n";
@@ -217,7 +216,8 @@ std::vector<std::string> WritePlots(const std::map<Key, Aggregate>& table, const
            << "set ylabel '" << ylabel << "'\n"
            << "set logscale x\nset grid\nset key off\nset offsets graph 0.1, graph 0.25, "
               "graph 0.1, graph 0.1\n"
-           << "plot '" << data.string() << "' using 2:3:($0 + 1) with points pt 7 ps 1.5 lc variable, \\\n"
+           << "plot '" << data.string()
+           << "' using 2:3:($0 + 1) with points pt 7 ps 1.5 lc variable, \\\n"
            << "     '' using 2:3:1 with labels offset 0,1 noenhanced\n";
       }
     }
@@ -252,8 +252,11 @@ std::vector<int> ParseThreads(const std::string& text) {
   return threads;
 }
 
-int RunCommand(EvalOptions options, const std::vector<std::string>& domains_wanted,
-               const fs::path& out_dir, bool plots, bool check) {
+int RunCommand(EvalOptions options,
+               const std::vector<std::string>& domains_wanted,
+               const fs::path& out_dir,
+               bool plots,
+               bool check) {
   std::vector<Domain> domains;
   for (const Domain& d : CompiledDomains()) {
     if (domains_wanted.empty() ||
@@ -267,8 +270,9 @@ int RunCommand(EvalOptions options, const std::vector<std::string>& domains_want
     if (!known) {
       std::string names;
       for (const Domain& d : CompiledDomains()) names += (names.empty() ? "" : ", ") + d.name;
-      std::cerr << "dede_eval: --domain " << wanted << ": not built into this binary (built: "
-                << (names.empty() ? "none" : names) << ")\n";
+      std::cerr << "dede_eval: --domain " << wanted
+                << ": not built into this binary (built: " << (names.empty() ? "none" : names)
+                << ")\n";
       return 2;
     }
   }
@@ -344,8 +348,11 @@ int RunCommand(EvalOptions options, const std::vector<std::string>& domains_want
 }
 
 #ifdef DEDE_EVAL_HAS_TE
-int RobustnessCommand(const EvalOptions& options, dede::eval::RobustnessOptions robustness,
-                      const fs::path& out_dir, bool plots, bool check) {
+int RobustnessCommand(const EvalOptions& options,
+                      dede::eval::RobustnessOptions robustness,
+                      const fs::path& out_dir,
+                      bool plots,
+                      bool check) {
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec) {
@@ -371,8 +378,8 @@ int RobustnessCommand(const EvalOptions& options, dede::eval::RobustnessOptions 
         if (check && (r.row.method == "dede" || r.row.method == "exact") && !r.row.feasible) ++bad;
         std::cout << "  " << r.row.method << " x" << r.row.threads << "  " << r.row.instance
                   << "  value " << Number(r.row.value, "%.6g") << "  quality "
-                  << Number(r.row.quality, "%.6f") << "  " << Number(r.row.seconds, "%.3f")
-                  << " s" << (r.row.feasible ? "" : "  INFEASIBLE") << "\n"
+                  << Number(r.row.quality, "%.6f") << "  " << Number(r.row.seconds, "%.3f") << " s"
+                  << (r.row.feasible ? "" : "  INFEASIBLE") << "\n"
                   << std::flush;
       });
   const double seconds =
@@ -410,8 +417,11 @@ int RobustnessCommand(const EvalOptions& options, dede::eval::RobustnessOptions 
 }
 #endif
 
-int ConvergenceCommand(const dede::tools::SyntheticSpec& spec, int threads, double rho,
-                       const fs::path& out_dir, bool plots) {
+int ConvergenceCommand(const dede::tools::SyntheticSpec& spec,
+                       int threads,
+                       double rho,
+                       const fs::path& out_dir,
+                       bool plots) {
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   const auto problem = dede::tools::MakeTransportLp(spec);
@@ -437,16 +447,24 @@ int ConvergenceCommand(const dede::tools::SyntheticSpec& spec, int threads, doub
                          std::max(1.0, std::abs(exact_summary.objective));
       out << t.iteration << ',' << Number(t.seconds, "%.6f") << ',' << Number(t.primal_residual)
           << ',' << Number(t.dual_residual) << ',' << Number(t.primal_tolerance) << ','
-          << Number(t.dual_tolerance) << ',' << Number(t.rho) << ',' << Number(t.objective)
-          << ',' << Number(gap) << '\n';
+          << Number(t.dual_tolerance) << ',' << Number(t.rho) << ',' << Number(t.objective) << ','
+          << Number(gap) << '\n';
     }
   }
-  std::printf("transport LP %d x %d (%d entries): exact %.10g (%s, %.3f s); ADMM %.10g after "
-              "%d iterations (%s, %.3f s)\nwrote %s\n",
-              spec.resources, spec.demands, problem->num_variables(), exact_summary.objective,
-              dede::TerminationName(exact_summary.termination), exact_summary.total_seconds,
-              summary.objective, summary.iterations, dede::TerminationName(summary.termination),
-              summary.total_seconds, csv.string().c_str());
+  std::printf(
+      "transport LP %d x %d (%d entries): exact %.10g (%s, %.3f s); ADMM %.10g after "
+      "%d iterations (%s, %.3f s)\nwrote %s\n",
+      spec.resources,
+      spec.demands,
+      problem->num_variables(),
+      exact_summary.objective,
+      dede::TerminationName(exact_summary.termination),
+      exact_summary.total_seconds,
+      summary.objective,
+      summary.iterations,
+      dede::TerminationName(summary.termination),
+      summary.total_seconds,
+      csv.string().c_str());
   if (plots && HaveGnuplot()) {
     const fs::path script = out_dir / "convergence.gp";
     {
@@ -489,14 +507,17 @@ int main(int argc, char** argv) {
   bool no_plots = false;
   bool check = false;
   auto* run = app.add_subcommand("run", "run every method of the chosen domains");
-  run->add_option("--domain", domains,
+  run->add_option("--domain",
+                  domains,
                   "traffic_engineering, cluster_scheduling, load_balancing (repeatable; "
                   "default: all built)");
   run->add_option("--size", options.size, "small (seconds), medium (minutes), paper")
       ->check(CLI::IsMember({"small", "medium", "paper"}))
       ->capture_default_str();
-  run->add_option("--threads", threads_text, "DeDe thread counts, comma-separated; all = every "
-                                             "hardware thread")
+  run->add_option("--threads",
+                  threads_text,
+                  "DeDe thread counts, comma-separated; all = every "
+                  "hardware thread")
       ->capture_default_str();
   run->add_option("--rounds", options.rounds, "rounds per instance (0: the size's default)")
       ->check(CLI::NonNegativeNumber);
@@ -505,9 +526,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--seed", options.seed, "seed for generated instances and POP partitions")
       ->capture_default_str();
-  run->add_option("--methods", options.methods, "only these methods, comma-separated (default: all)")
+  run->add_option(
+         "--methods", options.methods, "only these methods, comma-separated (default: all)")
       ->delimiter(',');
-  run->add_option("--shared-data", options.shared_dir,
+  run->add_option("--shared-data",
+                  options.shared_dir,
                   "the shared data directory (topologies, traces) for medium and paper sizes")
       ->capture_default_str();
   run->add_option("--out", out_dir, "output directory")->capture_default_str();
@@ -530,31 +553,39 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"small", "medium", "paper"}))
       ->capture_default_str();
 #ifdef DEDE_EVAL_HAS_TE
-  rob->add_option("--studies", robustness.studies,
+  rob->add_option("--studies",
+                  robustness.studies,
                   "granularity, temporal, spatial, failures, comma-separated (default: all)")
       ->delimiter(',')
       ->check(CLI::IsMember(dede::eval::RobustnessStudies()));
-  rob->add_option("--pair-fraction", robustness.pair_fraction,
+  rob->add_option("--pair-fraction",
+                  robustness.pair_fraction,
                   "medium/paper: share of the ordered pairs with a demand (0: 0.005 Kdl, 0.01 "
                   "ASN2k)")
       ->check(CLI::Range(0.0, 1.0));
-  rob->add_option("--dede-seconds", robustness.dede_seconds,
+  rob->add_option("--dede-seconds",
+                  robustness.dede_seconds,
                   "DeDe's time budget per round (0: unlimited small, 10 s medium, 30 s paper)")
       ->check(CLI::NonNegativeNumber);
-  rob->add_option("--dede-rho", robustness.dede_rho,
+  rob->add_option("--dede-rho",
+                  robustness.dede_rho,
                   "DeDe's initial rho (0: the framework default small, 1e5 medium/paper)")
       ->check(CLI::NonNegativeNumber);
-  rob->add_option("--exact-solver", robustness.exact_solver,
+  rob->add_option("--exact-solver",
+                  robustness.exact_solver,
                   "reference: framework (Clp on the whole model) or plugin (its exact method)")
       ->check(CLI::IsMember({"framework", "plugin"}))
       ->capture_default_str();
-  rob->add_option("--pop-split-fraction", robustness.pop_split_fraction,
+  rob->add_option("--pop-split-fraction",
+                  robustness.pop_split_fraction,
                   "POP's client splitting (0: off, as POP's papers; Teal runs POP with 0.25)")
       ->check(CLI::Range(0.0, 16.0))
       ->capture_default_str();
 #endif
-  rob->add_option("--threads", rob_threads_text, "DeDe thread counts, comma-separated; all = "
-                                                 "every hardware thread")
+  rob->add_option("--threads",
+                  rob_threads_text,
+                  "DeDe thread counts, comma-separated; all = "
+                  "every hardware thread")
       ->capture_default_str();
   rob->add_option("--rounds", rob_options.rounds, "rounds per instance (0: 2)")
       ->check(CLI::NonNegativeNumber);
@@ -563,10 +594,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   rob->add_option("--seed", rob_options.seed, "seed for traffic, perturbations and POP")
       ->capture_default_str();
-  rob->add_option("--methods", rob_options.methods,
-                  "only these methods, comma-separated (default: all)")
+  rob->add_option(
+         "--methods", rob_options.methods, "only these methods, comma-separated (default: all)")
       ->delimiter(',');
-  rob->add_option("--shared-data", rob_options.shared_dir,
+  rob->add_option("--shared-data",
+                  rob_options.shared_dir,
                   "the shared data directory (Kdl, ASN2k) for medium and paper sizes")
       ->capture_default_str();
   rob->add_option("--out", rob_out, "output directory")->capture_default_str();

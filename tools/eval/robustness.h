@@ -31,8 +31,8 @@
 namespace dede::eval {
 
 inline const std::vector<std::string>& RobustnessStudies() {
-  static const std::vector<std::string> studies = {"granularity", "temporal", "spatial",
-                                                   "failures"};
+  static const std::vector<std::string> studies = {
+      "granularity", "temporal", "spatial", "failures"};
   return studies;
 }
 
@@ -63,8 +63,8 @@ struct RobustnessOptions {
 // One measured row and where it sits in the study.
 struct RobustnessRow {
   EvalRow row;
-  std::string study;  // "granularity", "temporal", "spatial", "failures"
-  std::string level;  // "k=2", "c=5", "q=0.4", "links=100"
+  std::string study;    // "granularity", "temporal", "spatial", "failures"
+  std::string level;    // "k=2", "c=5", "q=0.4", "links=100"
   int level_index = 0;  // order of the level within the study (0 = unperturbed)
   // The level as a number for the plots: mean edge betweenness, c, q, failed links.
   double x = std::numeric_limits<double>::quiet_NaN();
@@ -104,9 +104,9 @@ class RobustnessReport {
   };
   struct Study {
     std::string name;
-    std::vector<Level> levels;                      // by level_index
-    std::vector<std::string> methods;               // "dede (2t)", in order of appearance
-    std::vector<std::vector<Cell>> cells;           // [method][level]
+    std::vector<Level> levels;             // by level_index
+    std::vector<std::string> methods;      // "dede (2t)", in order of appearance
+    std::vector<std::vector<Cell>> cells;  // [method][level]
   };
   Study& StudyFor(const std::string& name);
   std::vector<Study> studies_;

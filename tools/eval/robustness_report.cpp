@@ -107,8 +107,7 @@ std::string RobustnessReport::Markdown() const {
     for (std::size_t m = 0; m < s.methods.size(); ++m) {
       out << "| " << s.methods[m] << " |";
       for (const Cell& c : s.cells[m]) {
-        out << ' '
-            << (c.with_satisfied > 0 ? Fmt(c.satisfied_sum / c.with_satisfied, "%.4f") : "-")
+        out << ' ' << (c.with_satisfied > 0 ? Fmt(c.satisfied_sum / c.with_satisfied, "%.4f") : "-")
             << " |";
       }
       out << "\n";
@@ -168,9 +167,8 @@ std::vector<std::string> RobustnessReport::WritePlots(const std::string& dir_nam
           } else {
             gp << "     ''";
           }
-          gp << " using 1:" << (m + 3)
-             << " with linespoints pt 7 lw 2 title '" << s.methods[m] << "'"
-             << (m + 1 < s.methods.size() ? ", \\\n" : "\n");
+          gp << " using 1:" << (m + 3) << " with linespoints pt 7 lw 2 title '" << s.methods[m]
+             << "'" << (m + 1 < s.methods.size() ? ", \\\n" : "\n");
         }
       }
     }

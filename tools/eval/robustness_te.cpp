@@ -54,9 +54,9 @@ ConfigNode Scalar(const std::string& key, const std::string& value) {
 
 // The unperturbed traffic of a size and what the solves need.
 struct Base {
-  std::string label;          // instance prefix: "b4-x4", "kdl-p0.005"
+  std::string label;  // instance prefix: "b4-x4", "kdl-p0.005"
   std::string topology_file;
-  std::string paths_file;     // small: the shipped path file; else computed (cached)
+  std::string paths_file;  // small: the shipped path file; else computed (cached)
   te::Topology topology;
   std::vector<std::pair<int, int>> pairs;   // (src, dst) node indices, sorted
   std::vector<std::vector<double>> series;  // [round][pair], data units; >= rounds entries
@@ -74,8 +74,8 @@ struct Tag {
 };
 
 struct Instance {
-  std::vector<Tag> tags;  // the base instance carries one tag per study
-  std::string slug;       // directory name for its matrices
+  std::vector<Tag> tags;                     // the base instance carries one tag per study
+  std::string slug;                          // directory name for its matrices
   std::vector<std::vector<double>> demands;  // [round][pair]
   int num_paths = 4;
   std::vector<int> failed_links;
@@ -100,8 +100,7 @@ Result<Base> MakeBase(const EvalOptions& options, const RobustnessOptions& robus
     std::vector<std::map<std::pair<int, int>, double>> matrices;
     std::set<std::pair<int, int>> pairs;
     for (int i = 0;; ++i) {
-      const std::string file =
-          dir + "/matrices/B4_real_" + std::to_string(i) + "_1.0.csv";
+      const std::string file = dir + "/matrices/B4_real_" + std::to_string(i) + "_1.0.csv";
       if (!fs::exists(file)) break;
       Result<std::vector<te::DemandEntry>> matrix = te::LoadTrafficMatrix(file, base.topology);
       if (!matrix.ok()) return matrix.status();
@@ -112,7 +111,8 @@ Result<Base> MakeBase(const EvalOptions& options, const RobustnessOptions& robus
       }
     }
     if (static_cast<int>(matrices.size()) < std::max(2, base.rounds)) {
-      return NotFound("robustness small: need at least " + std::to_string(std::max(2, base.rounds)) +
+      return NotFound("robustness small: need at least " +
+                      std::to_string(std::max(2, base.rounds)) +
                       " matrices B4_real_<i>_1.0.csv in " + dir + "/matrices, found " +
                       std::to_string(matrices.size()));
     }
@@ -151,8 +151,9 @@ Result<Base> MakeBase(const EvalOptions& options, const RobustnessOptions& robus
   base.topology_file =
       options.shared_dir + "/dede-examples/traffic_engineering/topologies/" + name + ".json";
   if (!fs::exists(base.topology_file)) {
-    return NotFound("robustness " + options.size + ": missing " + base.topology_file +
-                    " (the " + name + " topology of the shared data set dede-examples; pass "
+    return NotFound("robustness " + options.size + ": missing " + base.topology_file + " (the " +
+                    name +
+                    " topology of the shared data set dede-examples; pass "
                     "--shared-data pointing at shared/data, or use --size small)");
   }
   Result<te::Topology> topology = te::LoadTopology(base.topology_file);
@@ -190,8 +191,8 @@ std::vector<Instance> MakeInstances(const Base& base,
   if (robustness.Wants("granularity")) reference.tags.push_back({"granularity", "k=4", 0});
   if (robustness.Wants("temporal")) reference.tags.push_back({"temporal", "c=0", 0, 0.0});
   if (robustness.Wants("spatial")) {
-    reference.tags.push_back({"spatial", "q=" + Num(base_share, "%.3f") + " (base)", 0,
-                              base_share});
+    reference.tags.push_back(
+        {"spatial", "q=" + Num(base_share, "%.3f") + " (base)", 0, base_share});
   }
   if (robustness.Wants("failures")) reference.tags.push_back({"failures", "links=0", 0, 0.0});
   if (reference.tags.empty()) return instances;
@@ -255,12 +256,12 @@ std::vector<Instance> MakeInstances(const Base& base,
     int index = 1;
     for (int count : base.failure_counts) {
       Instance in;
-      in.tags.push_back({"failures", "links=" + std::to_string(count), index++,
-                         static_cast<double>(count)});
+      in.tags.push_back(
+          {"failures", "links=" + std::to_string(count), index++, static_cast<double>(count)});
       in.slug = "failures-" + std::to_string(count);
       in.demands = BaseRounds(base);
-      in.failed_links = robustness::NestedSample(static_cast<int>(base.topology.links.size()),
-                                                 count, options.seed + 101);
+      in.failed_links = robustness::NestedSample(
+          static_cast<int>(base.topology.links.size()), count, options.seed + 101);
       instances.push_back(std::move(in));
     }
   }
@@ -315,13 +316,16 @@ ConfigNode Settings(const Base& base,
     node.Insert("repair_fill", Scalar("repair_fill", fill));
   if (base.per_pair_blocks) node.Insert("demand_blocks", Scalar("demand_blocks", "pair"));
   if (pop_split_fraction > 0) {
-    node.Insert("pop_split_fraction", Scalar("pop_split_fraction", Num(pop_split_fraction, "%.17g")));
+    node.Insert("pop_split_fraction",
+                Scalar("pop_split_fraction", Num(pop_split_fraction, "%.17g")));
   }
-  ConfigNode list = ConfigNode::List("dede_eval robustness", 0, 0, "plugin.settings.traffic_matrices");
+  ConfigNode list =
+      ConfigNode::List("dede_eval robustness", 0, 0, "plugin.settings.traffic_matrices");
   for (const std::string& m : matrices) list.Append(Scalar("traffic_matrices", m));
   node.Insert("traffic_matrices", list);
   if (!instance.failed_links.empty()) {
-    ConfigNode events = ConfigNode::List("dede_eval robustness", 0, 0, "plugin.settings.link_events");
+    ConfigNode events =
+        ConfigNode::List("dede_eval robustness", 0, 0, "plugin.settings.link_events");
     for (int link : instance.failed_links) {
       ConfigNode e = ConfigNode::Map("dede_eval robustness", 0, 0, "plugin.settings.link_events[]");
       e.Insert("round", Scalar("link_events.round", "0"));
@@ -391,9 +395,15 @@ Status RunInstance(const EvalOptions& options,
   std::fprintf(stderr,
                "robustness %s/%s: %d pairs, %d paths, %d variables, %d constraints, %zu failed "
                "links, mean edge betweenness %s; described in %.1f s\n",
-               base.label.c_str(), instance.slug.c_str(), plugin.num_pairs(),
-               plugin.num_paths_total(), problem.num_variables(), problem.num_constraints(),
-               instance.failed_links.size(), Num(betweenness).c_str(), Since(describe_start));
+               base.label.c_str(),
+               instance.slug.c_str(),
+               plugin.num_pairs(),
+               plugin.num_paths_total(),
+               problem.num_variables(),
+               problem.num_constraints(),
+               instance.failed_links.size(),
+               Num(betweenness).c_str(),
+               Since(describe_start));
 
   AdmmOptions admm;
   // The plugin's repair makes every allocation feasible; the framework's projection repair
@@ -417,10 +427,12 @@ Status RunInstance(const EvalOptions& options,
   }
   const bool plugin_exact = robustness.exact_solver == "plugin";
   bool plugin_has_exact = false;
-  for (const MethodInfo& m : plugin.Methods()) plugin_has_exact = plugin_has_exact || m.name == "exact";
+  for (const MethodInfo& m : plugin.Methods())
+    plugin_has_exact = plugin_has_exact || m.name == "exact";
   if (plugin_exact && !plugin_has_exact) {
-    return InvalidArgument("robustness: --exact-solver plugin: the traffic_engineering plugin "
-                           "has no 'exact' method in this build");
+    return InvalidArgument(
+        "robustness: --exact-solver plugin: the traffic_engineering plugin "
+        "has no 'exact' method in this build");
   }
 
   for (int round = 0; round < static_cast<int>(instance.demands.size()); ++round) {
@@ -444,8 +456,7 @@ Status RunInstance(const EvalOptions& options,
                        (instance.tags.size() > 1 ? " (shared base)" : "") +
                        "; mean edge betweenness " + Num(betweenness) + "; failed links " +
                        std::to_string(instance.failed_links.size()) + "; total demand " +
-                       Num(total_demand, "%.10g") +
-                       (row.note.empty() ? "" : "; " + row.note);
+                       Num(total_demand, "%.10g") + (row.note.empty() ? "" : "; " + row.note);
         out.study = tag.study;
         out.level = tag.level;
         out.level_index = tag.level_index;
@@ -463,7 +474,8 @@ Status RunInstance(const EvalOptions& options,
       row.reference = reference_name;
       if (!std::isnan(reference) && reference > 0) row.quality = row.value / reference;
       std::string detail = std::string(TerminationName(summary.termination));
-      if (summary.iterations >= 0) detail += ", " + std::to_string(summary.iterations) + " iterations";
+      if (summary.iterations >= 0)
+        detail += ", " + std::to_string(summary.iterations) + " iterations";
       if (total_demand > 0) detail += ", satisfied demand " + Num(row.value / total_demand);
       row.note = row.note.empty() ? detail : row.note + "; " + detail;
       emit(row);

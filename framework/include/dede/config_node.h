@@ -18,8 +18,8 @@ class ConfigNode {
   enum class Kind : std::uint8_t { kNull, kScalar, kList, kMap };
 
   ConfigNode() = default;
-  static ConfigNode Scalar(std::string value, std::string file, int line, int column,
-                           std::string path);
+  static ConfigNode Scalar(
+      std::string value, std::string file, int line, int column, std::string path);
   static ConfigNode List(std::string file, int line, int column, std::string path);
   static ConfigNode Map(std::string file, int line, int column, std::string path);
 
@@ -29,8 +29,8 @@ class ConfigNode {
   bool IsList() const { return kind_ == Kind::kList; }
   bool IsMap() const { return kind_ == Kind::kMap; }
   const std::string& file() const { return file_; }
-  int line() const { return line_; }      // 1-based; 0 if unknown
-  int column() const { return column_; }  // 1-based; 0 if unknown
+  int line() const { return line_; }                 // 1-based; 0 if unknown
+  int column() const { return column_; }             // 1-based; 0 if unknown
   const std::string& path() const { return path_; }  // dotted key path, "plugin.settings.k"
   // "file:line:column" for messages.
   std::string Where() const;
@@ -60,14 +60,19 @@ class ConfigNode {
 
   // Typed reads of an optional key of a map: *out keeps its value (the default) when the key is
   // absent; a wrong type or a value outside [min, max] is an InvalidArgument naming the key.
-  Status Read(const std::string& key, double* out, double min = -std::numeric_limits<double>::infinity(),
+  Status Read(const std::string& key,
+              double* out,
+              double min = -std::numeric_limits<double>::infinity(),
               double max = std::numeric_limits<double>::infinity()) const;
-  Status Read(const std::string& key, int* out, int min = std::numeric_limits<int>::min(),
+  Status Read(const std::string& key,
+              int* out,
+              int min = std::numeric_limits<int>::min(),
               int max = std::numeric_limits<int>::max()) const;
   Status Read(const std::string& key, bool* out) const;
   Status Read(const std::string& key, std::string* out) const;
   // One of `choices`.
-  Status ReadChoice(const std::string& key, const std::vector<std::string>& choices,
+  Status ReadChoice(const std::string& key,
+                    const std::vector<std::string>& choices,
                     std::string* out) const;
   // Fails if the key is absent.
   Status Require(const std::string& key) const;

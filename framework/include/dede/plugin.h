@@ -79,9 +79,9 @@ struct DomainRecord {
 };
 
 struct RoundReport {
-  std::vector<Metric> metrics;          // domain metrics of the round
-  std::vector<EntityRecord> entities;   // resources and demands with their parameters
-  std::vector<DomainRecord> records;    // other domain objects of the round
+  std::vector<Metric> metrics;         // domain metrics of the round
+  std::vector<EntityRecord> entities;  // resources and demands with their parameters
+  std::vector<DomainRecord> records;   // other domain objects of the round
 };
 
 // A method the plugin implements itself: a baseline or heuristic (POP-k, greedy, demand
@@ -107,10 +107,10 @@ struct SolverServices {
 // An external event from the deployment's inbox (table `events`, `dede submit`): something
 // that happened now, which the plugin folds into its state from the round it is applied in.
 struct Event {
-  std::int64_t id = 0;     // the inbox row: errors name it ("event 17: payload.capacity ...")
-  std::string kind;        // one of the plugin's EventKinds()
-  std::string target;      // what it is about, in the kind's terms ("3->7", a job id)
-  ConfigNode payload;      // the JSON object as a map: typed reads name "event 17" and the field
+  std::int64_t id = 0;  // the inbox row: errors name it ("event 17: payload.capacity ...")
+  std::string kind;     // one of the plugin's EventKinds()
+  std::string target;   // what it is about, in the kind's terms ("3->7", a job id)
+  ConfigNode payload;   // the JSON object as a map: typed reads name "event 17" and the field
   int apply_from_round = 0;
   std::string writer;
   // True when a resumed run re-applies an event an earlier run applied (see ApplyEvent).
@@ -147,7 +147,9 @@ class DomainPlugin {
     return Status::Ok();
   }
   // Turns the allocation into domain metrics and entity records.
-  virtual Status Report(int round, const Problem& problem, const Allocation& allocation,
+  virtual Status Report(int round,
+                        const Problem& problem,
+                        const Allocation& allocation,
                         RoundReport* report) = 0;
 
   // --- Since ABI 2 -----------------------------------------------------------------------
@@ -156,8 +158,11 @@ class DomainPlugin {
   // Solves the refreshed problem of `round` with one of Methods(). Must fill a full
   // allocation (problem.num_variables() values) and the summary (termination, method,
   // total_seconds at least); the runner then repairs, measures and reports as for ADMM.
-  virtual Status SolveWith(const std::string& method, int round, const Problem& problem,
-                           const SolverServices& services, Allocation* allocation,
+  virtual Status SolveWith(const std::string& method,
+                           int round,
+                           const Problem& problem,
+                           const SolverServices& services,
+                           Allocation* allocation,
                            SolveSummary* summary) {
     (void)round;
     (void)problem;
@@ -220,21 +225,21 @@ inline constexpr const char* kPluginEntryPoint = "dede_plugin_descriptor_v1";
 
 #define DEDE_PLUGIN_EXPORT __attribute__((visibility("default")))
 
-#define DEDE_DECLARE_PLUGIN(Class, Name, Version)                                           \
-  static_assert(std::is_base_of_v<::dede::DomainPlugin, Class>,                             \
-                "DEDE_DECLARE_PLUGIN: " #Class " must derive from dede::DomainPlugin");    \
-  static_assert(std::is_default_constructible_v<Class>,                                     \
-                "DEDE_DECLARE_PLUGIN: " #Class " must be default-constructible");          \
+#define DEDE_DECLARE_PLUGIN(Class, Name, Version)                                               \
+  static_assert(std::is_base_of_v<::dede::DomainPlugin, Class>,                                 \
+                "DEDE_DECLARE_PLUGIN: " #Class " must derive from dede::DomainPlugin");         \
+  static_assert(std::is_default_constructible_v<Class>,                                         \
+                "DEDE_DECLARE_PLUGIN: " #Class " must be default-constructible");               \
   static_assert(sizeof(Name) > 1, "DEDE_DECLARE_PLUGIN: the name must be a non-empty literal"); \
-  extern "C" DEDE_PLUGIN_EXPORT const ::dede::PluginDescriptor* dede_plugin_descriptor_v1() { \
-    static const ::dede::PluginDescriptor descriptor{                                       \
-        ::dede::kPluginAbiVersion,                                                          \
-        static_cast<std::uint32_t>(sizeof(::dede::PluginDescriptor)),                       \
-        static_cast<std::uint32_t>(alignof(::dede::PluginDescriptor)),                      \
-        DEDE_PLUGIN_TOOLCHAIN,                                                              \
-        Name,                                                                               \
-        Version,                                                                            \
-        []() -> ::dede::DomainPlugin* { return new Class(); },                              \
-        [](::dede::DomainPlugin* p) { delete p; }};                                         \
-    return &descriptor;                                                                     \
+  extern "C" DEDE_PLUGIN_EXPORT const ::dede::PluginDescriptor* dede_plugin_descriptor_v1() {   \
+    static const ::dede::PluginDescriptor descriptor{                                           \
+        ::dede::kPluginAbiVersion,                                                              \
+        static_cast<std::uint32_t>(sizeof(::dede::PluginDescriptor)),                           \
+        static_cast<std::uint32_t>(alignof(::dede::PluginDescriptor)),                          \
+        DEDE_PLUGIN_TOOLCHAIN,                                                                  \
+        Name,                                                                                   \
+        Version,                                                                                \
+        []() -> ::dede::DomainPlugin* { return new Class(); },                                  \
+        [](::dede::DomainPlugin* p) { delete p; }};                                             \
+    return &descriptor;                                                                         \
   }

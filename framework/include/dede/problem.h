@@ -123,8 +123,8 @@ struct GlobalTerm {
   GlobalKind kind = GlobalKind::kNone;
   Side side = Side::kDemand;
   double weight = 1.0;
-  std::vector<int> blocks;            // block indices on `side`, increasing
-  std::vector<LinearExpr> exprs;      // exprs[k] belongs to blocks[k]
+  std::vector<int> blocks;        // block indices on `side`, increasing
+  std::vector<LinearExpr> exprs;  // exprs[k] belongs to blocks[k]
 };
 
 class Problem {
@@ -148,8 +148,8 @@ class Problem {
 
   // ---- constraints -----------------------------------------------------------------------
   // Adds expr (sense) rhs to `block`. expr.constant is moved to the right-hand side.
-  ConstraintId AddConstraint(BlockId block, const LinearExpr& expr, Sense sense, double rhs,
-                             std::string name = "");
+  ConstraintId AddConstraint(
+      BlockId block, const LinearExpr& expr, Sense sense, double rhs, std::string name = "");
   ConstraintId AddResourceConstraint(int r, const LinearExpr& e, Sense s, double rhs) {
     return AddConstraint(BlockId::Resource(r), e, s, rhs);
   }
@@ -165,8 +165,11 @@ class Problem {
   // weight * log(expr). Needs a maximize objective with weight >= 0 (concave utility).
   int AddLogTerm(BlockId block, const LinearExpr& expr, double weight);
   // weight * min over blocks of exprs (maximize) / weight * max (minimize). One per problem.
-  void SetGlobalTerm(GlobalKind kind, Side side, std::vector<int> blocks,
-                     std::vector<LinearExpr> exprs, double weight = 1.0);
+  void SetGlobalTerm(GlobalKind kind,
+                     Side side,
+                     std::vector<int> blocks,
+                     std::vector<LinearExpr> exprs,
+                     double weight = 1.0);
 
   // ---- parameters: change between solves, no rebuild ----------------------------------------
   void SetRhs(ConstraintId c, double rhs);
@@ -185,10 +188,10 @@ class Problem {
   // What the parameter changes since an earlier revision() touched, each item once, in
   // increasing order.
   struct Changes {
-    std::vector<VarId> variables;          // bounds and costs
+    std::vector<VarId> variables;           // bounds and costs
     std::vector<ConstraintId> constraints;  // right-hand sides and coefficients
-    std::vector<int> log_terms;            // weights
-    bool global = false;                   // the global term's weight, coefficients, constants
+    std::vector<int> log_terms;             // weights
+    bool global = false;                    // the global term's weight, coefficients, constants
   };
   // Fills *changes with what changed after `revision` and returns true; returns false when
   // that is not known: a structural change (Add*, SetGlobalTerm, SetObjectiveSense) came
@@ -250,8 +253,11 @@ class Problem {
   Violation MeasureViolation(const std::vector<double>& values) const;
   // The same over variables [var_begin, var_end) and constraints [con_begin, con_end) only,
   // for callers that split the check over threads.
-  Violation MeasureViolation(const std::vector<double>& values, VarId var_begin, VarId var_end,
-                             ConstraintId con_begin, ConstraintId con_end) const;
+  Violation MeasureViolation(const std::vector<double>& values,
+                             VarId var_begin,
+                             VarId var_end,
+                             ConstraintId con_begin,
+                             ConstraintId con_end) const;
 
  private:
   enum class ChangeKind : std::uint8_t { kVariable, kConstraint, kLogTerm, kGlobal };
@@ -296,7 +302,7 @@ class Problem {
   // (matrix, resource, demand) -> entry: open addressing over the entries' VarIds, the key
   // read back from variables_ (4 bytes a slot, at most half full; no copy of the key).
   std::vector<VarId> entry_table_;
-  std::vector<std::pair<VarId, std::string>> local_names_;  // by increasing VarId
+  std::vector<std::pair<VarId, std::string>> local_names_;              // by increasing VarId
   std::vector<std::pair<ConstraintId, std::string>> constraint_names_;  // by increasing id
   std::size_t entry_count_ = 0;
   std::size_t EntrySlot(int matrix, int resource, int demand) const;

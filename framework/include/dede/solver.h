@@ -23,13 +23,13 @@ namespace dede {
 
 // Why a solve ended. Append only: values are persisted.
 enum class Termination : std::uint8_t {
-  kConverged,           // residuals within tolerance and the allocation is feasible
-  kConvergedInaccurate, // residuals within 10x tolerance when the iteration budget ran out
-  kMaxIterations,       // iteration budget used up; the best allocation so far is returned
-  kTimeLimit,           // wall-clock budget used up; the best allocation so far is returned
-  kInfeasible,          // a block (or the whole problem) has no feasible point
-  kCancelled,           // the stop token was triggered
-  kFailure,             // invalid input or a sub-solver failure; see message
+  kConverged,            // residuals within tolerance and the allocation is feasible
+  kConvergedInaccurate,  // residuals within 10x tolerance when the iteration budget ran out
+  kMaxIterations,        // iteration budget used up; the best allocation so far is returned
+  kTimeLimit,            // wall-clock budget used up; the best allocation so far is returned
+  kInfeasible,           // a block (or the whole problem) has no feasible point
+  kCancelled,            // the stop token was triggered
+  kFailure,              // invalid input or a sub-solver failure; see message
 };
 const char* TerminationName(Termination t);
 
@@ -66,8 +66,8 @@ struct AdmmOptions {
   double eps_rel = 1e-4;
   int check_termination_every = 10;  // residuals are a parallel reduction: not every iteration
   RhoUpdate rho_update = RhoUpdate::kResidualBalancing;
-  int rho_update_every = 50;         // in iterations; taken at the first check at or after
-  double rho_update_tolerance = 5.0; // adopt a new rho only if it differs by more than this factor
+  int rho_update_every = 50;          // in iterations; taken at the first check at or after
+  double rho_update_tolerance = 5.0;  // adopt a new rho only if it differs by more than this factor
   // With residual balancing, the copies of a max-min / min-max term's scalar get their own
   // penalty factor (on top of rho), balanced on their own residuals at every rho update:
   // their scale and duals are the objective's, not the allocation entries'.
@@ -107,7 +107,7 @@ struct AdmmOptions {
   int anderson_interval = 10;
   AndersonType anderson_type = AndersonType::kTypeI;
   double time_limit_seconds = std::numeric_limits<double>::infinity();
-  int num_threads = 0;               // 0: all hardware threads; at most kMaxThreads
+  int num_threads = 0;  // 0: all hardware threads; at most kMaxThreads
   static constexpr int kMaxThreads = 1024;
   // Feasibility repair after the iterations: alternating projections onto the resource-side
   // and the demand-side feasible sets until every constraint holds within feasibility_tolerance.
@@ -122,8 +122,8 @@ struct AdmmOptions {
   // Factor applied to rho at every termination check of the integer phase until the copies
   // agree (1 keeps rho fixed).
   double integer_rho_growth = 1.3;
-  int block_node_limit = 20000;      // branch-and-bound nodes per block solve
-  bool verbose = false;              // print the residual trace to stderr
+  int block_node_limit = 20000;  // branch-and-bound nodes per block solve
+  bool verbose = false;          // print the residual trace to stderr
 };
 
 // One termination check.
@@ -148,12 +148,12 @@ struct SolveSummary {
 
   Termination termination = Termination::kFailure;
   std::string message = "Solve was not called.";
-  std::string method;               // "admm", "clp", "cbc", ...
-  int iterations = -1;              // -1: not computed
+  std::string method;   // "admm", "clp", "cbc", ...
+  int iterations = -1;  // -1: not computed
   int rho_updates = -1;
-  int anderson_steps = -1;          // extrapolations used (-1: acceleration off)
-  int anderson_rejections = -1;     // extrapolations undone by the safeguard
-  int fill_iterations = -1;         // second stage of a work-conserving max-min (-1: none)
+  int anderson_steps = -1;       // extrapolations used (-1: acceleration off)
+  int anderson_rejections = -1;  // extrapolations undone by the safeguard
+  int fill_iterations = -1;      // second stage of a work-conserving max-min (-1: none)
   // The scaling in effect at the end: entry penalties are rho times a factor in
   // [entry_weight_min, entry_weight_max] (AdmmOptions::equilibrate times the block factors of
   // block_rho_balancing), the global term's copies rho times global_weight times a factor of
@@ -166,8 +166,8 @@ struct SolveSummary {
   double primal_residual = -1, dual_residual = -1;
   double objective = std::numeric_limits<double>::quiet_NaN();  // at the returned allocation
   double bound = std::numeric_limits<double>::quiet_NaN();      // exact solver: proven bound
-  double max_violation = -1;        // of the returned allocation, see Problem::MeasureViolation
-  bool feasible = false;            // max_violation <= feasibility tolerance
+  double max_violation = -1;  // of the returned allocation, see Problem::MeasureViolation
+  bool feasible = false;      // max_violation <= feasibility tolerance
   double setup_seconds = -1, solve_seconds = -1, repair_seconds = -1, total_seconds = -1;
   double resource_seconds = -1, demand_seconds = -1;  // time in each half step
   std::vector<IterationSummary> trace;
@@ -249,7 +249,9 @@ struct ExactOptions {
 };
 
 // The whole problem as one LP/QP (Clp) or MILP (Cbc). Same summary type. Never throws.
-void SolveExact(const Problem& problem, const ExactOptions& options, Allocation* allocation,
+void SolveExact(const Problem& problem,
+                const ExactOptions& options,
+                Allocation* allocation,
                 SolveSummary* summary);
 
 }  // namespace dede

@@ -10,12 +10,12 @@ namespace dede {
 
 enum class StatusCode : int {
   kOk = 0,
-  kInvalidArgument = 1,  // bad configuration or data: fix the input
-  kNotFound = 2,         // a file, symbol, plugin or row that should exist does not
+  kInvalidArgument = 1,     // bad configuration or data: fix the input
+  kNotFound = 2,            // a file, symbol, plugin or row that should exist does not
   kFailedPrecondition = 3,  // e.g. a database newer than this binary
-  kAlreadyExists = 4,    // e.g. two plugins with the same name
-  kUnavailable = 5,      // e.g. database locked; retrying may help
-  kInternal = 6,         // a bug or a third-party failure
+  kAlreadyExists = 4,       // e.g. two plugins with the same name
+  kUnavailable = 5,         // e.g. database locked; retrying may help
+  kInternal = 6,            // a bug or a third-party failure
   kCancelled = 7,
 };
 
@@ -39,7 +39,9 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status InvalidArgument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
 inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status FailedPrecondition(std::string m) {
   return {StatusCode::kFailedPrecondition, std::move(m)};
@@ -52,7 +54,7 @@ inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {}  // NOLINT
   bool ok() const { return status_.ok() && value_.has_value(); }
   const Status& status() const { return status_; }

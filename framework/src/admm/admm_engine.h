@@ -28,6 +28,9 @@
 //   admm_solver.cpp the iteration (Solve) and the public AdmmSolver
 #pragma once
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -36,9 +39,6 @@
 #include <stop_token>
 #include <string>
 #include <vector>
-
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include "admm/anderson.h"
 #include "admm/block_executor.h"
@@ -66,8 +66,8 @@ constexpr double kClockEveryBlockWork = 10000;
 
 // A variable of a block as the block sees it.
 struct BlockVar {
-  VarId var = -1;     // problem variable, or -1 for the global copy t_b
-  int pair = -1;      // consensus pair, or -1 for a local variable
+  VarId var = -1;  // problem variable, or -1 for the global copy t_b
+  int pair = -1;   // consensus pair, or -1 for a local variable
 };
 
 struct Block {
@@ -78,7 +78,7 @@ struct Block {
   int global_expr = -1;                   // index into GlobalTerm::exprs
   std::vector<int> log_terms;             // problem log term ids, in BlockProblem::logs order
   BlockProblem problem;
-  std::vector<double> v;                  // current solution
+  std::vector<double> v;                        // current solution
   std::unique_ptr<BlockSolver> solver;          // continuous (relaxed) solver
   std::unique_ptr<BlockSolver> integer_solver;  // with integrality, built on demand
   // Feasibility repair of a block with log terms or integral variables, built on demand (the
@@ -88,7 +88,7 @@ struct Block {
                                              // without one inline: ASN2k has 3M blocks)
   bool has_integers = false;
   std::vector<std::uint8_t> integral_flags;  // declared integrality, by slot
-  double work = 0;                        // cost estimate for scheduling
+  double work = 0;                           // cost estimate for scheduling
 };
 
 // A consensus pair: x (resource side) and z (demand side) of one entry or one global copy.
@@ -141,8 +141,8 @@ class AdmmEngine {
   void ColdStart();
   void SetRho(double rho);
   // Returns false and fills *message on a block failure.
-  bool HalfStep(int side, bool integer_phase, bool measure, std::string* message,
-                Termination* termination);
+  bool HalfStep(
+      int side, bool integer_phase, bool measure, std::string* message, Termination* termination);
   void UpdateGlobalAlpha(int side, bool measure);
   // The exchange between the sides. The resource half step solves its blocks against the
   // targets z - u in side0_t_, which the demand half step wrote (in pair order, one write per
@@ -219,19 +219,19 @@ class AdmmEngine {
   std::string setup_error_;
   double setup_seconds_ = 0;
   double last_repair_seconds_ = -1;  // wall time of the last solve's repair (-1: none yet)
-  bool setup_reported_ = false;  // the build time is charged to the first solve only
+  bool setup_reported_ = false;      // the build time is charged to the first solve only
 
   std::vector<Block> blocks_[2];
-  std::vector<int> order_[2];        // heavy blocks by decreasing work, then the rest by index
+  std::vector<int> order_[2];  // heavy blocks by decreasing work, then the rest by index
   std::vector<Pair> pairs_;
-  std::vector<int> global_pairs_;    // pairs of the global term, in GlobalTerm::blocks order
-  int global_side_ = -1;             // side whose blocks hold t_b (-1: no global term)
+  std::vector<int> global_pairs_;  // pairs of the global term, in GlobalTerm::blocks order
+  int global_side_ = -1;           // side whose blocks hold t_b (-1: no global term)
 
   // The demand side's iterates of each consensus pair, indexed by pair (pairs are numbered
   // in VarId order, which is demand order for the bundled plugins: the demand half step
-  // reads them in sequence). x lives on the resource side (side0_x_; alpha for a global copy whose resource side is
-  // the global scalar) and xh = a x + (1 - a) z is formed where it is used, so a pair holds
-  // only the demand side's z and the scaled dual u.
+  // reads them in sequence). x lives on the resource side (side0_x_; alpha for a global copy whose
+  // resource side is the global scalar) and xh = a x + (1 - a) z is formed where it is used, so a
+  // pair holds only the demand side's z and the scaled dual u.
   struct PairState {
     double z = 0, u = 0;
   };
@@ -246,9 +246,9 @@ class AdmmEngine {
   void SaveIterates(Iterates* out) const;
   void RestoreIterates(Iterates* in);
   std::vector<PairState> ps_;
-  bool targets_stale_ = true;  // resource blocks' targets not yet z - u of the current pairs
-  bool xh_ready_ = false;      // xh_ holds this iteration's xh (MaterializeXh)
-  std::vector<double> xh_;     // by pair, while xh_ready_
+  bool targets_stale_ = true;      // resource blocks' targets not yet z - u of the current pairs
+  bool xh_ready_ = false;          // xh_ holds this iteration's xh (MaterializeXh)
+  std::vector<double> xh_;         // by pair, while xh_ready_
   std::vector<double> global_xh_;  // xh of the global pairs (min-max), in global_pairs_ order
   // The resource side's x and targets, every block a range (side0_offset_) of one array each.
   FlatArray side0_x_, side0_t_;
@@ -265,21 +265,21 @@ class AdmmEngine {
   // Penalty of pair p is rho_ * pair_weight_[p] (see penalty.cpp for its factors).
   std::vector<double> pair_weight_;
   double Weight(int pair) const { return pair >= 0 ? rho_ * pair_weight_[pair] : 0.0; }
-  double global_weight_ = 1.0;           // pair_weight_ of every global pair
-  std::vector<double> base_weight_;      // equilibration factor of every pair (1 for copies)
-  std::vector<double> copy_factor_;      // of each global pair, in global_pairs_ order
-  int balanced_side_ = -1;               // side whose blocks have factors (-1: none)
-  std::vector<double> block_factor_;     // of each block of balanced_side_
-  std::vector<double> z_prev_;           // every pair's z before a rho update's demand step
+  double global_weight_ = 1.0;             // pair_weight_ of every global pair
+  std::vector<double> base_weight_;        // equilibration factor of every pair (1 for copies)
+  std::vector<double> copy_factor_;        // of each global pair, in global_pairs_ order
+  int balanced_side_ = -1;                 // side whose blocks have factors (-1: none)
+  std::vector<double> block_factor_;       // of each block of balanced_side_
+  std::vector<double> z_prev_;             // every pair's z before a rho update's demand step
   double entry_weight_range_[2] = {1, 1};  // smallest and largest entry pair weight
-  bool filling_ = false;                 // in the second stage of a work-conserving max-min
+  bool filling_ = false;                   // in the second stage of a work-conserving max-min
   struct FillSaved {
-    double lower = 0, upper = 0;         // of t_b
-    SlotValues linear;                   // of the block's slots
+    double lower = 0, upper = 0;  // of t_b
+    SlotValues linear;            // of the block's slots
   };
-  std::vector<FillSaved> fill_saved_;    // by global term position
-  std::vector<double> global_z_prev_;    // their z before the last measured demand half step
-  std::vector<double> trace_values_;  // the iterate the trace's objective is evaluated at
+  std::vector<FillSaved> fill_saved_;  // by global term position
+  std::vector<double> global_z_prev_;  // their z before the last measured demand half step
+  std::vector<double> trace_values_;   // the iterate the trace's objective is evaluated at
   std::unique_ptr<AndersonAccelerator> anderson_;  // while anderson_memory > 0
   std::vector<double> anderson_f_, anderson_next_;
   double relaxation_ = 1.0;  // over-relaxation in effect this iteration

@@ -1,6 +1,8 @@
 // The ADMM iteration (AdmmEngine::Solve) and the public AdmmSolver; the steps it calls are
 // in the files listed in admm_engine.h.
-#include "admm/admm_engine.h"
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,9 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
+#include "admm/admm_engine.h"
 
 namespace dede {
 namespace internal {
@@ -32,8 +32,8 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   const double budget = options_.time_limit_seconds;
   double iterate_limit = budget;
   if (options_.repair && std::isfinite(budget)) {
-    iterate_limit -= last_repair_seconds_ >= 0 ? std::min(last_repair_seconds_, 0.5 * budget)
-                                               : 0.1 * budget;
+    iterate_limit -=
+        last_repair_seconds_ >= 0 ? std::min(last_repair_seconds_, 0.5 * budget) : 0.1 * budget;
   }
   const auto set_deadline = [&](double seconds) {
     std::int64_t deadline = 0;
@@ -73,7 +73,9 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
     const auto t_refresh = Clock::now();
     arena.execute([&] { RefreshParameters(); });
     if (options_.verbose) {
-      std::fprintf(stderr, "admm refresh: validate %.3f s, block parameters %.3f s\n", validate_s,
+      std::fprintf(stderr,
+                   "admm refresh: validate %.3f s, block parameters %.3f s\n",
+                   validate_s,
                    Seconds(t_refresh));
     }
   }
@@ -113,7 +115,9 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
       anderson_->Reset();
       anderson_->ResetStats();
     } else {
-      anderson_ = std::make_unique<AndersonAccelerator>(ps_.size(), options_.anderson_memory, kind,
+      anderson_ = std::make_unique<AndersonAccelerator>(ps_.size(),
+                                                        options_.anderson_memory,
+                                                        kind,
                                                         /*safeguard=*/1.0,
                                                         /*regularization=*/1e-10);
     }
@@ -147,11 +151,11 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
       }
       if (Seconds(start) > iterate_limit) {
         termination = Termination::kTimeLimit;
-        message = "Time limit " + std::to_string(options_.time_limit_seconds) + " s reached after " +
-                  std::to_string(iterations) + " iterations" +
-                  (iterate_limit < budget
-                       ? " (" + std::to_string(budget - iterate_limit) + " s of it kept for the repair)"
-                       : std::string()) +
+        message = "Time limit " + std::to_string(options_.time_limit_seconds) +
+                  " s reached after " + std::to_string(iterations) + " iterations" +
+                  (iterate_limit < budget ? " (" + std::to_string(budget - iterate_limit) +
+                                                " s of it kept for the repair)"
+                                          : std::string()) +
                   ".";
         break;
       }
@@ -204,8 +208,14 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
         std::fprintf(stderr,
                      "admm %6d  %8.3f s  r_prim %.3e (tol %.3e)  r_dual %.3e (tol %.3e)  rho %.3g"
                      "  obj %.9g\n",
-                     k, it.seconds, it.primal_residual, it.primal_tolerance, it.dual_residual,
-                     it.dual_tolerance, it.rho, it.objective);
+                     k,
+                     it.seconds,
+                     it.primal_residual,
+                     it.primal_tolerance,
+                     it.dual_residual,
+                     it.dual_tolerance,
+                     it.rho,
+                     it.objective);
       }
       if (observer_ && !observer_(it)) {
         termination = Termination::kCancelled;
@@ -226,9 +236,9 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
         termination = Termination::kConverged;
         std::ostringstream out;
         out.precision(2);
-        out << std::scientific << "Primal residual " << it.primal_residual << " <= "
-            << it.primal_tolerance << ", dual residual " << it.dual_residual << " <= "
-            << it.dual_tolerance << ".";
+        out << std::scientific << "Primal residual " << it.primal_residual
+            << " <= " << it.primal_tolerance << ", dual residual " << it.dual_residual
+            << " <= " << it.dual_tolerance << ".";
         message = out.str();
         break;
       }
@@ -285,8 +295,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   double fill_floor = -kInfinity;
   if (!failed && options_.fill_after_max_min && global_side_ >= 0 && !has_integers &&
       problem_.global_term().kind == GlobalKind::kMaxMin &&
-      (termination == Termination::kConverged || inaccurate_ok) &&
-      Seconds(start) < iterate_limit) {
+      (termination == Termination::kConverged || inaccurate_ok) && Seconds(start) < iterate_limit) {
     const Termination first_termination = termination;
     const std::string first_message = message;
     const int first_iterations = iterations;
@@ -308,11 +317,11 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
     out.precision(6);
     out << " Then " << summary->fill_iterations << " iterations maximising the total of the "
         << "max-min expressions, each >= " << floor << ": total " << total_before << " -> "
-        << total_after << " (" << TerminationName(
-               failed ? termination
-                      : (termination == Termination::kMaxIterations && inaccurate_ok
-                             ? Termination::kConvergedInaccurate
-                             : termination))
+        << total_after << " ("
+        << TerminationName(failed ? termination
+                                  : (termination == Termination::kMaxIterations && inaccurate_ok
+                                         ? Termination::kConvergedInaccurate
+                                         : termination))
         << ").";
     fill_message = out.str();
     if (!failed) {
@@ -420,8 +429,10 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   summary->feasible = summary->max_violation <= options_.feasibility_tolerance;
   arena.execute([&] { summary->objective = Objective(values); });
   if (options_.verbose) {
-    std::fprintf(stderr, "admm finish: gather and repair %.3f s, violation and objective %.3f s\n",
-                 summary->repair_seconds, Seconds(check_start));
+    std::fprintf(stderr,
+                 "admm finish: gather and repair %.3f s, violation and objective %.3f s\n",
+                 summary->repair_seconds,
+                 Seconds(check_start));
   }
   summary->termination = termination;
   summary->message = message + fill_message;

@@ -2,7 +2,9 @@
 // and demand its block with its own constraints, the global term its per-block copies; the
 // block solvers are built and primed; parameters are copied in before each solve; cold and
 // warm starts.
-#include "admm/admm_engine.h"
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,10 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
+#include "admm/admm_engine.h"
 #include "core/check.h"
 
 namespace dede::internal {
@@ -116,7 +115,8 @@ void AdmmEngine::Build() {
         }
         return row;
       };
-      for (ConstraintId c : block.constraints) bp.rows.push_back(make_row(problem_.constraint(c).terms));
+      for (ConstraintId c : block.constraints)
+        bp.rows.push_back(make_row(problem_.constraint(c).terms));
       if (block.global_expr >= 0) {
         BlockRow row = make_row(global.exprs[block.global_expr].terms);
         row.index.push_back(n - 1);  // t_b is the block's last variable
@@ -151,8 +151,9 @@ void AdmmEngine::Build() {
     std::iota(order_[s].begin(), order_[s].end(), 0);
     std::stable_partition(order_[s].begin(), order_[s].end(), heavy);
     const auto light = std::find_if_not(order_[s].begin(), order_[s].end(), heavy);
-    std::stable_sort(order_[s].begin(), light,
-                     [&](int a, int b) { return blocks_[s][a].work > blocks_[s][b].work; });
+    std::stable_sort(order_[s].begin(), light, [&](int a, int b) {
+      return blocks_[s][a].work > blocks_[s][b].work;
+    });
   }
   tbb::task_arena(ThreadCount()).execute([&] { RefreshParameters(); });
   rho_ = options_.rho;  // the solvers are built, and primed, with the penalty they start with
@@ -392,7 +393,8 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
   cold_ = false;
   const GlobalTerm& global = problem_.global_term();
   std::vector<double> expr_value(global.exprs.size(), 0.0);
-  for (std::size_t k = 0; k < global.exprs.size(); ++k) expr_value[k] = global.exprs[k].Value(values);
+  for (std::size_t k = 0; k < global.exprs.size(); ++k)
+    expr_value[k] = global.exprs[k].Value(values);
   if (!expr_value.empty()) {
     alpha_ = global.kind == GlobalKind::kMaxMin
                  ? *std::min_element(expr_value.begin(), expr_value.end())
@@ -412,7 +414,7 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
           const int p = block.vars[i].pair;
           if (p < 0) continue;
           if (var < 0) {
-            ps_[p] = PairState{};  // a global copy; the other one is alpha (below)
+            ps_[p] = PairState{};          // a global copy; the other one is alpha (below)
             if (s == 1) ps_[p].z = value;  // (a resource-side copy is its block's value)
           } else if (s == 1) {
             ps_[p] = PairState{value, 0.0};

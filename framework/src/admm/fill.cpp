@@ -1,6 +1,8 @@
 // Work-conserving max-min: the second stage that maximises the total of the max-min
 // expressions once the minimum is known, and the copies of the iterates it hands on.
-#include "admm/admm_engine.h"
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,9 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
+#include "admm/admm_engine.h"
 
 namespace dede::internal {
 

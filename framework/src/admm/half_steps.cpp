@@ -1,7 +1,9 @@
 // One ADMM iteration's work: the x half step (resource blocks) with over-relaxation, the global
 // scalar alpha in closed form, the optional Anderson step, and the z half step (demand blocks)
 // with the dual update, all fused per pair.
-#include "admm/admm_engine.h"
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,9 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
+#include "admm/admm_engine.h"
 
 namespace dede::internal {
 
@@ -34,8 +34,8 @@ using namespace engine;
 // in pair order: each resource block's range is visited in its own order as the demand blocks
 // advance (as many short streams as resource blocks), where the resource side visiting the
 // pairs would jump across the whole pair array for every entry.
-bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::string* message,
-                          Termination* termination) {
+bool AdmmEngine::HalfStep(
+    int side, bool integer_phase, bool measure, std::string* message, Termination* termination) {
   std::atomic<bool> failed{false};
   std::atomic<bool> interrupted{false};
   std::vector<BlockStatus> status(blocks_[side].size(), BlockStatus::kOptimal);
@@ -58,9 +58,9 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
     // The clock is read before every eighth block and before every large one (a read costs
     // 56 ns here, and Kdl TE has 30,000 blocks per iteration), a stop request before each.
     const bool read_clock = deadline > 0 && ((b & 7) == 0 || block.work >= kClockEveryBlockWork);
-    if ((read_clock && std::chrono::duration_cast<std::chrono::nanoseconds>(
-                           Clock::now().time_since_epoch())
-                               .count() > deadline) ||
+    if ((read_clock &&
+         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+                 .count() > deadline) ||
         stop_.stop_requested()) {
       interrupted = true;
       return;
@@ -161,10 +161,10 @@ bool AdmmEngine::HalfStep(int side, bool integer_phase, bool measure, std::strin
   for (std::size_t b = 0; b < status.size(); ++b) {
     if (status[b] == BlockStatus::kOptimal || status[b] == BlockStatus::kNodeLimit) continue;
     const Block& block = blocks_[side][b];
-    BlockSolver* solver = integer_phase && block.has_integers ? block.integer_solver.get()
-                                                              : block.solver.get();
-    *termination = status[b] == BlockStatus::kInfeasible ? Termination::kInfeasible
-                                                          : Termination::kFailure;
+    BlockSolver* solver =
+        integer_phase && block.has_integers ? block.integer_solver.get() : block.solver.get();
+    *termination =
+        status[b] == BlockStatus::kInfeasible ? Termination::kInfeasible : Termination::kFailure;
     *message = std::string(side == 0 ? "Resource" : "Demand") + " block " + std::to_string(b) +
                " (" + solver->name() + "): " + BlockStatusName(status[b]) +
                (solver->last_error().empty() ? "" : ": " + solver->last_error());
@@ -296,9 +296,8 @@ void AdmmEngine::WriteResourceTargets() {
 void AdmmEngine::MaterializeXh() {
   const double a = relaxation_;
   xh_.resize(ps_.size());
-  ForEachPair(pairs_.size(), [&](std::size_t p) {
-    xh_[p] = a * X(static_cast<int>(p)) + (1 - a) * ps_[p].z;
-  });
+  ForEachPair(pairs_.size(),
+              [&](std::size_t p) { xh_[p] = a * X(static_cast<int>(p)) + (1 - a) * ps_[p].z; });
   xh_ready_ = true;
 }
 

@@ -1,9 +1,9 @@
 #include "admm/measure.h"
 
+#include <tbb/parallel_for.h>
+
 #include <cstdint>
 #include <vector>
-
-#include <tbb/parallel_for.h>
 
 namespace dede::internal {
 namespace {
@@ -29,8 +29,8 @@ Problem::Violation MeasureViolation(const Problem& problem, const std::vector<do
   const int nv = problem.num_variables(), nc = problem.num_constraints();
   std::vector<Problem::Violation> part(kChunks);
   tbb::parallel_for(0, kChunks, [&](int k) {
-    part[k] = problem.MeasureViolation(values, Bound(nv, k), Bound(nv, k + 1), Bound(nc, k),
-                                       Bound(nc, k + 1));
+    part[k] = problem.MeasureViolation(
+        values, Bound(nv, k), Bound(nv, k + 1), Bound(nc, k), Bound(nc, k + 1));
   });
   Problem::Violation total;
   for (const Problem::Violation& v : part) total.Merge(v);

@@ -6,7 +6,9 @@
 //     copy's own (copy_factor_, from its share of the objective's dual).
 // Every factor is reset by a cold or warm start; scaled duals u = y / (rho w) follow every
 // change, so the iteration's unscaled duals y are untouched.
-#include "admm/admm_engine.h"
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
@@ -20,9 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
+#include "admm/admm_engine.h"
 
 namespace dede::internal {
 
@@ -111,8 +111,12 @@ bool AdmmEngine::BalanceGlobalWeight() {
   if (proposed > global_weight_ * options_.rho_update_tolerance ||
       proposed < global_weight_ / options_.rho_update_tolerance) {
     if (options_.verbose) {
-      std::fprintf(stderr, "admm global penalty factor %.3g -> %.3g (relative residuals %.2e / %.2e)\n",
-                   global_weight_, proposed, pn, dn);
+      std::fprintf(stderr,
+                   "admm global penalty factor %.3g -> %.3g (relative residuals %.2e / %.2e)\n",
+                   global_weight_,
+                   proposed,
+                   pn,
+                   dn);
     }
     SetGlobalWeight(proposed);
     return true;

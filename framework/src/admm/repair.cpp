@@ -1,6 +1,8 @@
 // Feasibility repair after the iterations: alternating Euclidean projections of each block's
 // variables onto its feasible set, resource side then demand side.
-#include "admm/admm_engine.h"
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,9 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
+#include "admm/admm_engine.h"
 
 namespace dede::internal {
 
@@ -146,8 +146,7 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
   }
   std::ostringstream out;
   out << "repair: max violation " << viol.Max() << " > " << tol << " after "
-      << options_.repair_max_rounds << " rounds (worst constraint " << viol.worst_constraint
-      << ")";
+      << options_.repair_max_rounds << " rounds (worst constraint " << viol.worst_constraint << ")";
   *message = out.str();
   return viol.Max() <= tol;
 }

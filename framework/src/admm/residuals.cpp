@@ -1,8 +1,9 @@
 // What a check reads off the iterates: primal and dual residuals, the allocation (one side's
 // entries and every block's locals), its objective and its constraint violation, each over
 // fixed ranges so the result does not depend on the thread count.
-#include "admm/admm_engine.h"
-#include "admm/measure.h"
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,9 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
+#include "admm/admm_engine.h"
+#include "admm/measure.h"
 
 namespace dede::internal {
 

@@ -19,7 +19,6 @@
 namespace dede::internal {
 namespace {
 
-
 std::vector<std::string> Split(const std::string& key) {
   std::vector<std::string> parts;
   std::size_t start = 0;
@@ -159,7 +158,8 @@ ConfigNode Rebase(const ConfigNode& from, const std::string& path) {
     }
     case ConfigNode::Kind::kMap: {
       ConfigNode map = ConfigNode::Map(kWhere, 0, 0, path);
-      for (const auto& [key, value] : from.entries()) map.Insert(key, Rebase(value, path + "." + key));
+      for (const auto& [key, value] : from.entries())
+        map.Insert(key, Rebase(value, path + "." + key));
       return map;
     }
     default:
@@ -185,7 +185,8 @@ Status ApplyOverlay(const std::string& overlay, ConfigNode* root) {
   std::vector<std::string> segments;
   for (std::size_t start = 0;;) {
     const std::size_t dot = key.find('.', start);
-    segments.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    segments.push_back(
+        key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
     if (!ValidKeySegment(segments.back()))
       return InvalidArgument(where + ": key '" + key +
                              "': dotted names of letters, digits, '_' and '-' expected");
@@ -316,15 +317,16 @@ Result<DeploymentConfig> LoadDeployment(const std::string& path,
         solver != nullptr && solver->IsMap() ? solver->Find("method") : nullptr;
     if (config.solver == SolverKind::kPlugin && config.method == "none") {
       const ConfigNode& at = kind != nullptr ? *kind : root;
-      problems.push_back({at.line(), at.Where() + ": solver.kind = 'plugin' needs solver.method "
-                                     "(the plugin's method to run; `dede plugins` lists them)"});
+      problems.push_back({at.line(),
+                          at.Where() + ": solver.kind = 'plugin' needs solver.method "
+                                       "(the plugin's method to run; `dede plugins` lists them)"});
     } else if (config.solver != SolverKind::kPlugin && config.method != "none") {
       const ConfigNode& at = method != nullptr ? *method : root;
-      problems.push_back({at.line(), at.Where() + ": solver.method = '" +
-                                              config.method + "' is only used with solver.kind: "
-                                              "plugin (solver.kind is '" +
-                                              (config.solver == SolverKind::kAdmm ? "admm" : "exact") +
-                                              "')"});
+      problems.push_back({at.line(),
+                          at.Where() + ": solver.method = '" + config.method +
+                              "' is only used with solver.kind: "
+                              "plugin (solver.kind is '" +
+                              (config.solver == SolverKind::kAdmm ? "admm" : "exact") + "')"});
     }
   }
 

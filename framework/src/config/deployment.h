@@ -24,37 +24,37 @@ enum class SolverKind : std::uint8_t { kAdmm, kExact, kPlugin };
 enum class ColdStart : std::uint8_t { kZero, kRepair };
 
 struct DeploymentConfig {
-  std::string file;              // path of the YAML file
-  std::string dir;               // its directory; relative paths are resolved against it
-  std::string text;              // full text of the file
-  std::string name;              // deployment.name
-  std::uint64_t seed = 0;        // deployment.seed
-  std::string plugin;            // plugin.name
-  std::vector<std::string> plugin_paths;  // plugin.paths: directories or .so files (resolved)
-  ConfigNode plugin_settings;    // plugin.settings (Map, possibly empty)
-  SolverKind solver = SolverKind::kAdmm;  // solver.kind: admm | exact | plugin
-  std::string method = "none";   // solver.method: the plugin's method (kind plugin only)
+  std::string file;                         // path of the YAML file
+  std::string dir;                          // its directory; relative paths are resolved against it
+  std::string text;                         // full text of the file
+  std::string name;                         // deployment.name
+  std::uint64_t seed = 0;                   // deployment.seed
+  std::string plugin;                       // plugin.name
+  std::vector<std::string> plugin_paths;    // plugin.paths: directories or .so files (resolved)
+  ConfigNode plugin_settings;               // plugin.settings (Map, possibly empty)
+  SolverKind solver = SolverKind::kAdmm;    // solver.kind: admm | exact | plugin
+  std::string method = "none";              // solver.method: the plugin's method (kind plugin only)
   ColdStart cold_start = ColdStart::kZero;  // solver.cold_start: zero | repair (kind admm)
-  AdmmOptions admm;              // solver.admm.*   (keys = AdmmOptions field names)
-  ExactOptions exact;            // solver.exact.*  (keys = ExactOptions field names)
-  double interval_seconds = 60;  // schedule.interval_seconds > 0
+  AdmmOptions admm;                         // solver.admm.*   (keys = AdmmOptions field names)
+  ExactOptions exact;                       // solver.exact.*  (keys = ExactOptions field names)
+  double interval_seconds = 60;             // schedule.interval_seconds > 0
   OverrunPolicy overrun = OverrunPolicy::kSkip;  // schedule.overrun: skip | back_to_back
-  bool simulated_time = false;   // schedule.simulated_time: rounds run back to back, time is virtual
-  std::string database;          // storage.database (resolved; ":memory:" allowed)
-  int keep_allocations = 0;      // storage.keep_allocations (0: every round's)
-  int max_rounds = 0;            // stop.max_rounds (0: unlimited)
-  double max_wall_seconds = 0;   // stop.max_wall_seconds (0: unlimited)
-  bool http_enabled = false;     // http.enabled: the read-only status endpoint
+  bool simulated_time = false;  // schedule.simulated_time: rounds run back to back, time is virtual
+  std::string database;         // storage.database (resolved; ":memory:" allowed)
+  int keep_allocations = 0;     // storage.keep_allocations (0: every round's)
+  int max_rounds = 0;           // stop.max_rounds (0: unlimited)
+  double max_wall_seconds = 0;  // stop.max_wall_seconds (0: unlimited)
+  bool http_enabled = false;    // http.enabled: the read-only status endpoint
   std::string http_address = "127.0.0.1";  // http.address
-  int http_port = 8642;          // http.port (0: any free port, logged)
+  int http_port = 8642;                    // http.port (0: any free port, logged)
 };
 
 // One registry entry per option: generates validation, defaults and the reference text.
 struct OptionInfo {
-  std::string key;          // dotted YAML key, "solver.admm.rho"
-  std::string type;         // "double", "int", "bool", "string", "choice", "map", "list"
+  std::string key;   // dotted YAML key, "solver.admm.rho"
+  std::string type;  // "double", "int", "bool", "string", "choice", "map", "list"
   std::string default_value;
-  std::string bounds;       // human-readable, "> 0", "[0, 2)", "admm|exact"
+  std::string bounds;  // human-readable, "> 0", "[0, 2)", "admm|exact"
   std::string description;
   bool reloadable = false;  // can change without rebuilding the solver
   // Machine-readable form of `bounds`, for validation and tests.

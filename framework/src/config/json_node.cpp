@@ -8,8 +8,10 @@ namespace {
 constexpr std::size_t kMaxJsonBytes = std::size_t{1} << 20;
 constexpr int kMaxDepth = 64;
 
-Result<ConfigNode> Convert(const nlohmann::json& value, const std::string& origin,
-                           const std::string& path, int depth) {
+Result<ConfigNode> Convert(const nlohmann::json& value,
+                           const std::string& origin,
+                           const std::string& path,
+                           int depth) {
   if (depth > kMaxDepth) {
     return InvalidArgument(origin + ": " + path + " nests deeper than " +
                            std::to_string(kMaxDepth) + " levels");
@@ -46,12 +48,12 @@ Result<ConfigNode> Convert(const nlohmann::json& value, const std::string& origi
 
 }  // namespace
 
-Result<ConfigNode> JsonToConfigNode(const std::string& json, const std::string& origin,
+Result<ConfigNode> JsonToConfigNode(const std::string& json,
+                                    const std::string& origin,
                                     const std::string& root_path) {
   if (json.size() > kMaxJsonBytes) {
     return InvalidArgument(origin + ": " + root_path + " is " + std::to_string(json.size()) +
-                           " bytes, more than the " + std::to_string(kMaxJsonBytes) +
-                           " accepted");
+                           " bytes, more than the " + std::to_string(kMaxJsonBytes) + " accepted");
   }
   nlohmann::json value;
   try {

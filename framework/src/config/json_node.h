@@ -12,7 +12,8 @@ namespace dede::internal {
 // Numbers keep their JSON text, booleans become "true" / "false", null a null node. `origin`
 // is what errors name as the file ("event 17"), `root_path` the key path of the root
 // ("payload"). Input over 1 MiB or nested deeper than 64 levels is rejected.
-Result<ConfigNode> JsonToConfigNode(const std::string& json, const std::string& origin,
+Result<ConfigNode> JsonToConfigNode(const std::string& json,
+                                    const std::string& origin,
                                     const std::string& root_path);
 
 }  // namespace dede::internal

@@ -1,12 +1,6 @@
 // The option registry: the single list of deployment keys. It drives validation (allowed keys
 // at every level, types, bounds), holds the defaults (read from default-constructed option
 // structs, so they cannot drift from the code), and generates the option reference.
-#include "config/option_spec.h"
-
-#include <yaml-cpp/yaml.h>
-
-#include "config/deployment.h"
-
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -18,9 +12,11 @@
 #include <set>
 #include <utility>
 
+#include "config/deployment.h"
+#include "config/option_spec.h"
+
 namespace dede::internal {
 namespace {
-
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -64,7 +60,6 @@ std::string FormatBound(double value) {
   return FormatDouble(value);
 }
 
-
 struct Bounds {
   double min = -kInf, max = kInf;
   bool min_exclusive = false, max_exclusive = false;
@@ -106,7 +101,6 @@ std::string Violation(const std::string& path, double value, const Bounds& b) {
   }
   return "";
 }
-
 
 std::string Located(const ConfigNode& node, const ConfigNode& parent) {
   return node.line() > 0 ? node.Where() : parent.Where();

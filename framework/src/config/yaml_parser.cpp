@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <thread>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +16,7 @@
 #include <new>
 #include <sstream>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 
 #include "config/deployment.h"
@@ -113,11 +113,11 @@ std::size_t FirstControlCharacter(const std::string& text) {
 // Returns "" or the error, "<line>: <what>".
 std::string DocumentShapeError(const std::string& text) {
   std::size_t pos = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;  // UTF-8 byte order mark
-  enum class Root { kNone, kMap, kFlow, kDone };  // of the current document
+  enum class Root { kNone, kMap, kFlow, kDone };                      // of the current document
   Root root = Root::kNone;
-  int flow = 0;            // open [ and { outside quotes
-  char quote = 0;          // a quoted scalar continues on the next line
-  int block_parent = -1;   // in a block scalar: the indentation of the line that opened it
+  int flow = 0;           // open [ and { outside quotes
+  char quote = 0;         // a quoted scalar continues on the next line
+  int block_parent = -1;  // in a block scalar: the indentation of the line that opened it
   // The last line ended inside a plain scalar, which the next line may continue ("[z\n\"],":
   // the '"' is the scalar's text, not a quote).
   bool plain_carry = false;
@@ -153,8 +153,9 @@ std::string DocumentShapeError(const std::string& text) {
     if (top && content) {
       if (rest[token] == ',') return at("YAML syntax error: a line cannot start with ','");
       if (root == Root::kDone)
-        return at("YAML syntax error: content after the document's { } or [ ] (a deployment "
-                  "is one mapping)");
+        return at(
+            "YAML syntax error: content after the document's { } or [ ] (a deployment "
+            "is one mapping)");
     }
     const bool first_line = top && content && root == Root::kNone;
     // token_start: the next character begins a token. plain: a plain scalar has begun on this
@@ -173,13 +174,17 @@ std::string DocumentShapeError(const std::string& text) {
     for (std::size_t i = start; i < rest.size(); ++i) {
       const char c = rest[i];
       if (quote == '"') {
-        if (c == '\\') ++i;
-        else if (c == '"') quote = 0, closer = i;
+        if (c == '\\')
+          ++i;
+        else if (c == '"')
+          quote = 0, closer = i;
         continue;
       }
       if (quote == '\'') {
-        if (c == '\'' && i + 1 < rest.size() && rest[i + 1] == '\'') ++i;
-        else if (c == '\'') quote = 0, closer = i;
+        if (c == '\'' && i + 1 < rest.size() && rest[i + 1] == '\'')
+          ++i;
+        else if (c == '\'')
+          quote = 0, closer = i;
         continue;
       }
       if (blank(c)) {
@@ -191,8 +196,9 @@ std::string DocumentShapeError(const std::string& text) {
         break;
       }
       if (root == Root::kDone && flow == 0)
-        return at("YAML syntax error: content after the document's { } or [ ] (a deployment "
-                  "is one mapping)");
+        return at(
+            "YAML syntax error: content after the document's { } or [ ] (a deployment "
+            "is one mapping)");
       if (c == ',') {
         if (flow > 0) {
           token_start = true;
@@ -200,8 +206,10 @@ std::string DocumentShapeError(const std::string& text) {
           closer = i;
           continue;
         }
-        if (token_start && !plain) return at("YAML syntax error: ',' outside [ ] or { } that "
-                                             "continues no value");
+        if (token_start && !plain)
+          return at(
+              "YAML syntax error: ',' outside [ ] or { } that "
+              "continues no value");
         token_start = false;
         continue;
       }
@@ -227,8 +235,8 @@ std::string DocumentShapeError(const std::string& text) {
         block_parent = indent;
         break;  // the indicator's modifiers and a comment may follow; the text starts below
       }
-      const bool indicator = (c == ':' || c == '-' || c == '?') &&
-                             (i + 1 == rest.size() || blank(rest[i + 1]));
+      const bool indicator =
+          (c == ':' || c == '-' || c == '?') && (i + 1 == rest.size() || blank(rest[i + 1]));
       if (indicator) {
         if ((c == ':' || (c == '?' && leading)) && flow == 0) key = true;  // '?': explicit key
         leading = false;
@@ -252,8 +260,10 @@ std::string DocumentShapeError(const std::string& text) {
     if (first_line && root == Root::kNone) {
       // The document's first line: a mapping's first key, at column 1.
       if (!key || static_cast<int>(token) != 0 || rest[token] == '-')
-        return at("the document must be a mapping whose first key starts at column 1 (or one "
-                  "{ ... }); found '" + std::string(rest.substr(token, 20)) + "'");
+        return at(
+            "the document must be a mapping whose first key starts at column 1 (or one "
+            "{ ... }); found '" +
+            std::string(rest.substr(token, 20)) + "'");
       root = Root::kMap;
     }
   }
@@ -421,7 +431,6 @@ std::string ProbeYamlInChild(const std::string& text) {
          "valid YAML in a way the parser does not survive)";
 }
 
-
 Result<std::string> ReadTextFile(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -444,7 +453,8 @@ Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& f
   }
   if (const std::size_t bad = FirstInvalidUtf8(text); bad != std::string::npos) {
     const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+    const auto line =
+        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
     const std::size_t column = bad - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
     char hex[8];
     std::snprintf(hex, sizeof(hex), "%02x", static_cast<unsigned char>(text[bad]));
@@ -453,11 +463,12 @@ Result<ConfigNode> ParseYamlString(const std::string& text, const std::string& f
                            "); YAML files are Unicode, save it as UTF-8");
   }
   if (const std::size_t bad = FirstControlCharacter(text); bad != std::string::npos) {
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+    const auto line =
+        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
     char hex[8];
     std::snprintf(hex, sizeof(hex), "%02x", static_cast<unsigned char>(text[bad]));
-    return InvalidArgument(file_name + ":" + std::to_string(line) + ": control character 0x" +
-                           hex + " is not allowed in YAML (only tab, line feed and carriage return)");
+    return InvalidArgument(file_name + ":" + std::to_string(line) + ": control character 0x" + hex +
+                           " is not allowed in YAML (only tab, line feed and carriage return)");
   }
   if (const std::string why = DocumentShapeError(text); !why.empty())
     return InvalidArgument(file_name + ":" + why);

@@ -74,10 +74,18 @@ bool Problem::ChangesSince(std::uint64_t revision, Changes* changes) const {
   for (std::size_t i = revision - log_start_; i < changes_.size(); ++i) {
     const Change& c = changes_[i];
     switch (c.kind) {
-      case ChangeKind::kVariable: changes->variables.push_back(c.id); break;
-      case ChangeKind::kConstraint: changes->constraints.push_back(c.id); break;
-      case ChangeKind::kLogTerm: changes->log_terms.push_back(c.id); break;
-      case ChangeKind::kGlobal: changes->global = true; break;
+      case ChangeKind::kVariable:
+        changes->variables.push_back(c.id);
+        break;
+      case ChangeKind::kConstraint:
+        changes->constraints.push_back(c.id);
+        break;
+      case ChangeKind::kLogTerm:
+        changes->log_terms.push_back(c.id);
+        break;
+      case ChangeKind::kGlobal:
+        changes->global = true;
+        break;
     }
   }
   for (auto* ids : {&changes->variables, &changes->constraints, &changes->log_terms}) {
@@ -168,23 +176,25 @@ VarId Problem::AddLocal(BlockId owner, Domain domain, std::string name) {
 const std::string& Problem::variable_name(VarId v) const {
   static const std::string kNone;
   const auto it = std::lower_bound(
-      local_names_.begin(), local_names_.end(), v,
+      local_names_.begin(),
+      local_names_.end(),
+      v,
       [](const std::pair<VarId, std::string>& named, VarId id) { return named.first < id; });
   return it != local_names_.end() && it->first == v ? it->second : kNone;
 }
 
 const std::string& Problem::constraint_name(ConstraintId c) const {
   static const std::string kNone;
-  const auto it = std::lower_bound(
-      constraint_names_.begin(), constraint_names_.end(), c,
-      [](const std::pair<ConstraintId, std::string>& named, ConstraintId id) {
-        return named.first < id;
-      });
+  const auto it = std::lower_bound(constraint_names_.begin(),
+                                   constraint_names_.end(),
+                                   c,
+                                   [](const std::pair<ConstraintId, std::string>& named,
+                                      ConstraintId id) { return named.first < id; });
   return it != constraint_names_.end() && it->first == c ? it->second : kNone;
 }
 
-ConstraintId Problem::AddConstraint(BlockId block, const LinearExpr& expr, Sense sense, double rhs,
-                                    std::string name) {
+ConstraintId Problem::AddConstraint(
+    BlockId block, const LinearExpr& expr, Sense sense, double rhs, std::string name) {
   DEDE_CHECK(block.index >= 0 &&
              block.index < (block.side == Side::kResource ? num_resources_ : num_demands_));
   Constraint c;
@@ -224,8 +234,11 @@ int Problem::AddLogTerm(BlockId block, const LinearExpr& expr, double weight) {
   return static_cast<int>(log_terms_.size()) - 1;
 }
 
-void Problem::SetGlobalTerm(GlobalKind kind, Side side, std::vector<int> blocks,
-                            std::vector<LinearExpr> exprs, double weight) {
+void Problem::SetGlobalTerm(GlobalKind kind,
+                            Side side,
+                            std::vector<int> blocks,
+                            std::vector<LinearExpr> exprs,
+                            double weight) {
   DEDE_CHECK(blocks.size() == exprs.size());
   global_.kind = kind;
   global_.side = side;
@@ -286,8 +299,9 @@ void Problem::SetGlobalConstant(int k, double constant) {
 }
 
 bool Problem::HasIntegers() const {
-  return std::any_of(variables_.begin(), variables_.end(),
-                     [](const Variable& v) { return v.domain.IsIntegral(); });
+  return std::any_of(variables_.begin(), variables_.end(), [](const Variable& v) {
+    return v.domain.IsIntegral();
+  });
 }
 
 bool Problem::BlockOf(VarId var, Side side, int* index) const {
@@ -305,8 +319,7 @@ bool Problem::Validate(std::string* error) const {
   const std::uint64_t validated = validated_.Load();
   if (validated == revision_) return true;
   Changes changes;
-  const bool incremental =
-      validated != ValidatedMark::kNever && ChangesSince(validated, &changes);
+  const bool incremental = validated != ValidatedMark::kNever && ChangesSince(validated, &changes);
   if (!Check(incremental ? &changes : nullptr, error)) return false;
   validated_.Store(revision_);
   return true;
@@ -332,8 +345,7 @@ bool Problem::Check(const Changes* changes, std::string* error) const {
   };
   // `what` names the expression; it is called only to word a failure, since building the
   // name of each of millions of valid constraints cost more than checking them.
-  auto check_expr = [&](const std::vector<Term>& terms, BlockId block,
-                        const auto& what) -> bool {
+  auto check_expr = [&](const std::vector<Term>& terms, BlockId block, const auto& what) -> bool {
     for (const Term& t : terms) {
       if (t.var < 0 || t.var >= num_variables())
         return fail(what() + " references unknown variable " + std::to_string(t.var));
@@ -348,8 +360,7 @@ bool Problem::Check(const Changes* changes, std::string* error) const {
   };
   const auto check_variable = [&](VarId id) {
     const Variable& v = variables_[id];
-    if (std::isnan(v.domain.lower) || std::isnan(v.domain.upper) ||
-        v.domain.lower > v.domain.upper)
+    if (std::isnan(v.domain.lower) || std::isnan(v.domain.upper) || v.domain.lower > v.domain.upper)
       return fail(var_name(id) + " has bounds [" + std::to_string(v.domain.lower) + ", " +
                   std::to_string(v.domain.upper) + "]");
     if (!std::isfinite(v.linear_cost) || !std::isfinite(v.quadratic_cost))
@@ -438,8 +449,7 @@ double Problem::VariableCosts(const std::vector<double>& values, VarId begin, Va
   return total;
 }
 
-double Problem::EvaluateObjective(const std::vector<double>& values,
-                                  double variable_costs) const {
+double Problem::EvaluateObjective(const std::vector<double>& values, double variable_costs) const {
   DEDE_CHECK(static_cast<int>(values.size()) == num_variables());
   double total = objective_constant_ + variable_costs;
   auto eval = [&](const LinearExpr& e) { return e.Value(values); };
@@ -472,8 +482,10 @@ Problem::Violation Problem::MeasureViolation(const std::vector<double>& values) 
   return MeasureViolation(values, 0, num_variables(), 0, num_constraints());
 }
 
-Problem::Violation Problem::MeasureViolation(const std::vector<double>& values, VarId var_begin,
-                                             VarId var_end, ConstraintId con_begin,
+Problem::Violation Problem::MeasureViolation(const std::vector<double>& values,
+                                             VarId var_begin,
+                                             VarId var_end,
+                                             ConstraintId con_begin,
                                              ConstraintId con_end) const {
   DEDE_CHECK(static_cast<int>(values.size()) == num_variables());
   DEDE_CHECK(0 <= var_begin && var_begin <= var_end && var_end <= num_variables());
@@ -495,9 +507,15 @@ Problem::Violation Problem::MeasureViolation(const std::vector<double>& values, 
     for (const Term& t : con.terms) lhs += t.coef * values[t.var];
     double viol = 0;
     switch (con.sense) {
-      case Sense::kLessEqual: viol = lhs - con.rhs; break;
-      case Sense::kGreaterEqual: viol = con.rhs - lhs; break;
-      case Sense::kEqual: viol = std::abs(lhs - con.rhs); break;
+      case Sense::kLessEqual:
+        viol = lhs - con.rhs;
+        break;
+      case Sense::kGreaterEqual:
+        viol = con.rhs - lhs;
+        break;
+      case Sense::kEqual:
+        viol = std::abs(lhs - con.rhs);
+        break;
     }
     if (std::isnan(viol)) viol = kInfinity;
     viol /= std::max(1.0, std::abs(con.rhs));

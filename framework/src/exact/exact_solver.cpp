@@ -14,7 +14,6 @@
 #include <CbcHeuristicFPump.hpp>
 #include <CbcHeuristicLocal.hpp>
 #include <CbcModel.hpp>
-#include <ClpSolve.hpp>
 #include <CglClique.hpp>
 #include <CglFlowCover.hpp>
 #include <CglGomory.hpp>
@@ -22,6 +21,7 @@
 #include <CglMixedIntegerRounding2.hpp>
 #include <CglProbing.hpp>
 #include <ClpSimplex.hpp>
+#include <ClpSolve.hpp>
 #include <CoinError.hpp>
 #include <CoinFinite.hpp>
 #include <CoinPackedMatrix.hpp>
@@ -215,7 +215,7 @@ class ExactSolver {
   bool integer_ = false;
   bool quadratic_objective_ = false;  // Clp QP: diagonal of 2 * sign * q
   int num_cuts_ = 0;
-  int base_rows_ = 0;  // rows before the first tangent cut: constraints, epigraph, log floors
+  int base_rows_ = 0;      // rows before the first tangent cut: constraints, epigraph, log floors
   int alpha_column_ = -1;  // the global term's epigraph column, or -1
 
   ClpSimplex clp_;
@@ -569,9 +569,15 @@ RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
     }
   } else if (first) {
     switch (options_.lp_method) {
-      case LpMethod::kAuto: clp_.initialSolve(); break;
-      case LpMethod::kDual: clp_.dual(); break;
-      case LpMethod::kPrimal: clp_.primal(); break;
+      case LpMethod::kAuto:
+        clp_.initialSolve();
+        break;
+      case LpMethod::kDual:
+        clp_.dual();
+        break;
+      case LpMethod::kPrimal:
+        clp_.primal();
+        break;
       case LpMethod::kBarrier: {
         // Presolve, interior point, crossover to a basis (later cut rounds warm-start from it).
         ClpSolve how;
@@ -807,8 +813,8 @@ std::string ExactSolver::FillAfterMaxMin(RoundResult* round) {
   }
   const int n = clp_.numberColumns();
   round->x.assign(clp_.primalColumnSolution(), clp_.primalColumnSolution() + n);
-  return "; then the total of the max-min expressions maximised with each >= " + Num(floor) +
-         " (" + std::to_string(clp_.numberIterations()) + " simplex iterations)";
+  return "; then the total of the max-min expressions maximised with each >= " + Num(floor) + " (" +
+         std::to_string(clp_.numberIterations()) + " simplex iterations)";
 }
 
 void ExactSolver::Finish(const RoundResult& round,

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <boost/dll/shared_library.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -14,8 +15,6 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
-
-#include <boost/dll/shared_library.hpp>
 
 #include "core/check.h"
 
@@ -51,8 +50,8 @@ Status CheckElfFile(const std::string& path) {
       found += byte;
     }
     if (found.empty()) found = "an empty file";
-    return InvalidArgument(In(path) +
-                           "not a shared object: expected the ELF magic 7f 45 4c 46, found " + found);
+    return InvalidArgument(
+        In(path) + "not a shared object: expected the ELF magic 7f 45 4c 46, found " + found);
   }
   if (got < sizeof(header)) {
     return InvalidArgument(In(path) + "truncated: " + std::to_string(got) +
@@ -259,8 +258,8 @@ Result<std::shared_ptr<PluginHandle>> LoadPlugin(const std::string& path) {
     void* symbol_entry = nullptr;
     const ElfW(Sym)* symbol = nullptr;
     if (address != nullptr && ::dladdr1(address, &where, &symbol_entry, RTLD_DL_SYMENT) != 0 &&
-        (symbol = static_cast<const ElfW(Sym)*>(symbol_entry)) != nullptr &&
-        symbol != nullptr && ELF64_ST_TYPE(symbol->st_info) != STT_FUNC) {
+        (symbol = static_cast<const ElfW(Sym)*>(symbol_entry)) != nullptr && symbol != nullptr &&
+        ELF64_ST_TYPE(symbol->st_info) != STT_FUNC) {
       return InvalidArgument(In(path) + "symbol '" + std::string(kPluginEntryPoint) +
                              "' is not a function (ELF symbol type " +
                              std::to_string(ELF64_ST_TYPE(symbol->st_info)) +

@@ -1,19 +1,18 @@
 #include "runtime/http_server.h"
 
 #include <algorithm>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <utility>
 #include <vector>
-
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <nlohmann/json.hpp>
 
 #include "store/store.h"
 
@@ -53,7 +52,8 @@ nlohmann::json Cell(const QueryResult& result, std::size_t row, std::size_t colu
   if (!result.numeric[row][column]) return *cell;
   long long integer = 0;
   const char* end = cell->data() + cell->size();
-  if (auto [ptr, ec] = std::from_chars(cell->data(), end, integer); ec == std::errc() && ptr == end) {
+  if (auto [ptr, ec] = std::from_chars(cell->data(), end, integer);
+      ec == std::errc() && ptr == end) {
     return integer;
   }
   double value = 0;
@@ -68,7 +68,8 @@ nlohmann::json Rows(const QueryResult& result) {
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t r = 0; r < result.rows.size(); ++r) {
     nlohmann::json row = nlohmann::json::object();
-    for (std::size_t c = 0; c < result.columns.size(); ++c) row[result.columns[c]] = Cell(result, r, c);
+    for (std::size_t c = 0; c < result.columns.size(); ++c)
+      row[result.columns[c]] = Cell(result, r, c);
     rows.push_back(std::move(row));
   }
   return rows;
@@ -127,11 +128,20 @@ std::string EscapeHtml(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -158,15 +168,21 @@ std::string Plot(const std::string& title, const std::vector<std::pair<double, d
         << ' ';
   }
   char range[160];
-  std::snprintf(range, sizeof(range), "rounds %.0f..%.0f, from %.6g to %.6g", x0, points.back().first,
-                y0, y1);
+  std::snprintf(range,
+                sizeof(range),
+                "rounds %.0f..%.0f, from %.6g to %.6g",
+                x0,
+                points.back().first,
+                y0,
+                y1);
   svg << "'/></svg><p>" << range << "</p>\n";
   return svg.str();
 }
 
 }  // namespace
 
-HttpReply HandleHttpTarget(const std::string& target, const std::string& database,
+HttpReply HandleHttpTarget(const std::string& target,
+                           const std::string& database,
                            const std::string& deployment) {
   const std::size_t mark = target.find('?');
   const std::string path = target.substr(0, mark);
@@ -185,7 +201,8 @@ HttpReply HandleHttpTarget(const std::string& target, const std::string& databas
     return true;
   };
   const std::set<std::string> paths = {"/", "/healthz", "/rounds", "/allocation", "/metrics"};
-  if (!paths.count(path)) return Error(404, "no such path; try /, /healthz, /rounds, /allocation, /metrics");
+  if (!paths.count(path))
+    return Error(404, "no such path; try /, /healthz, /rounds, /allocation, /metrics");
 
   Result<std::unique_ptr<Store>> store = Store::Open(database, /*read_only=*/true);
   if (!store.ok()) {
@@ -199,15 +216,18 @@ HttpReply HandleHttpTarget(const std::string& target, const std::string& databas
 
   if (path == "/healthz") {
     if (!params.empty()) return Error(400, "/healthz takes no parameters");
-    Result<QueryResult> r = query("SELECT max(round) AS last_round, count(*) AS rounds "
-                                  "FROM round_summary WHERE " + where);
+    Result<QueryResult> r = query(
+        "SELECT max(round) AS last_round, count(*) AS rounds "
+        "FROM round_summary WHERE " +
+        where);
     if (!r.ok()) return Error(503, r.status().message());
     HttpReply reply;
     reply.body = nlohmann::json{{"status", "ok"},
                                 {"deployment", deployment},
                                 {"last_round", Cell(r.value(), 0, 0)},
                                 {"rounds", Cell(r.value(), 0, 1)}}
-                     .dump() + "\n";
+                     .dump() +
+                 "\n";
     return reply;
   }
   if (path == "/rounds") {
@@ -219,7 +239,8 @@ HttpReply HandleHttpTarget(const std::string& target, const std::string& databas
     Result<QueryResult> r = query(
         "SELECT round, started_utc, solver, method, termination, feasible, iterations, objective, "
         "primal_residual, dual_residual, max_violation, total_seconds, message FROM round_summary "
-        "WHERE " + where + " ORDER BY round DESC LIMIT " + std::to_string(last));
+        "WHERE " +
+        where + " ORDER BY round DESC LIMIT " + std::to_string(last));
     if (!r.ok()) return Error(500, r.status().message());
     HttpReply reply;
     reply.body = Rows(r.value()).dump() + "\n";
@@ -242,13 +263,15 @@ HttpReply HandleHttpTarget(const std::string& target, const std::string& databas
     Result<QueryResult> r = query(
         "SELECT a.round, v.var_id, v.matrix_name AS matrix, v.resource, a.value FROM allocations a "
         "JOIN variables v ON v.deployment_id = a.deployment_id AND v.var_id = a.var_id "
-        "WHERE a.deployment_id = " + id + " AND a.round = " + which +
+        "WHERE a.deployment_id = " +
+        id + " AND a.round = " + which +
         " AND v.kind = 'entry' AND v.demand = " + std::to_string(demand) + " ORDER BY v.var_id");
     if (!r.ok()) return Error(500, r.status().message());
-    nlohmann::json body = {{"deployment", deployment},
-                           {"demand", demand},
-                           {"round", r->rows.empty() ? nlohmann::json(nullptr) : Cell(r.value(), 0, 0)},
-                           {"entries", nlohmann::json::array()}};
+    nlohmann::json body = {
+        {"deployment", deployment},
+        {"demand", demand},
+        {"round", r->rows.empty() ? nlohmann::json(nullptr) : Cell(r.value(), 0, 0)},
+        {"entries", nlohmann::json::array()}};
     double total = 0;
     for (std::size_t k = 0; k < r->rows.size(); ++k) {
       body["entries"].push_back({{"var_id", Cell(r.value(), k, 1)},
@@ -267,18 +290,23 @@ HttpReply HandleHttpTarget(const std::string& target, const std::string& databas
     if (!params.empty()) return Error(400, "/metrics takes no parameters");
     Result<QueryResult> r = query(
         "SELECT round, iterations, objective, primal_residual, dual_residual, max_violation, "
-        "feasible, total_seconds, termination, deployment_id FROM round_summary WHERE " + where +
-        " ORDER BY round DESC LIMIT 1");
+        "feasible, total_seconds, termination, deployment_id FROM round_summary WHERE " +
+        where + " ORDER BY round DESC LIMIT 1");
     if (!r.ok()) return Error(500, r.status().message());
     HttpReply reply;
     reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
     const std::string label = "deployment=\"" + PromLabel(deployment) + "\"";
     std::ostringstream out;
-    const char* names[] = {"dede_last_round", "dede_round_iterations", "dede_round_objective",
-                           "dede_round_primal_residual", "dede_round_dual_residual",
-                           "dede_round_max_violation", "dede_round_feasible",
+    const char* names[] = {"dede_last_round",
+                           "dede_round_iterations",
+                           "dede_round_objective",
+                           "dede_round_primal_residual",
+                           "dede_round_dual_residual",
+                           "dede_round_max_violation",
+                           "dede_round_feasible",
                            "dede_round_seconds"};
-    const char* help[] = {"Last committed round.", "ADMM iterations of the last round.",
+    const char* help[] = {"Last committed round.",
+                          "ADMM iterations of the last round.",
                           "Objective of the last round's allocation.",
                           "Primal residual at the end of the last round's solve.",
                           "Dual residual at the end of the last round's solve.",
@@ -312,9 +340,10 @@ HttpReply HandleHttpTarget(const std::string& target, const std::string& databas
   }
   // "/": the status page.
   if (!params.empty()) return Error(400, "/ takes no parameters");
-  Result<QueryResult> r = query("SELECT round, objective, total_seconds, termination FROM "
-                                "(SELECT * FROM round_summary WHERE " + where +
-                                " ORDER BY round DESC LIMIT 100) ORDER BY round");
+  Result<QueryResult> r = query(
+      "SELECT round, objective, total_seconds, termination FROM "
+      "(SELECT * FROM round_summary WHERE " +
+      where + " ORDER BY round DESC LIMIT 100) ORDER BY round");
   if (!r.ok()) return Error(500, r.status().message());
   std::vector<std::pair<double, double>> objective, seconds;
   for (const auto& row : r->rows) {
@@ -324,9 +353,10 @@ HttpReply HandleHttpTarget(const std::string& target, const std::string& databas
     if (t != "NaN") seconds.emplace_back(xr, std::atof(t.c_str()));
   }
   std::ostringstream html;
-  html << "<!doctype html><html><head><meta charset='utf-8'><title>dede: "
-       << EscapeHtml(deployment) << "</title><meta http-equiv='refresh' content='10'></head>"
-       << "<body style='font-family:sans-serif'><h1>deployment " << EscapeHtml(deployment) << "</h1>\n";
+  html << "<!doctype html><html><head><meta charset='utf-8'><title>dede: " << EscapeHtml(deployment)
+       << "</title><meta http-equiv='refresh' content='10'></head>"
+       << "<body style='font-family:sans-serif'><h1>deployment " << EscapeHtml(deployment)
+       << "</h1>\n";
   if (!r->rows.empty()) {
     html << "<p>last round " << EscapeHtml(r->rows.back()[0].value_or("?")) << ": "
          << EscapeHtml(r->rows.back()[3].value_or("?")) << "</p>\n";
@@ -359,7 +389,8 @@ namespace {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(std::shared_ptr<HttpServer::Impl> server, tcp::socket socket)
-      : server_(std::move(server)), stream_(std::make_shared<beast::tcp_stream>(std::move(socket))) {}
+      : server_(std::move(server)),
+        stream_(std::make_shared<beast::tcp_stream>(std::move(socket))) {}
   std::shared_ptr<beast::tcp_stream> stream() const { return stream_; }
 
   void Start() {
@@ -367,10 +398,11 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(kHeaderLimit);
     parser_->body_limit(0);
     stream_->expires_after(kRequestTimeout);
-    http::async_read(*stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                       self->OnRead(ec);
-                     });
+    http::async_read(
+        *stream_,
+        buffer_,
+        *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnRead(ec); });
   }
 
  private:
@@ -396,8 +428,8 @@ class Session : public std::enable_shared_from_this<Session> {
       if (request.method() != http::verb::get && !head) {
         reply = Error(405, "read-only endpoint: GET or HEAD only");
       } else {
-        reply = HandleHttpTarget(std::string(request.target()), server_->database,
-                                 server_->deployment);
+        reply =
+            HandleHttpTarget(std::string(request.target()), server_->database, server_->deployment);
       }
     }
     response_ = std::make_shared<http::response<http::string_body>>(
@@ -411,8 +443,10 @@ class Session : public std::enable_shared_from_this<Session> {
     response_->prepare_payload();
     if (head) response_->content_length(reply.body.size());
     stream_->expires_after(kRequestTimeout);
-    http::async_write(*stream_, *response_,
-                      [self = shared_from_this()](beast::error_code, std::size_t) { self->Close(); });
+    http::async_write(
+        *stream_, *response_, [self = shared_from_this()](beast::error_code, std::size_t) {
+          self->Close();
+        });
   }
 
   void Close() {
@@ -444,12 +478,15 @@ void HttpServer::Impl::Accept() {
   });
 }
 
-Result<std::unique_ptr<HttpServer>> HttpServer::Start(asio::io_context& io, const std::string& address,
-                                                      int port, const std::string& database,
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(asio::io_context& io,
+                                                      const std::string& address,
+                                                      int port,
+                                                      const std::string& database,
                                                       const std::string& deployment) {
   if (database == ":memory:") {
-    return InvalidArgument("http.enabled needs a database file (storage.database is :memory:, "
-                           "which no other connection can read)");
+    return InvalidArgument(
+        "http.enabled needs a database file (storage.database is :memory:, "
+        "which no other connection can read)");
   }
   beast::error_code ec;
   const asio::ip::address ip = asio::ip::make_address(address, ec);

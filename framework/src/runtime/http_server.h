@@ -12,11 +12,10 @@
 // arrive); each connection is served and closed on its own, so a slow client delays nobody.
 #pragma once
 
+#include <boost/asio/io_context.hpp>
 #include <cstdint>
 #include <memory>
 #include <string>
-
-#include <boost/asio/io_context.hpp>
 
 #include "dede/status.h"
 
@@ -27,7 +26,8 @@ class HttpServer {
   // Binds address:port (port 0: any free one) and starts accepting on `io`. The database is
   // opened read-only per request (it may not exist before the first round).
   static Result<std::unique_ptr<HttpServer>> Start(boost::asio::io_context& io,
-                                                   const std::string& address, int port,
+                                                   const std::string& address,
+                                                   int port,
                                                    const std::string& database,
                                                    const std::string& deployment);
   ~HttpServer();
@@ -52,7 +52,8 @@ struct HttpReply {
   std::string content_type = "application/json";
   std::string body;
 };
-HttpReply HandleHttpTarget(const std::string& target, const std::string& database,
+HttpReply HandleHttpTarget(const std::string& target,
+                           const std::string& database,
                            const std::string& deployment);
 
 }  // namespace dede::internal

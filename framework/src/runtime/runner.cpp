@@ -1,5 +1,11 @@
 #include "runtime/runner.h"
 
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -8,13 +14,6 @@
 #include <limits>
 #include <set>
 #include <sstream>
-
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/thread_pool.hpp>
 
 #include "admm/measure.h"
 #include "config/json_node.h"
@@ -30,8 +29,7 @@ using Clock = std::chrono::steady_clock;
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 double UnixSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::string Format(const char* fmt, double value) {
@@ -42,8 +40,11 @@ std::string Format(const char* fmt, double value) {
 
 }  // namespace
 
-Runner::Runner(const DeploymentConfig& config, DomainPlugin* plugin, std::string plugin_version,
-               Store* store, RunnerOptions options)
+Runner::Runner(const DeploymentConfig& config,
+               DomainPlugin* plugin,
+               std::string plugin_version,
+               Store* store,
+               RunnerOptions options)
     : config_(config),
       plugin_(plugin),
       plugin_version_(std::move(plugin_version)),
@@ -70,7 +71,8 @@ Status Runner::Setup() {
   context.config_file = config_.file;
   context.config_dir = config_.dir;
   context.seed = config_.seed;
-  Status status = GuardPlugin("Configure", [&] { return plugin_->Configure(config_.plugin_settings, context); });
+  Status status = GuardPlugin("Configure",
+                              [&] { return plugin_->Configure(config_.plugin_settings, context); });
   if (!status.ok()) return status;
   // Describe() sizes the problem itself: start from an empty one it may replace.
   problem_ = std::make_unique<Problem>(0, 0);
@@ -78,7 +80,8 @@ Status Runner::Setup() {
   if (!status.ok()) return status;
   std::string error;
   if (!problem_->Validate(&error)) {
-    return InvalidArgument("plugin '" + config_.plugin + "' described an invalid problem: " + error);
+    return InvalidArgument("plugin '" + config_.plugin +
+                           "' described an invalid problem: " + error);
   }
   if (config_.solver == SolverKind::kPlugin) {
     std::vector<MethodInfo> methods;
@@ -94,10 +97,10 @@ Status Runner::Setup() {
       names += (names.empty() ? "" : ", ") + m.name;
     }
     if (!known) {
-      return InvalidArgument(config_.file + ": solver.method = '" + config_.method +
-                             "': plugin '" + config_.plugin + "' has no such method (" +
-                             (names.empty() ? std::string("it has none") : "its methods: " + names) +
-                             ")");
+      return InvalidArgument(
+          config_.file + ": solver.method = '" + config_.method + "': plugin '" + config_.plugin +
+          "' has no such method (" +
+          (names.empty() ? std::string("it has none") : "its methods: " + names) + ")");
     }
   }
   if (config_.solver == SolverKind::kAdmm) {
@@ -140,13 +143,13 @@ Status Runner::Setup() {
               ", is rejected on resume: " + outcome.reason +
               ". The resumed state would differ from the stored rounds'; if the event should "
               "not count, mark it in the database (UPDATE events SET status = 'rejected', "
-              "reason = '...' WHERE id = " + std::to_string(row.id) + ")");
+              "reason = '...' WHERE id = " +
+              std::to_string(row.id) + ")");
         }
       }
       if (last->has_state) {
-        status = GuardPlugin("RestoreState", [&] {
-          return plugin_->RestoreState(last->round, last->state);
-        });
+        status = GuardPlugin("RestoreState",
+                             [&] { return plugin_->RestoreState(last->round, last->state); });
         if (!status.ok()) return status;
       }
       if (admm_) {
@@ -167,16 +170,16 @@ Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
   const double started_unix = UnixSeconds();
   *outcome = RoundOutcome();
   if (next_round_ >= std::numeric_limits<int>::max() - 1) {
-    return FailedPrecondition("deployment '" + config_.name + "': the round counter is exhausted (" +
-                              std::to_string(next_round_) + ")");
+    return FailedPrecondition("deployment '" + config_.name +
+                              "': the round counter is exhausted (" + std::to_string(next_round_) +
+                              ")");
   }
   outcome->round = next_round_;
   Status status = ApplyPendingEvents(next_round_, &outcome->events);
   if (!status.ok()) return status;
   bool finished = false;
-  status = GuardPlugin("Refresh", [&] {
-    return plugin_->Refresh(next_round_, problem_.get(), &finished);
-  });
+  status = GuardPlugin("Refresh",
+                       [&] { return plugin_->Refresh(next_round_, problem_.get(), &finished); });
   if (!status.ok()) return status;
   if (finished) {
     outcome->finished = true;
@@ -215,8 +218,12 @@ Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
     const SolverServices services = MakeSolverServices(config_.admm, config_.exact, stop);
     const Clock::time_point solve_start = Clock::now();
     status = GuardPlugin("SolveWith", [&] {
-      return plugin_->SolveWith(config_.method, next_round_, *problem_, services,
-                                &outcome->allocation, &outcome->summary);
+      return plugin_->SolveWith(config_.method,
+                                next_round_,
+                                *problem_,
+                                services,
+                                &outcome->allocation,
+                                &outcome->summary);
     });
     if (!status.ok()) return status;
     if (outcome->summary.method.empty()) outcome->summary.method = config_.method;
@@ -226,10 +233,10 @@ Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
     if (outcome->summary.termination != Termination::kCancelled &&
         !outcome->allocation.values.empty() &&
         static_cast<int>(outcome->allocation.values.size()) != problem_->num_variables()) {
-      return Internal("plugin '" + config_.plugin + "' method '" + config_.method +
-                      "' returned " + std::to_string(outcome->allocation.values.size()) +
-                      " values for a problem with " +
-                      std::to_string(problem_->num_variables()) + " variables");
+      return Internal("plugin '" + config_.plugin + "' method '" + config_.method + "' returned " +
+                      std::to_string(outcome->allocation.values.size()) +
+                      " values for a problem with " + std::to_string(problem_->num_variables()) +
+                      " variables");
     }
   } else {
     ExactOptions exact = config_.exact;
@@ -242,7 +249,8 @@ Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
   const bool have_allocation =
       static_cast<int>(outcome->allocation.values.size()) == problem_->num_variables();
   if (have_allocation) {
-    status = GuardPlugin("Repair", [&] { return plugin_->Repair(*problem_, &outcome->allocation); });
+    status =
+        GuardPlugin("Repair", [&] { return plugin_->Repair(*problem_, &outcome->allocation); });
     if (!status.ok()) return status;
     // The plugin's repair may change the allocation: measure what is persisted.
     // (In parallel over fixed ranges: the same result as one pass, in a tenth of the time
@@ -264,7 +272,8 @@ Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
     record.summary = outcome->summary;
     record.report = outcome->report;
     record.events = outcome->events;
-    status = GuardPlugin("SaveState", [&] { return plugin_->SaveState(next_round_, &record.state); });
+    status =
+        GuardPlugin("SaveState", [&] { return plugin_->SaveState(next_round_, &record.state); });
     if (!status.ok()) return status;
     record.has_state = !record.state.empty();
     if (have_allocation) {
@@ -295,8 +304,8 @@ Status Runner::ApplyEvent(const EventRow& row, bool replay, int round, EventOutc
     listed += (listed.empty() ? "" : ", ") + kind.name;
   }
   if (kinds.count(row.kind) == 0) {
-    outcome->reason = origin + ": kind '" + row.kind + "' is not one of plugin '" +
-                      config_.plugin + "''s event kinds (" +
+    outcome->reason = origin + ": kind '" + row.kind + "' is not one of plugin '" + config_.plugin +
+                      "''s event kinds (" +
                       (listed.empty() ? std::string("it accepts none") : listed) + ")";
     return Status::Ok();
   }
@@ -314,9 +323,8 @@ Status Runner::ApplyEvent(const EventRow& row, bool replay, int round, EventOutc
   event.writer = row.writer;
   event.replay = replay;
   std::string rejection;
-  Status status = GuardPlugin("ApplyEvent", [&] {
-    return plugin_->ApplyEvent(round, event, &rejection);
-  });
+  Status status =
+      GuardPlugin("ApplyEvent", [&] { return plugin_->ApplyEvent(round, event, &rejection); });
   if (!status.ok()) return status;
   outcome->applied = rejection.empty();
   outcome->reason = rejection;
@@ -394,9 +402,10 @@ Result<RunSummary> Runner::Run() {
   // answered while a round solves; a slow client holds only its own connection).
   std::unique_ptr<HttpServer> http;
   if (config_.http_enabled) {
-    Result<std::unique_ptr<HttpServer>> server =
-        HttpServer::Start(io, config_.http_address, config_.http_port, config_.database, config_.name);
-    if (!server.ok()) return Status(server.status().code(), config_.file + ": " + server.status().message());
+    Result<std::unique_ptr<HttpServer>> server = HttpServer::Start(
+        io, config_.http_address, config_.http_port, config_.database, config_.name);
+    if (!server.ok())
+      return Status(server.status().code(), config_.file + ": " + server.status().message());
     http = std::move(server.value());
     *log_ << "http: serving deployment '" << config_.name << "' on http://" << config_.http_address
           << ":" << http->port() << "/ (read-only)\n";
@@ -417,8 +426,7 @@ Result<RunSummary> Runner::Run() {
   signals.async_wait([&](const boost::system::error_code& ec, int signal_number) {
     if (ec) return;
     *log_ << "received " << (signal_number == SIGINT ? "SIGINT" : "SIGTERM")
-          << (round_in_flight ? ": interrupting round " + std::to_string(next_round_) : "")
-          << "\n";
+          << (round_in_flight ? ": interrupting round " + std::to_string(next_round_) : "") << "\n";
     log_->flush();
     summary.interrupted = true;
     stop_source.request_stop();

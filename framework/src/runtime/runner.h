@@ -27,21 +27,21 @@
 namespace dede::internal {
 
 struct RunnerOptions {
-  bool verbose = false;  // print each round's residual trace
-  bool persist = true;   // false: `dede solve` (nothing is written)
-  int max_rounds = -1;   // this run's rounds, when >= 0 (stop.max_rounds is kept as well)
+  bool verbose = false;         // print each round's residual trace
+  bool persist = true;          // false: `dede solve` (nothing is written)
+  int max_rounds = -1;          // this run's rounds, when >= 0 (stop.max_rounds is kept as well)
   std::ostream* log = nullptr;  // progress lines; std::cout when null
 };
 
 struct RoundOutcome {
   int round = -1;
   std::vector<EventOutcome> events;  // the inbox events this round applied or rejected
-  bool finished = false;     // the plugin has no data for this round
-  bool interrupted = false;  // the stop token fired during the solve: nothing was written
+  bool finished = false;             // the plugin has no data for this round
+  bool interrupted = false;          // the stop token fired during the solve: nothing was written
   SolveSummary summary;
   RoundReport report;
   Allocation allocation;
-  double seconds = 0;        // wall time of the whole round
+  double seconds = 0;  // wall time of the whole round
 };
 
 struct RunSummary {
@@ -55,8 +55,11 @@ struct RunSummary {
 
 class Runner {
  public:
-  Runner(const DeploymentConfig& config, DomainPlugin* plugin, std::string plugin_version,
-         Store* store, RunnerOptions options);
+  Runner(const DeploymentConfig& config,
+         DomainPlugin* plugin,
+         std::string plugin_version,
+         Store* store,
+         RunnerOptions options);
   ~Runner();
 
   // Configure + Describe the plugin, build the solver, register the deployment and its

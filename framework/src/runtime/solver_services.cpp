@@ -6,14 +6,17 @@
 
 namespace dede::internal {
 
-SolverServices MakeSolverServices(const AdmmOptions& admm, const ExactOptions& exact,
+SolverServices MakeSolverServices(const AdmmOptions& admm,
+                                  const ExactOptions& exact,
                                   std::stop_token stop) {
   SolverServices services;
   services.admm_options = admm;
   services.exact_options = exact;
   services.stop = stop;
-  services.admm = [stop](const Problem& problem, const AdmmOptions& options,
-                         Allocation* allocation, SolveSummary* summary) -> Status {
+  services.admm = [stop](const Problem& problem,
+                         const AdmmOptions& options,
+                         Allocation* allocation,
+                         SolveSummary* summary) -> Status {
     std::string error;
     if (!options.IsValid(&error)) return InvalidArgument(error);
     if (!problem.Validate(&error)) return InvalidArgument(error);
@@ -24,11 +27,15 @@ SolverServices MakeSolverServices(const AdmmOptions& admm, const ExactOptions& e
       solver.Solve(stop, allocation, summary);
     });
   };
-  services.exact = [](const Problem& problem, const ExactOptions& options,
-                      Allocation* allocation, SolveSummary* summary) -> Status {
+  services.exact = [](const Problem& problem,
+                      const ExactOptions& options,
+                      Allocation* allocation,
+                      SolveSummary* summary) -> Status {
     std::string error;
     if (!problem.Validate(&error)) return InvalidArgument(error);
-    return GuardCall("the exact solver", "a plugin's solve", [&] { SolveExact(problem, options, allocation, summary); });
+    return GuardCall("the exact solver", "a plugin's solve", [&] {
+      SolveExact(problem, options, allocation, summary);
+    });
   };
   return services;
 }

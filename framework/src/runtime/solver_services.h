@@ -10,7 +10,8 @@ namespace dede::internal {
 
 // Cold-start ADMM and exact solves of whatever problem the plugin hands over. Exceptions from
 // the solvers become Status errors; the functions are safe to call concurrently.
-SolverServices MakeSolverServices(const AdmmOptions& admm, const ExactOptions& exact,
+SolverServices MakeSolverServices(const AdmmOptions& admm,
+                                  const ExactOptions& exact,
                                   std::stop_token stop = {});
 
 }  // namespace dede::internal

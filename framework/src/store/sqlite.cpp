@@ -103,8 +103,8 @@ Statement& Statement::BindBlob(int index, std::string_view bytes) {
   if (stepped_) Reset();
   // A zero-length blob still needs a non-null pointer, or SQLite binds NULL.
   static const char kEmpty = 0;
-  const int rc = sqlite3_bind_blob64(stmt_, index, bytes.empty() ? &kEmpty : bytes.data(),
-                                     bytes.size(), SQLITE_TRANSIENT);
+  const int rc = sqlite3_bind_blob64(
+      stmt_, index, bytes.empty() ? &kEmpty : bytes.data(), bytes.size(), SQLITE_TRANSIENT);
   NoteBind(rc, index);
   return *this;
 }
@@ -262,8 +262,8 @@ std::string Database::IoDetail(int code) const {
     const std::string dir = std::filesystem::path(path_).parent_path().string();
     struct statvfs fs {};
     if (statvfs(dir.empty() ? "." : dir.c_str(), &fs) == 0) {
-      const unsigned long long free_bytes =
-          static_cast<unsigned long long>(fs.f_bavail) * static_cast<unsigned long long>(fs.f_frsize);
+      const unsigned long long free_bytes = static_cast<unsigned long long>(fs.f_bavail) *
+                                            static_cast<unsigned long long>(fs.f_frsize);
       if (free_bytes < (64ull << 20)) {
         detail += std::string(detail.empty() ? "" : "; ") + std::to_string(free_bytes) +
                   " bytes free on the disk";
@@ -279,7 +279,8 @@ Status Database::Error(int code, std::string_view doing) const {
   // that returned `code` as long as the caller asks right away.
   std::string message = sqlite3_errmsg(db_);
   if (message.empty() || message == "not an error") message = sqlite3_errstr(code);
-  return Status(CodeFor(code), std::string(doing) + " in '" + path_ + "': " + message + IoDetail(code));
+  return Status(CodeFor(code),
+                std::string(doing) + " in '" + path_ + "': " + message + IoDetail(code));
 }
 
 // ---- Transaction --------------------------------------------------------------------------
@@ -324,8 +325,10 @@ void Database::SetProgressCheck(std::function<bool()> stop) {
     return;
   }
   sqlite3_progress_handler(
-      db_, 4096,
-      [](void* self) { return static_cast<Database*>(self)->progress_stop_() ? 1 : 0; }, this);
+      db_,
+      4096,
+      [](void* self) { return static_cast<Database*>(self)->progress_stop_() ? 1 : 0; },
+      this);
 }
 
 }  // namespace dede::internal::sqlite

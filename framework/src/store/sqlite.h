@@ -6,8 +6,8 @@
 #include <sqlite3.h>
 
 #include <cstdint>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -36,7 +36,7 @@ class Statement {
   Statement& Bind(int index, std::int64_t value);
   Statement& Bind(int index, int value) { return Bind(index, static_cast<std::int64_t>(value)); }
   Statement& Bind(int index, double value);
-  Statement& Bind(int index, std::string_view value);  // copied by SQLite (SQLITE_TRANSIENT)
+  Statement& Bind(int index, std::string_view value);      // copied by SQLite (SQLITE_TRANSIENT)
   Statement& BindBlob(int index, std::string_view bytes);  // copied, stored as a BLOB
   Statement& BindNull(int index);
 

@@ -4,8 +4,8 @@
 #include <array>
 #include <charconv>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 #include <string_view>
@@ -25,11 +25,21 @@ void AppendJsonString(std::string_view text, std::string* out) {
   out->push_back('"');
   for (const char c : text) {
     switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
+      case '"':
+        *out += "\\\"";
+        break;
+      case '\\':
+        *out += "\\\\";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buffer[8];
@@ -176,7 +186,6 @@ Status NewerSchemaError(const std::string& path, int version) {
 }
 
 }  // namespace
-
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
@@ -546,9 +555,9 @@ Result<LastRound> Store::LoadLastRound(std::int64_t deployment_id, int num_varia
     // resuming after it would overflow the counter.
     if (stored < 0 || stored >= std::numeric_limits<int>::max() - 1) {
       return FailedPrecondition(impl.path + ": table rounds: the deployment's last round is " +
-                      std::to_string(stored) + ", outside [0, " +
-                      std::to_string(std::numeric_limits<int>::max() - 2) +
-                      "]; was the database edited by hand?");
+                                std::to_string(stored) + ", outside [0, " +
+                                std::to_string(std::numeric_limits<int>::max() - 2) +
+                                "]; was the database edited by hand?");
     }
     last.round = static_cast<int>(stored);
   }
@@ -574,8 +583,8 @@ Result<LastRound> Store::LoadLastRound(std::int64_t deployment_id, int num_varia
     last.values[static_cast<std::size_t>(v)] = rows->ColumnDouble(1);
   }
   {
-    auto state = impl.db->Prepare(
-        "SELECT state FROM plugin_states WHERE deployment_id = ?1 AND round = ?2");
+    auto state =
+        impl.db->Prepare("SELECT state FROM plugin_states WHERE deployment_id = ?1 AND round = ?2");
     if (!state.ok()) return state.status();
     state->Bind(1, deployment_id).Bind(2, last.round);
     bool has_row = false;
@@ -857,8 +866,8 @@ Status Store::WriteRound(std::int64_t deployment_id, const RoundRecord& record) 
     if (!status.ok()) return status;
     // Resume needs only the latest checkpoint; older ones are dead weight (a simulator's state
     // can be megabytes per round).
-    auto prune = impl.db->Prepare(
-        "DELETE FROM plugin_states WHERE deployment_id = ?1 AND round < ?2");
+    auto prune =
+        impl.db->Prepare("DELETE FROM plugin_states WHERE deployment_id = ?1 AND round < ?2");
     if (!prune.ok()) return prune.status();
     prune->Bind(1, deployment_id).Bind(2, record.round);
     status = prune->Run();
@@ -867,8 +876,8 @@ Status Store::WriteRound(std::int64_t deployment_id, const RoundRecord& record) 
   if (impl.keep_allocations_every > 0) {
     // The previous round's allocation is no longer the latest: drop it unless its round is
     // one of the kept ones. Doing this round by round keeps each delete to one round's rows.
-    auto previous = impl.db->Prepare(
-        "SELECT max(round) FROM rounds WHERE deployment_id = ?1 AND round < ?2");
+    auto previous =
+        impl.db->Prepare("SELECT max(round) FROM rounds WHERE deployment_id = ?1 AND round < ?2");
     if (!previous.ok()) return previous.status();
     previous->Bind(1, deployment_id).Bind(2, record.round);
     bool has_row = false;
@@ -877,8 +886,8 @@ Status Store::WriteRound(std::int64_t deployment_id, const RoundRecord& record) 
     if (has_row && !previous->IsNull(0)) {
       const std::int64_t prev = previous->ColumnInt64(0);
       if (prev % impl.keep_allocations_every != 0) {
-        auto drop = impl.db->Prepare(
-            "DELETE FROM allocations WHERE deployment_id = ?1 AND round = ?2");
+        auto drop =
+            impl.db->Prepare("DELETE FROM allocations WHERE deployment_id = ?1 AND round = ?2");
         if (!drop.ok()) return drop.status();
         drop->Bind(1, deployment_id).Bind(2, prev);
         status = drop->Run();
@@ -929,8 +938,9 @@ Result<QueryResult> Store::Query(const std::string& sql, const QueryLimits& limi
     Statement& statement = prepared.value();
     if (statement.empty()) break;  // only whitespace or comments were left
     if (impl_->read_only && !statement.ReadOnly()) {
-      return FailedPrecondition("SQL error: `" + std::string(statement.sql()) +
-                                "` would write; queries are read-only (this statement was not run)");
+      return FailedPrecondition(
+          "SQL error: `" + std::string(statement.sql()) +
+          "` would write; queries are read-only (this statement was not run)");
     }
     any_statement = true;
     const int columns = statement.ColumnCount();
@@ -943,8 +953,8 @@ Result<QueryResult> Store::Query(const std::string& sql, const QueryLimits& limi
       bool has_row = false;
       Status status = statement.Step(&has_row);
       if (!status.ok() && !stopped.empty()) {
-        return Status(StatusCode::kCancelled, "query " + stopped + ": `" +
-                                                         std::string(statement.sql()) + "`");
+        return Status(StatusCode::kCancelled,
+                      "query " + stopped + ": `" + std::string(statement.sql()) + "`");
       }
       if (!status.ok()) return Status(status.code(), "SQL error: " + status.message());
       if (!has_row) break;

@@ -25,11 +25,11 @@
 namespace dede::internal {
 
 struct DeploymentRecord {
-  std::string name;            // unique; a re-run of the same deployment resumes it
-  std::string plugin;          // plugin name
+  std::string name;    // unique; a re-run of the same deployment resumes it
+  std::string plugin;  // plugin name
   std::string plugin_version;
-  std::string config_file;     // path as given
-  std::string config_yaml;     // full text of the deployment file
+  std::string config_file;  // path as given
+  std::string config_yaml;  // full text of the deployment file
 };
 
 // An event of the inbox (schemas/sqlite/0004_events.sql).
@@ -56,12 +56,12 @@ struct EventOutcome {
 struct RoundRecord {
   int round = 0;
   double started_unix_seconds = 0;
-  std::string solver;          // "admm", "exact"
-  SolveSummary summary;        // termination, message, iterations, residuals, objective, ...
+  std::string solver;    // "admm", "exact"
+  SolveSummary summary;  // termination, message, iterations, residuals, objective, ...
   // Non-zero values (|v| > 1e-12) by VarId, entries and locals.
   std::vector<std::pair<VarId, double>> allocation;
-  RoundReport report;          // domain metrics, entity parameters and domain records
-  bool has_state = false;      // store `state` (DomainPlugin::SaveState) with the round
+  RoundReport report;      // domain metrics, entity parameters and domain records
+  bool has_state = false;  // store `state` (DomainPlugin::SaveState) with the round
   std::string state;
   std::vector<EventOutcome> events;  // marked in the round's transaction
 };
@@ -118,8 +118,7 @@ class Store {
   // Names of the deployments stored in the database.
   Result<std::vector<std::string>> DeploymentNames();
   // The deployment's pending events due at `round` started at `now` (Unix seconds), by id.
-  Result<std::vector<EventRow>> PendingEvents(const std::string& deployment, int round,
-                                              double now);
+  Result<std::vector<EventRow>> PendingEvents(const std::string& deployment, int round, double now);
   // The deployment's applied events of rounds <= last_round, in the order they were applied
   // (round, then id): what a resumed run re-applies.
   Result<std::vector<EventRow>> AppliedEvents(const std::string& deployment, int last_round);

@@ -61,8 +61,8 @@ Result<std::vector<std::int64_t>> Store::SubmitEvents(const std::vector<EventRow
     if (event.deployment.empty()) return InvalidArgument(where + "the deployment name is empty");
     if (event.kind.empty()) return InvalidArgument(where + "the kind is empty");
     if (event.apply_from_round < 0) {
-      return InvalidArgument(where + "apply_from_round = " +
-                             std::to_string(event.apply_from_round) +
+      return InvalidArgument(where +
+                             "apply_from_round = " + std::to_string(event.apply_from_round) +
                              ". Violated constraint: apply_from_round >= 0");
     }
     if (!std::isnan(event.apply_after) && !std::isfinite(event.apply_after)) {
@@ -118,7 +118,8 @@ Result<std::vector<std::string>> Store::DeploymentNames() {
   return names;
 }
 
-Result<std::vector<EventRow>> Store::PendingEvents(const std::string& deployment, int round,
+Result<std::vector<EventRow>> Store::PendingEvents(const std::string& deployment,
+                                                   int round,
                                                    double now) {
   auto select = impl_->db->Prepare(
       std::string("SELECT ") + kEventColumns +
@@ -129,8 +130,7 @@ Result<std::vector<EventRow>> Store::PendingEvents(const std::string& deployment
   return ReadEvents(&select.value());
 }
 
-Result<std::vector<EventRow>> Store::AppliedEvents(const std::string& deployment,
-                                                   int last_round) {
+Result<std::vector<EventRow>> Store::AppliedEvents(const std::string& deployment, int last_round) {
   auto select = impl_->db->Prepare(
       std::string("SELECT ") + kEventColumns +
       " FROM events WHERE deployment = ?1 AND status = 'applied' AND round <= ?2 "
@@ -159,9 +159,9 @@ Status Store::Impl::MarkEvents(const std::string& name, const RoundRecord& recor
     if (!status.ok()) return status;
     if (db->Changes() != 1) {
       return FailedPrecondition("event " + std::to_string(outcome.id) + " of deployment '" + name +
-                     "' is no longer pending in '" + path +
-                     "' (another runner took it?); round " + std::to_string(record.round) +
-                     " was not written");
+                                "' is no longer pending in '" + path +
+                                "' (another runner took it?); round " +
+                                std::to_string(record.round) + " was not written");
     }
   }
   return Status::Ok();

@@ -17,8 +17,8 @@ Result<WriterLock> WriterLock::Acquire(const std::string& database) {
   lock.path_ = database + ".lock";
   lock.fd_ = ::open(lock.path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock.fd_ < 0) {
-    return FailedPrecondition(lock.path_ + ": cannot open the writer lock: " +
-                              std::strerror(errno));
+    return FailedPrecondition(lock.path_ +
+                              ": cannot open the writer lock: " + std::strerror(errno));
   }
   if (::flock(lock.fd_, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
@@ -27,10 +27,10 @@ Result<WriterLock> WriterLock::Acquire(const std::string& database) {
     if (::pread(lock.fd_, buffer, sizeof(buffer) - 1, 0) > 0) holder = buffer;
     while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
     if (error == EWOULDBLOCK) {
-      return FailedPrecondition(database + " is being written by another dede run" +
-                                (holder.empty() ? "" : " (pid " + holder + ")") +
-                                ": one writer per database; stop it first (its lock: " +
-                                lock.path_ + ")");
+      return FailedPrecondition(
+          database + " is being written by another dede run" +
+          (holder.empty() ? "" : " (pid " + holder + ")") +
+          ": one writer per database; stop it first (its lock: " + lock.path_ + ")");
     }
     return FailedPrecondition(lock.path_ + ": cannot lock: " + std::strerror(error));
   }

@@ -122,8 +122,8 @@ void AggregateSolver::LoadParameters(const BlockProblem& problem) {
     link.alpha = row.rhs / a_var;
     link.beta = -a_base / a_var;
     link.curvature = 2.0 * problem.quadratic[link.var] + problem.prox_weight[link.var];
-    unit_links_ = unit_links_ && link.alpha == 0.0 && link.beta == 1.0 &&
-                  link.curvature >= 0.0 && std::isfinite(link.curvature);
+    unit_links_ = unit_links_ && link.alpha == 0.0 && link.beta == 1.0 && link.curvature >= 0.0 &&
+                  std::isfinite(link.curvature);
     const int k = reduced_of_[link.base];
     reduced.quadratic[k] += 0.5 * link.curvature * link.beta * link.beta;
     // lo <= alpha + beta w <= hi as an interval on w.

@@ -60,15 +60,15 @@ class AggregateSolver final : public BlockSolver {
   // The same links, compact, for the per-solve loops when every map is v = 0 + 1 * v[base]
   // with a finite, non-negative curvature (a path's link entries equal its flow): the
   // general formulas then reduce, exactly, to ones that read no Link.
-  std::vector<int> link_var_;  // links_[l].var
-  std::vector<int> link_k_;    // reduced index of links_[l].base
-  bool unit_links_ = false;    // per revision
+  std::vector<int> link_var_;    // links_[l].var
+  std::vector<int> link_k_;      // reduced index of links_[l].base
+  bool unit_links_ = false;      // per revision
   std::vector<int> reduced_of_;  // original variable -> reduced index (-1: eliminated)
   std::vector<int> kept_vars_;   // reduced index -> original variable
   std::vector<int> kept_rows_;   // reduced row -> original row
   BlockProblem reduced_;
   std::unique_ptr<BlockSolver> inner_;
-  std::vector<double> w_;        // reduced solution (warm start for the inner solver)
+  std::vector<double> w_;  // reduced solution (warm start for the inner solver)
   std::uint64_t revision_ = 0;
   bool loaded_ = false;
   bool infeasible_bounds_ = false;

@@ -158,8 +158,8 @@ class SlotValues {
 };
 
 struct BlockRow {
-  std::vector<int> index;   // local variable indices, distinct
-  SlotValues coef;          // one value when all are the same (a capacity row: all 1)
+  std::vector<int> index;  // local variable indices, distinct
+  SlotValues coef;         // one value when all are the same (a capacity row: all 1)
   Sense sense = Sense::kLessEqual;
   double rhs = 0.0;
 };
@@ -191,9 +191,9 @@ enum class BlockStatus : std::uint8_t { kOptimal, kInfeasible, kUnbounded, kNode
 const char* BlockStatusName(BlockStatus s);
 
 struct BlockSolverOptions {
-  double tolerance = 1e-10;   // root finding / KKT tolerance of the fast solvers
-  int node_limit = 20000;     // branch and bound
-  bool force_clp = false;     // tests and benchmarks: bypass the fast paths
+  double tolerance = 1e-10;  // root finding / KKT tolerance of the fast solvers
+  int node_limit = 20000;    // branch and bound
+  bool force_clp = false;    // tests and benchmarks: bypass the fast paths
   // Branch and bound stops exploring when steady_clock's time_since_epoch() in nanoseconds
   // passes *deadline_ns (0: no deadline), returning kNodeLimit with the best integral point
   // found (or *v unchanged if none). Owned by the caller, who may move it between solves.

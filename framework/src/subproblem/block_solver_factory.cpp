@@ -22,8 +22,11 @@ constexpr const char* kSupported =
     "variables defined by a two-variable equality row into the other variable (aggregate)";
 
 template <typename Coefs>
-bool CheckIndices(const std::vector<int>& index, const Coefs& coef, int n,
-                  const std::string& what, std::string* error) {
+bool CheckIndices(const std::vector<int>& index,
+                  const Coefs& coef,
+                  int n,
+                  const std::string& what,
+                  std::string* error) {
   if (index.size() != coef.size()) {
     *error = what + " has " + std::to_string(index.size()) + " indices but " +
              std::to_string(coef.size()) + " coefficients";
@@ -66,8 +69,11 @@ bool Validate(const BlockProblem& p, std::string* error) {
     }
   }
   for (size_t r = 0; r < p.rows.size(); ++r) {
-    if (!CheckIndices(p.rows[r].index, p.rows[r].coef, static_cast<int>(n),
-                      "row " + std::to_string(r), error)) {
+    if (!CheckIndices(p.rows[r].index,
+                      p.rows[r].coef,
+                      static_cast<int>(n),
+                      "row " + std::to_string(r),
+                      error)) {
       return false;
     }
   }
@@ -109,7 +115,8 @@ std::unique_ptr<BlockSolver> CreateContinuous(const BlockProblem& s,
   const bool row_strict = num_rows == 1 && all_strict(s.rows[0].index);
 
   if (multi_logs == 0 && num_rows == 0) return SeparableSolver::Create(s, options, error);
-  if (multi_logs == 0 && num_rows == 1 && row_strict) return SeparableSolver::Create(s, options, error);
+  if (multi_logs == 0 && num_rows == 1 && row_strict)
+    return SeparableSolver::Create(s, options, error);
   if (multi_logs == 1 && num_rows <= 1 && all_strict(s.logs[multi_index].index) &&
       (num_rows == 0 || row_strict)) {
     return LogSolver::Create(s, options, error);
@@ -135,8 +142,8 @@ std::unique_ptr<BlockSolver> CreateContinuous(const BlockProblem& s,
   if (aggregate != nullptr) return aggregate;
   if (multi_logs == 0 && var_logs == 0) return ClpBlockSolver::Create(s, options, error);
   *error = "block has " + std::to_string(s.logs.size()) + " log terms (" +
-           std::to_string(multi_logs) + " over several variables) and " +
-           std::to_string(num_rows) + " rows";
+           std::to_string(multi_logs) + " over several variables) and " + std::to_string(num_rows) +
+           " rows";
   if (multi_logs == 1 && num_rows <= 1) {
     *error += ", but a variable of the log term or the row is not strictly convex";
   }
@@ -148,11 +155,16 @@ std::unique_ptr<BlockSolver> CreateContinuous(const BlockProblem& s,
 
 const char* BlockStatusName(BlockStatus s) {
   switch (s) {
-    case BlockStatus::kOptimal: return "optimal";
-    case BlockStatus::kInfeasible: return "infeasible";
-    case BlockStatus::kUnbounded: return "unbounded";
-    case BlockStatus::kNodeLimit: return "node_limit";
-    case BlockStatus::kError: return "error";
+    case BlockStatus::kOptimal:
+      return "optimal";
+    case BlockStatus::kInfeasible:
+      return "infeasible";
+    case BlockStatus::kUnbounded:
+      return "unbounded";
+    case BlockStatus::kNodeLimit:
+      return "node_limit";
+    case BlockStatus::kError:
+      return "error";
   }
   return "unknown";
 }

@@ -23,7 +23,8 @@ struct Node {
 }  // namespace
 
 std::unique_ptr<BranchAndBoundSolver> BranchAndBoundSolver::Create(
-    std::unique_ptr<BlockSolver> relaxation, const BlockProblem& structure,
+    std::unique_ptr<BlockSolver> relaxation,
+    const BlockProblem& structure,
     const BlockSolverOptions& options) {
   std::unique_ptr<BranchAndBoundSolver> solver(new BranchAndBoundSolver());
   solver->relaxation_ = std::move(relaxation);

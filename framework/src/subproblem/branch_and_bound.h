@@ -3,7 +3,6 @@
 #pragma once
 
 #include <chrono>
-
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -44,7 +43,8 @@ class BranchAndBoundSolver final : public BlockSolver {
   BranchAndBoundSolver() = default;
 
   // Solves the relaxation with the integral variables' bounds set to node_lo / node_hi.
-  BlockStatus SolveNode(const std::vector<double>& node_lo, const std::vector<double>& node_hi,
+  BlockStatus SolveNode(const std::vector<double>& node_lo,
+                        const std::vector<double>& node_hi,
                         std::vector<double>* x);
 
   BlockSolverOptions options_;
@@ -58,7 +58,7 @@ class BranchAndBoundSolver final : public BlockSolver {
   }
   std::unique_ptr<BlockSolver> relaxation_;
   std::vector<int> integral_vars_;
-  BlockProblem work_;               // the caller's problem with node bounds
+  BlockProblem work_;                // the caller's problem with node bounds
   std::uint64_t work_revision_ = 0;  // bumped on every bound change seen by the relaxation
   std::uint64_t revision_ = 0;
   bool loaded_ = false;

@@ -1,11 +1,10 @@
 #include "subproblem/clp_block_solver.h"
 
+#include <algorithm>
+#include <cmath>
 #include <coin/ClpSimplex.hpp>
 #include <coin/CoinError.hpp>
 #include <coin/CoinFinite.hpp>
-
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <limits>
@@ -34,13 +33,20 @@ double ToClp(double x) {
 
 const char* ClpStatusName(int status) {
   switch (status) {
-    case 0: return "optimal";
-    case 1: return "primal infeasible";
-    case 2: return "dual infeasible (unbounded)";
-    case 3: return "stopped on iterations or time";
-    case 4: return "stopped due to errors";
-    case 5: return "stopped by event handler";
-    default: return "unknown status";
+    case 0:
+      return "optimal";
+    case 1:
+      return "primal infeasible";
+    case 2:
+      return "dual infeasible (unbounded)";
+    case 3:
+      return "stopped on iterations or time";
+    case 4:
+      return "stopped due to errors";
+    case 5:
+      return "stopped by event handler";
+    default:
+      return "unknown status";
   }
 }
 
@@ -151,13 +157,28 @@ class ActiveSetQp {
   enum class VarState : std::uint8_t { kFree, kLower, kUpper, kHeld };
   enum class RowState : std::uint8_t { kInactive, kLower, kUpper };
 
-  ActiveSetQp(int n, int m, const std::vector<int>* col_start, const std::vector<int>* col_row,
-              const std::vector<double>* col_value, const std::vector<double>* h,
-              const std::vector<double>* c, const std::vector<double>* lo,
-              const std::vector<double>* hi, const std::vector<double>* row_lo,
+  ActiveSetQp(int n,
+              int m,
+              const std::vector<int>* col_start,
+              const std::vector<int>* col_row,
+              const std::vector<double>* col_value,
+              const std::vector<double>* h,
+              const std::vector<double>* c,
+              const std::vector<double>* lo,
+              const std::vector<double>* hi,
+              const std::vector<double>* row_lo,
               const std::vector<double>* row_hi)
-      : n_(n), m_(m), col_start_(*col_start), col_row_(*col_row), col_value_(*col_value),
-        h_(*h), c_(*c), lo_(*lo), hi_(*hi), row_lo_(*row_lo), row_hi_(*row_hi) {}
+      : n_(n),
+        m_(m),
+        col_start_(*col_start),
+        col_row_(*col_row),
+        col_value_(*col_value),
+        h_(*h),
+        c_(*c),
+        lo_(*lo),
+        hi_(*hi),
+        row_lo_(*row_lo),
+        row_hi_(*row_hi) {}
 
   // Takes the working set from a basic solution of Clp (phase 1).
   void StartFromBasis(const ClpSimplex& model);
@@ -383,7 +404,8 @@ bool ActiveSetQp::Feasible(const std::vector<double>& x, double tol) const {
   }
   std::vector<double> act(m_, 0.0);
   for (int i = 0; i < n_; ++i) {
-    for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) act[col_row_[e]] += col_value_[e] * x[i];
+    for (int e = col_start_[i]; e < col_start_[i + 1]; ++e)
+      act[col_row_[e]] += col_value_[e] * x[i];
   }
   for (int r = 0; r < m_; ++r) {
     if (act[r] < row_lo_[r] - tol * (1.0 + std::fabs(row_lo_[r])) ||
@@ -446,7 +468,8 @@ BlockStatus ActiveSetQp::Run(std::string* error) {
     // Row activities of the current point.
     act_.assign(m_, 0.0);
     for (int i = 0; i < n_; ++i) {
-      for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) act_[col_row_[e]] += col_value_[e] * x_[i];
+      for (int e = col_start_[i]; e < col_start_[i + 1]; ++e)
+        act_[col_row_[e]] += col_value_[e] * x_[i];
     }
     // Step direction: to the equality-problem solution, or along the zero-curvature ray.
     bool ray = eqp == Eqp::kSingular;
@@ -695,10 +718,17 @@ std::unique_ptr<ClpBlockSolver> ClpBlockSolver::Create(const BlockProblem& struc
   solver->objective_.assign(n, 0.0);
   solver->row_lo_.assign(m, 0.0);
   solver->row_hi_.assign(m, 0.0);
-  solver->qp_ = std::make_unique<ActiveSetQp>(
-      n, m, &solver->col_start_, &solver->col_row_, &solver->col_value_, &solver->hessian_,
-      &solver->objective_, &solver->col_lo_, &solver->col_hi_, &solver->row_lo_,
-      &solver->row_hi_);
+  solver->qp_ = std::make_unique<ActiveSetQp>(n,
+                                              m,
+                                              &solver->col_start_,
+                                              &solver->col_row_,
+                                              &solver->col_value_,
+                                              &solver->hessian_,
+                                              &solver->objective_,
+                                              &solver->col_lo_,
+                                              &solver->col_hi_,
+                                              &solver->row_lo_,
+                                              &solver->row_hi_);
   return solver;
 }
 
@@ -758,15 +788,23 @@ void ClpBlockSolver::BuildModel(bool keep_basis) {
     rhi[r] = ToClp(row_hi_[r]);
   }
   std::vector<double> zero(num_vars_, 0.0);
-  model->loadProblem(num_vars_, num_rows_, start.data(), col_row_.data(), col_value_.data(),
-                     lo.data(), hi.data(), clp_objective_zero_ ? zero.data() : objective_.data(),
-                     rlo.data(), rhi.data());
+  model->loadProblem(num_vars_,
+                     num_rows_,
+                     start.data(),
+                     col_row_.data(),
+                     col_value_.data(),
+                     lo.data(),
+                     hi.data(),
+                     clp_objective_zero_ ? zero.data() : objective_.data(),
+                     rlo.data(),
+                     rhi.data());
   if (!status.empty()) model->copyinStatus(status.data());
   model_ = std::move(model);
 }
 
 void ClpBlockSolver::SetClpObjective(bool zero) {
-  for (int i = 0; i < num_vars_; ++i) model_->setObjectiveCoefficient(i, zero ? 0.0 : objective_[i]);
+  for (int i = 0; i < num_vars_; ++i)
+    model_->setObjectiveCoefficient(i, zero ? 0.0 : objective_[i]);
   clp_objective_zero_ = zero;
 }
 
@@ -851,14 +889,16 @@ int ClpBlockSolver::RunConfirmed(bool warm, bool prefer_dual, const BlockProblem
   return primal == 0 ? 4 : primal;  // an "optimal" point that failed verification: an error
 }
 
-BlockStatus ClpBlockSolver::SolveLp(bool bounds_changed, const BlockProblem& problem,
+BlockStatus ClpBlockSolver::SolveLp(bool bounds_changed,
+                                    const BlockProblem& problem,
                                     std::vector<double>* v) {
   if (clp_objective_zero_) {
     SetClpObjective(false);
     bounds_changed = true;  // the basis is not primal-optimal for c: let dual simplex decide
   } else {
     for (int i = 0; i < num_vars_; ++i) {
-      if (model_->objective()[i] != objective_[i]) model_->setObjectiveCoefficient(i, objective_[i]);
+      if (model_->objective()[i] != objective_[i])
+        model_->setObjectiveCoefficient(i, objective_[i]);
     }
   }
   // An objective change keeps the basis primal feasible (primal simplex); a bound change
@@ -875,7 +915,8 @@ BlockStatus ClpBlockSolver::SolveLp(bool bounds_changed, const BlockProblem& pro
   return BlockStatus::kError;
 }
 
-BlockStatus ClpBlockSolver::SolveQp(bool parameters_changed, const BlockProblem& problem,
+BlockStatus ClpBlockSolver::SolveQp(bool parameters_changed,
+                                    const BlockProblem& problem,
                                     std::vector<double>* v) {
   // Warm: the previous working set stays valid when only c changed; after a parameter
   // change it is moved onto the new bounds if its equality solution is still feasible.
@@ -908,7 +949,9 @@ BlockStatus ClpBlockSolver::SolveQp(bool parameters_changed, const BlockProblem&
         return BlockStatus::kOptimal;
       }
       char buf[160];
-      std::snprintf(buf, sizeof(buf), "active-set QP: final point violates the block by %.3g (relative)",
+      std::snprintf(buf,
+                    sizeof(buf),
+                    "active-set QP: final point violates the block by %.3g (relative)",
                     worst);
       qp_error = buf;
       qp_->Invalidate();

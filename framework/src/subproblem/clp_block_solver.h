@@ -59,8 +59,7 @@ class ClpBlockSolver final : public BlockSolver {
   int RunConfirmed(bool warm, bool prefer_dual, const BlockProblem& problem);
   double ClpViolation(const BlockProblem& problem);
   BlockStatus SolveLp(bool bounds_changed, const BlockProblem& problem, std::vector<double>* v);
-  BlockStatus SolveQp(bool parameters_changed, const BlockProblem& problem,
-                      std::vector<double>* v);
+  BlockStatus SolveQp(bool parameters_changed, const BlockProblem& problem, std::vector<double>* v);
   bool IsQuadratic() const;
 
   BlockSolverOptions options_;

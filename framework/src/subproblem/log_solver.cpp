@@ -120,8 +120,10 @@ BlockStatus LogSolver::Solve(const BlockProblem& problem, std::vector<double>* v
 
   if (!(max_argument_ > 0.0)) {
     char buf[160];
-    std::snprintf(buf, sizeof(buf),
-                  "log term argument a'v + b is at most %.9g over the rows and bounds", max_argument_);
+    std::snprintf(buf,
+                  sizeof(buf),
+                  "log term argument a'v + b is at most %.9g over the rows and bounds",
+                  max_argument_);
     error_ = buf;
     return BlockStatus::kInfeasible;
   }
@@ -189,8 +191,9 @@ BlockStatus LogSolver::Solve(const BlockProblem& problem, std::vector<double>* v
       }
     }
     if (next > kMaxTheta) {
-      error_ = "log term argument a'v + b cannot be made positive within the block's "
-               "constraints";
+      error_ =
+          "log term argument a'v + b cannot be made positive within the block's "
+          "constraints";
       return BlockStatus::kInfeasible;
     }
     theta = next;
@@ -199,15 +202,15 @@ BlockStatus LogSolver::Solve(const BlockProblem& problem, std::vector<double>* v
   // method) limits |G|; a residual this small still moves the ADMM iterate by far less than
   // its own tolerances, so the best point is accepted (the feasibility check below stays).
   constexpr double kAcceptResidual = 1e-8;
-  if (converged ||
-      best_g <= std::max(tol, kAcceptResidual) * std::max(1.0, log_w_ / best_theta)) {
+  if (converged || best_g <= std::max(tol, kAcceptResidual) * std::max(1.0, log_w_ / best_theta)) {
     converged = true;
     theta = best_theta;
     scratch_.swap(best_v_);
   }
   if (!converged) {
     char buf[200];
-    std::snprintf(buf, sizeof(buf),
+    std::snprintf(buf,
+                  sizeof(buf),
                   "log solver: root search for the log term's price did not converge "
                   "(|a'v + b - w/theta| = %.3g); a variable of the log may have lost curvature",
                   best_g);
@@ -219,10 +222,13 @@ BlockStatus LogSolver::Solve(const BlockProblem& problem, std::vector<double>* v
   const double violation = MaxBlockViolation(problem, scratch_);
   if (violation > kAcceptViolation) {
     char buf[200];
-    std::snprintf(buf, sizeof(buf),
+    std::snprintf(buf,
+                  sizeof(buf),
                   "log solver: point at price %.3g violates the block by %.3g (log argument at "
                   "most %.3g over the feasible set)",
-                  theta, violation, max_argument_);
+                  theta,
+                  violation,
+                  max_argument_);
     error_ = buf;
     return BlockStatus::kError;
   }

@@ -26,7 +26,8 @@ class LogSolver final : public BlockSolver {
   // v(theta) (every variable of the log and of the row strictly convex) is the factory's
   // selection rule; without it Solve may report kError.
   static std::unique_ptr<LogSolver> Create(const BlockProblem& structure,
-                                           const BlockSolverOptions& options, std::string* error);
+                                           const BlockSolverOptions& options,
+                                           std::string* error);
 
   BlockStatus Solve(const BlockProblem& problem, std::vector<double>* v) override;
   std::string name() const override { return "log"; }

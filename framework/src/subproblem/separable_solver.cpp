@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -33,8 +33,8 @@ bool Collapsed(double lo, double hi) {
 
 // No double strictly between lo and hi worth trying, relative to their own magnitude.
 bool CollapsedRelative(double lo, double hi) {
-  return hi - lo <= 4.0 * std::numeric_limits<double>::epsilon() *
-                        std::max(std::fabs(lo), std::fabs(hi));
+  return hi - lo <=
+         4.0 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(lo), std::fabs(hi));
 }
 
 // A point strictly inside (lo, hi) used to start or restart a search; grows geometrically
@@ -80,7 +80,8 @@ bool SeparableCore::Init(const BlockProblem& structure, int skip_log, std::strin
     const BlockLog& log = structure.logs[k];
     if (log.index.size() > 1) {
       *error = "separable solver: log term " + std::to_string(k) + " has " +
-               std::to_string(log.index.size()) + " variables; only one-variable logs are separable";
+               std::to_string(log.index.size()) +
+               " variables; only one-variable logs are separable";
       return false;
     }
     if (log.index.size() == 1) per_var[log.index[0]].push_back(static_cast<int>(k));
@@ -582,7 +583,9 @@ double SeparableCore::RowActivity(const std::vector<double>& v) const {
   return total;
 }
 
-void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target,
+void SeparableCore::FinishRow(double lambda,
+                              double lo_target,
+                              double hi_target,
                               std::vector<double>* v) {
   double* out = v->data();
   double total = 0.0;
@@ -654,9 +657,14 @@ void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target,
   }
 }
 
-bool SeparableCore::TryWarmNewton(double start, const RowEval* at_start, double rhs,
-                                  double tol_r, double tol_exact, double* lambda_lo,
-                                  double* lambda_hi, double* lambda) {
+bool SeparableCore::TryWarmNewton(double start,
+                                  const RowEval* at_start,
+                                  double rhs,
+                                  double tol_r,
+                                  double tol_exact,
+                                  double* lambda_lo,
+                                  double* lambda_hi,
+                                  double* lambda) {
   double x = start;
   if (!(x >= *lambda_lo && x <= *lambda_hi)) return false;
   double best_x = x, best_f = kInf;
@@ -705,9 +713,12 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
   if ((need_le && (r_min > rhs + feas_tol || (r_min >= rhs && min_open))) ||
       (need_ge && (r_max < rhs - feas_tol || (r_max <= rhs && max_open)))) {
     char buf[160];
-    std::snprintf(buf, sizeof(buf),
-                  "row unreachable within bounds: a'v ranges over [%.9g, %.9g], rhs %.9g", r_min,
-                  r_max, rhs);
+    std::snprintf(buf,
+                  sizeof(buf),
+                  "row unreachable within bounds: a'v ranges over [%.9g, %.9g], rhs %.9g",
+                  r_min,
+                  r_max,
+                  rhs);
     error_ = buf;
     return BlockStatus::kInfeasible;
   }
@@ -774,15 +785,14 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
   // often); a failed attempt still narrows the bracket, and with it the breakpoints to sort.
   double lambda;
   if (have_probe) {
-    if (TryWarmNewton(start, &probe, target, tol_r, tol_exact, &lambda_lo, &lambda_hi,
-                      &lambda)) {
+    if (TryWarmNewton(start, &probe, target, tol_r, tol_exact, &lambda_lo, &lambda_hi, &lambda)) {
       FinishRow(lambda, target, target, v);
       lambda_ = lambda;
       return BlockStatus::kOptimal;
     }
   } else if (start > lambda_lo && start < lambda_hi &&
-             TryWarmNewton(start, nullptr, target, tol_r, tol_exact, &lambda_lo, &lambda_hi,
-                           &lambda)) {
+             TryWarmNewton(
+                 start, nullptr, target, tol_r, tol_exact, &lambda_lo, &lambda_hi, &lambda)) {
     FinishRow(lambda, target, target, v);
     lambda_ = lambda;
     return BlockStatus::kOptimal;
@@ -872,8 +882,7 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
     x = next;
   }
   if (!converged && best_f <= tol_r) converged = true;
-  if (!converged && std::isfinite(left) && std::isfinite(right) &&
-      CollapsedRelative(left, right)) {
+  if (!converged && std::isfinite(left) && std::isfinite(right) && CollapsedRelative(left, right)) {
     // Variables with a tiny curvature move r across the target between two adjacent
     // multipliers. Both ends' solutions keep the bounds, and the optimum at the (unrepresentable)
     // crossing is their combination that puts the row on the target.
@@ -904,9 +913,11 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
   }
   if (!converged) {
     char buf[160];
-    std::snprintf(buf, sizeof(buf),
+    std::snprintf(buf,
+                  sizeof(buf),
                   "row multiplier search did not converge: |a'v - rhs| = %.3g at lambda %.9g",
-                  best_f, best);
+                  best_f,
+                  best);
     error_ = buf;
     return BlockStatus::kError;
   }
@@ -942,7 +953,8 @@ BlockStatus SeparableCore::Solve(double tolerance, std::vector<double>* v) {
   }
   for (int i = 0; i < n; ++i) {
     if (!std::isfinite(out[i])) {
-      error_ = "variable " + std::to_string(i) + " is unbounded (no curvature, no finite bound "
+      error_ = "variable " + std::to_string(i) +
+               " is unbounded (no curvature, no finite bound "
                "in its improving direction)";
       return BlockStatus::kUnbounded;
     }
@@ -961,7 +973,8 @@ double SeparableCore::Sensitivity(const std::vector<int>& index,
   double slope = aa;
   if (row_active_) {
     double rr = 0.0;
-    for (size_t k = 0; k < row_var_.size(); ++k) rr += row_a_[k] * row_a_[k] * inv_curv_[row_var_[k]];
+    for (size_t k = 0; k < row_var_.size(); ++k)
+      rr += row_a_[k] * row_a_[k] * inv_curv_[row_var_[k]];
     if (rr > 0.0) slope -= ar * ar / rr;
   }
   return std::max(slope, 0.0);

@@ -110,8 +110,14 @@ class SeparableCore {
   // Semismooth Newton on r(lambda) = rhs from `start`. Returns false to fall back to
   // breakpoints, with [*lambda_lo, *lambda_hi] narrowed to what the trial evaluations proved.
   // at_start: the evaluation at `start` if already known (else nullptr).
-  bool TryWarmNewton(double start, const RowEval* at_start, double rhs, double tol_r,
-                     double tol_exact, double* lambda_lo, double* lambda_hi, double* lambda);
+  bool TryWarmNewton(double start,
+                     const RowEval* at_start,
+                     double rhs,
+                     double tol_r,
+                     double tol_exact,
+                     double* lambda_lo,
+                     double* lambda_hi,
+                     double* lambda);
   void LoadRow(const BlockRow& row);
   // The per-variable arrays of the general case (sized at the first LoadParameters that needs
   // them, so a compact block never holds them).
@@ -156,9 +162,9 @@ class SeparableCore {
   double uniform_hinv_ = 0.0, uniform_lo_ = 0.0, uniform_hi_ = 0.0;
   bool track_curvature_ = true;
   bool specialize_ = true;
-  int n_ = 0;                // variables
-  std::size_t nq_ = 0;       // quadratic variables of the row (rq_* length when not compact)
-  bool compact_ = false;     // LoadCompact: only g_ is held per variable
+  int n_ = 0;                   // variables
+  std::size_t nq_ = 0;          // quadratic variables of the row (rq_* length when not compact)
+  bool compact_ = false;        // LoadCompact: only g_ is held per variable
   std::vector<int> free_vars_;  // variables outside the row
   // Per revision: reachable range of a'v (its ends open if only approached at a log
   // domain boundary), and the first variable whose own data make the block infeasible.

@@ -129,10 +129,15 @@ BlockStatus TwoRowSolver::Solve(const BlockProblem& problem, std::vector<double>
     const bool above = b_sense_ != Sense::kLessEqual && range_max_ < rhs - slack;
     if (below || above) {
       char buf[200];
-      std::snprintf(buf, sizeof(buf),
+      std::snprintf(buf,
+                    sizeof(buf),
                     "two_row solver: the second row needs %s %.9g but reaches [%.9g, %.9g] over "
                     "the first row and the bounds",
-                    b_sense_ == Sense::kEqual ? "=" : below ? "<=" : ">=", rhs, range_min_,
+                    b_sense_ == Sense::kEqual ? "="
+                    : below                   ? "<="
+                                              : ">=",
+                    rhs,
+                    range_min_,
                     range_max_);
       error_ = buf;
       return BlockStatus::kInfeasible;
@@ -208,7 +213,8 @@ BlockStatus TwoRowSolver::Solve(const BlockProblem& problem, std::vector<double>
       hi_v_.swap(scratch_);
     }
     if (std::isfinite(lo) && std::isfinite(hi) &&
-        hi - lo <= 4.0 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(lo), std::fabs(hi))) {
+        hi - lo <=
+            4.0 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(lo), std::fabs(hi))) {
       break;
     }
     double next = ds < 0.0 ? mu - f / ds : std::nan("");
@@ -255,16 +261,18 @@ BlockStatus TwoRowSolver::Solve(const BlockProblem& problem, std::vector<double>
   }
   if (!converged && violation > kAcceptViolation) {
     char buf[200];
-    std::snprintf(buf, sizeof(buf),
+    std::snprintf(buf,
+                  sizeof(buf),
                   "two_row solver: multiplier search did not converge (residual %.3g at mu %.3g)",
-                  best, best_mu);
+                  best,
+                  best_mu);
     error_ = buf;
     return BlockStatus::kError;
   }
   if (violation > kAcceptViolation) {
     char buf[160];
-    std::snprintf(buf, sizeof(buf), "two_row solver: point violates the block by %.3g (relative)",
-                  violation);
+    std::snprintf(
+        buf, sizeof(buf), "two_row solver: point violates the block by %.3g (relative)", violation);
     error_ = buf;
     return BlockStatus::kError;
   }

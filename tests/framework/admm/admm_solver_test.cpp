@@ -1,18 +1,17 @@
-#include "dede/solver.h"
+#include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <numeric>
 #include <random>
-#include <vector>
-#include <cstdio>
 #include <stop_token>
-#include <chrono>
 #include <thread>
+#include <vector>
 
-#include <gtest/gtest.h>
-
+#include "dede/solver.h"
 #include "framework/spare_capacity.h"
 
 namespace dede {
@@ -118,7 +117,9 @@ TEST(AdmmSolver, MinMaxUtilizationBalancesLinks) {
   const VarId f1 = p.AddEntry(m, 1, 0);
   p.AddDemandConstraint(0, LinearExpr().Add(f0, 1).Add(f1, 1), Sense::kEqual, 3.0);
   p.SetObjectiveSense(ObjectiveSense::kMinimize);
-  p.SetGlobalTerm(GlobalKind::kMinMax, Side::kResource, {0, 1},
+  p.SetGlobalTerm(GlobalKind::kMinMax,
+                  Side::kResource,
+                  {0, 1},
                   {LinearExpr().Add(f0, 1.0), LinearExpr().Add(f1, 0.5)});
   AdmmSolver solver(p, AdmmOptions());
   Allocation allocation;
@@ -219,12 +220,14 @@ struct TransportProblem {
     for (int d = 0; d < 60; ++d) {
       LinearExpr col;
       for (int r = 0; r < 20; ++r) col.Add(problem.Entry(m, r, d), 1.0);
-      demand_rows.push_back(problem.AddDemandConstraint(d, col, Sense::kLessEqual, 1.0 + 2.0 * uniform()));
+      demand_rows.push_back(
+          problem.AddDemandConstraint(d, col, Sense::kLessEqual, 1.0 + 2.0 * uniform()));
     }
   }
   void Perturb() {
     for (std::size_t d = 0; d < demand_rows.size(); ++d)
-      problem.SetRhs(demand_rows[d], problem.constraint(demand_rows[d]).rhs * (d % 2 ? 1.02 : 0.98));
+      problem.SetRhs(demand_rows[d],
+                     problem.constraint(demand_rows[d]).rhs * (d % 2 ? 1.02 : 0.98));
   }
 };
 
@@ -444,8 +447,11 @@ TEST(AdmmSolver, TimeLimitHoldsThroughIntegerBranchAndBound) {
   SolveSummary summary;
   solver.Solve(&allocation, &summary);
   std::printf("termination %s after %.3f s (solve %.3f, repair %.3f), %d iterations\n",
-              TerminationName(summary.termination), summary.total_seconds,
-              summary.solve_seconds, summary.repair_seconds, summary.iterations);
+              TerminationName(summary.termination),
+              summary.total_seconds,
+              summary.solve_seconds,
+              summary.repair_seconds,
+              summary.iterations);
   EXPECT_LT(summary.solve_seconds, 0.5 + 1.5);
 }
 
@@ -529,8 +535,12 @@ TEST(AdmmSolver, TimeLimitHoldsInsideAHalfStep) {
   SolveSummary summary;
   solver.Solve(&allocation, &summary);
   std::printf("one iteration %.3f s; with a %.4f s budget: %s after %.4f s, %d iterations: %s\n",
-              iteration, options.time_limit_seconds, TerminationName(summary.termination),
-              summary.solve_seconds, summary.iterations, summary.message.c_str());
+              iteration,
+              options.time_limit_seconds,
+              TerminationName(summary.termination),
+              summary.solve_seconds,
+              summary.iterations,
+              summary.message.c_str());
   EXPECT_EQ(summary.termination, Termination::kTimeLimit);
   EXPECT_LE(summary.iterations, 1);  // a partial iteration counts
   EXPECT_LT(summary.solve_seconds, iteration / 2);
@@ -564,7 +574,6 @@ TEST(AdmmSolver, StopRequestedInsideAHalfStepEndsTheSolve) {
   EXPECT_LT(summary.solve_seconds, iteration / 2);
 }
 
-
 TEST(AdmmSolver, SetupTimeIsChargedToTheFirstSolveOnly) {
   const auto problem = ThreeRowDemandBlocks(3, 200);
   AdmmOptions options;
@@ -580,7 +589,8 @@ TEST(AdmmSolver, SetupTimeIsChargedToTheFirstSolveOnly) {
               first.setup_seconds + first.solve_seconds + std::max(first.repair_seconds, 0.0),
               1e-3);
   EXPECT_EQ(second.setup_seconds, 0.0);
-  EXPECT_LT(second.total_seconds, second.solve_seconds + std::max(second.repair_seconds, 0.0) + 1e-3);
+  EXPECT_LT(second.total_seconds,
+            second.solve_seconds + std::max(second.repair_seconds, 0.0) + 1e-3);
 }
 
 // Anderson acceleration: the same optimum as the plain iteration and the exact LP, in fewer
@@ -607,8 +617,11 @@ TEST(AdmmSolver, AndersonAccelerationConvergesToTheSameOptimumInFewerIterations)
   EXPECT_EQ(plain.anderson_steps, -1);
   EXPECT_GT(fast.anderson_steps, 0);
   EXPECT_GE(fast.anderson_rejections, 0);
-  std::printf("plain %d iterations, Anderson %d (%d steps, %d rejected)\n", plain.iterations,
-              fast.iterations, fast.anderson_steps, fast.anderson_rejections);
+  std::printf("plain %d iterations, Anderson %d (%d steps, %d rejected)\n",
+              plain.iterations,
+              fast.iterations,
+              fast.anderson_steps,
+              fast.anderson_rejections);
   EXPECT_LT(fast.iterations, plain.iterations) << plain.BriefReport() << "\n" << fast.BriefReport();
 }
 
@@ -700,7 +713,9 @@ Problem ScaledMinMaxUtilization() {
 
 // Iterations until the demand-side iterate of `options` is within 1e-4 of `optimum` and the
 // copies agree to 1e-4 (relative), as dede_bench convergence measures it; -1 if never.
-int IterationsTo1e4(const Problem& problem, AdmmOptions options, double optimum,
+int IterationsTo1e4(const Problem& problem,
+                    AdmmOptions options,
+                    double optimum,
                     SolveSummary* summary = nullptr) {
   options.eps_abs = 0;
   options.eps_rel = 1e-15;
@@ -738,8 +753,12 @@ TEST(AdmmSolver, GlobalTermPenaltyBalancingReachesTheOptimumInFewerIterations) {
     options.global_rho_balancing = balanced == 1;
     reached[balanced] = IterationsTo1e4(problem, options, optimum);
   }
-  std::printf("min max utilisation %.6f: 1e-4 after %d iterations with the global penalty "
-              "balanced, %d without\n", optimum, reached[1], reached[0]);
+  std::printf(
+      "min max utilisation %.6f: 1e-4 after %d iterations with the global penalty "
+      "balanced, %d without\n",
+      optimum,
+      reached[1],
+      reached[0]);
   ASSERT_GT(reached[1], 0) << "the balanced run did not reach 1e-4";
   EXPECT_TRUE(reached[0] < 0 || reached[1] < reached[0]);
 }
@@ -756,8 +775,11 @@ TEST(AdmmSolver, GlobalCopyFactorsReachTheOptimumInFewerIterations) {
   const int plain = IterationsTo1e4(problem, options, optimum, &plain_summary);
   options.global_copy_balancing = true;
   const int copies = IterationsTo1e4(problem, options, optimum, &copies_summary);
-  std::printf("min max utilisation: 1e-4 after %d iterations with per-copy factors, %d "
-              "without\n", copies, plain);
+  std::printf(
+      "min max utilisation: 1e-4 after %d iterations with per-copy factors, %d "
+      "without\n",
+      copies,
+      plain);
   ASSERT_GT(copies, 0) << copies_summary.FullReport();
   EXPECT_TRUE(plain < 0 || copies < plain);
   EXPECT_EQ(plain_summary.copy_factor_min, 1.0);
@@ -792,8 +814,8 @@ TEST(AdmmSolver, BlockFactorsKeepTheOptimumAndResetOnAColdStart) {
   EXPECT_EQ(s1.rho, s2.rho);
 }
 
-// The second stage on test_fixtures::SpareCapacity: job 0 gets all of resource 0 (value 1) and job 1
-// keeps the minimum 0.5.
+// The second stage on test_fixtures::SpareCapacity: job 0 gets all of resource 0 (value 1) and job
+// 1 keeps the minimum 0.5.
 TEST(AdmmSolver, FillAfterMaxMinUsesCapacityTheMinimumDoesNotNeed) {
   const test_fixtures::SpareCapacity instance;
   const Problem& p = instance.problem;

@@ -368,11 +368,44 @@ TEST(YamlParser, RejectsNonScalarKeys) {
 // fuzzer: "    scale: 4.0\n  , each").
 TEST(YamlParser, DocumentStartingWithACommaIsASyntaxError) {
   for (const std::string text :
-       {",", "  ,a: 1", "# c\n, x", "---\n,", "--- ,", "a: 1\n---\n,", "\xEF\xBB\xBF,",
-        "%YAML 1.2\n---\n,", "a: 1\n...\n,", "    a: 1\n  , b\n", "    a: 1\n  ,\n",
-        "  a: 1\n, b\n", "  a: 1\n# c\n, b\n", "  a: 1\n ,b\n", "  - a\n, b\n",
-        "  a: 1\n  b: [\n, ]\n,\n", "#s/ew\n    scale: 4.0\n  , eacu", "y 0\nl Mr  # c\n    ,ea6",
-        "!,", "! ,", "&a ,", "Y {\n#\n,", "[[,,]],,.,]", "{a: 1},", "[a]x", "[1]#,\n,\n", "[,,,[[W]]#,,,[[[,,[p\n ,,[[]],,],,,,", "[z\n\"],", "y\n{\n#\n,", "- a\n\"x\" ,", "- a\n, b", "  a: 1\n", "!!str ,", "!x\n,", "\"a\" ,", "[a] ,", "{a: 1} ,", "a: \"x\" ,",
+       {",",
+        "  ,a: 1",
+        "# c\n, x",
+        "---\n,",
+        "--- ,",
+        "a: 1\n---\n,",
+        "\xEF\xBB\xBF,",
+        "%YAML 1.2\n---\n,",
+        "a: 1\n...\n,",
+        "    a: 1\n  , b\n",
+        "    a: 1\n  ,\n",
+        "  a: 1\n, b\n",
+        "  a: 1\n# c\n, b\n",
+        "  a: 1\n ,b\n",
+        "  - a\n, b\n",
+        "  a: 1\n  b: [\n, ]\n,\n",
+        "#s/ew\n    scale: 4.0\n  , eacu",
+        "y 0\nl Mr  # c\n    ,ea6",
+        "!,",
+        "! ,",
+        "&a ,",
+        "Y {\n#\n,",
+        "[[,,]],,.,]",
+        "{a: 1},",
+        "[a]x",
+        "[1]#,\n,\n",
+        "[,,,[[W]]#,,,[[[,,[p\n ,,[[]],,],,,,",
+        "[z\n\"],",
+        "y\n{\n#\n,",
+        "- a\n\"x\" ,",
+        "- a\n, b",
+        "  a: 1\n",
+        "!!str ,",
+        "!x\n,",
+        "\"a\" ,",
+        "[a] ,",
+        "{a: 1} ,",
+        "a: \"x\" ,",
         // Valid YAML (a plain scalar's continuation line), refused all the same: quote it.
         "a: long\n  , text"}) {
     const Result<ConfigNode> node = ParseYamlString(text, "t.yaml");
@@ -404,9 +437,9 @@ TEST(YamlParser, DocumentStartingWithACommaIsASyntaxError) {
   EXPECT_EQ(Parse("a: \"x\n, y\"\n").Find("a")->scalar(), "x , y");
   EXPECT_EQ(Parse("a: 'it''s\n, y'\n").Find("a")->scalar(), "it's , y");
   EXPECT_EQ(Parse("{a: 1,\n b: 2}\n# end\n").Find("b")->scalar(), "2");  // a flow root
-  EXPECT_EQ(Parse("a: [1]#, x\nb: x#y\n").Find("b")->scalar(), "x#y");  // '#' after ']': a comment
+  EXPECT_EQ(Parse("a: [1]#, x\nb: x#y\n").Find("b")->scalar(), "x#y");   // '#' after ']': a comment
   EXPECT_EQ(Parse("a: x\n  \"y\nb: 2\n").Find("a")->scalar(), "x \"y");  // a plain continued
-  EXPECT_EQ(Parse("a: x\n\"b\": 2\n").Find("b")->scalar(), "2");           // a quoted key
+  EXPECT_EQ(Parse("a: x\n\"b\": 2\n").Find("b")->scalar(), "2");         // a quoted key
   EXPECT_EQ(Parse("a: |\n  x\n  , y\nb: 1\n").Find("a")->scalar(), "x\n, y\n");
   EXPECT_EQ(Parse("a: it's [1\nb: 2\n").Find("b")->scalar(), "2");
   EXPECT_EQ(Parse("a: b , c\n").Find("a")->scalar(), "b , c");  // a plain scalar holds ' ,'
@@ -431,8 +464,8 @@ TEST(YamlParser, ARunawayParseInTheChildIsAnError) {
 // YAML streams allow no C0 control characters but tab, line feed and carriage return; yaml-cpp
 // 0.7 hangs on "\0," (found by the fuzzer).
 TEST(YamlParser, ControlCharactersAreRejectedWithTheirLine) {
-  for (const std::string& text : {std::string("\0,", 2), std::string("a: 1\nb: \x01\n"),
-                                 std::string("a: \x7f\n")}) {
+  for (const std::string& text :
+       {std::string("\0,", 2), std::string("a: 1\nb: \x01\n"), std::string("a: \x7f\n")}) {
     const Result<ConfigNode> node = ParseYamlString(text, "t.yaml");
     ASSERT_FALSE(node.ok());
     EXPECT_THAT(node.status().message(), HasSubstr("control character 0x"));
@@ -480,8 +513,10 @@ TEST(YamlParser, TextThatIsNotUtf8IsRejectedAtItsPosition) {
   ASSERT_FALSE(latin1.ok());
   EXPECT_EQ(latin1.status().message(),
             "t.yaml:2:12: not UTF-8 text (byte 0xe9); YAML files are Unicode, save it as UTF-8");
-  for (const std::string bad : {"a: \xc0\x80", "a: \xed\xa0\x80", "a: \xf4\x90\x80\x80", "a: \xe2\x82"}) {
-    EXPECT_FALSE(ParseYamlString(bad, "t.yaml").ok()) << bad;  // overlong, surrogate, > U+10FFFF, cut
+  for (const std::string bad :
+       {"a: \xc0\x80", "a: \xed\xa0\x80", "a: \xf4\x90\x80\x80", "a: \xe2\x82"}) {
+    EXPECT_FALSE(ParseYamlString(bad, "t.yaml").ok())
+        << bad;  // overlong, surrogate, > U+10FFFF, cut
   }
   EXPECT_EQ(Parse("name: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n").Find("name")->scalar(),
             "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
@@ -752,9 +787,12 @@ TEST(LoadDeployment, DuplicateKeyNamesBothLines) {
 // the key; YAML values; problems name --set and the key; recorded with the file's text.
 TEST(LoadDeployment, OverlaysOverrideKeysInOrder) {
   const std::string path = Fixture("minimal.yaml");
-  const Result<DeploymentConfig> loaded = LoadDeployment(
-      path, {"solver.admm.rho=1e7", "solver.admm.rho=250", "plugin.settings.servers=8",
-             "plugin.settings.note={a: [1, 2]}", "deployment.name=\"over laid\""});
+  const Result<DeploymentConfig> loaded = LoadDeployment(path,
+                                                         {"solver.admm.rho=1e7",
+                                                          "solver.admm.rho=250",
+                                                          "plugin.settings.servers=8",
+                                                          "plugin.settings.note={a: [1, 2]}",
+                                                          "deployment.name=\"over laid\""});
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   const DeploymentConfig& c = loaded.value();
   EXPECT_EQ(c.admm.rho, 250);  // the later overlay wins
@@ -762,13 +800,16 @@ TEST(LoadDeployment, OverlaysOverrideKeysInOrder) {
   ASSERT_NE(c.plugin_settings.Find("servers"), nullptr);
   EXPECT_EQ(c.plugin_settings.Find("servers")->scalar(), "8");
   EXPECT_EQ(c.plugin_settings.Find("servers")->path(), "plugin.settings.servers");
-  EXPECT_EQ(c.plugin_settings.Find("note")->Find("a")->items()[1].path(), "plugin.settings.note.a[1]");
-  EXPECT_THAT(c.text, HasSubstr("# Overlaid on the command line (--set):\n#   solver.admm.rho=1e7\n"));
+  EXPECT_EQ(c.plugin_settings.Find("note")->Find("a")->items()[1].path(),
+            "plugin.settings.note.a[1]");
+  EXPECT_THAT(c.text,
+              HasSubstr("# Overlaid on the command line (--set):\n#   solver.admm.rho=1e7\n"));
 
   EXPECT_EQ(LoadDeployment(path, {"solver.admm.rho=abc"}).status().message(),
             "--set: solver.admm.rho = 'abc': expected a number");
-  EXPECT_EQ(LoadDeployment(path, {"deployment.name.x=1"}).status().message(),
-            "--set deployment.name.x=1: 'deployment.name' is not a map (it is a value in the file)");
+  EXPECT_EQ(
+      LoadDeployment(path, {"deployment.name.x=1"}).status().message(),
+      "--set deployment.name.x=1: 'deployment.name' is not a map (it is a value in the file)");
   EXPECT_THAT(LoadDeployment(path, {"solver.admm.rho"}).status().message(),
               HasSubstr("--set solver.admm.rho: expected KEY=VALUE"));
   EXPECT_THAT(LoadDeployment(path, {"solver..rho=1"}).status().message(),
@@ -788,8 +829,9 @@ TEST(LoadDeployment, EmptyFileAndNonMapRootAreRejected) {
                 "plugin.name and storage.database");
   const std::string list = WriteFile(dir / "list.yaml", "- a\n- b\n");
   EXPECT_EQ(LoadDeployment(list).status().message(),
-            list + ":1: the document must be a mapping whose first key starts at column 1 (or "
-                   "one { ... }); found '- a'");
+            list +
+                ":1: the document must be a mapping whose first key starts at column 1 (or "
+                "one { ... }); found '- a'");
 }
 
 TEST(LoadDeployment, ReportsEveryProblemInFileOrder) {

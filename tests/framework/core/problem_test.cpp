@@ -1,10 +1,10 @@
 #include "dede/problem.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace dede {
 namespace {
@@ -119,8 +119,11 @@ TEST(Problem, ObjectiveIsEvaluatedFromAllTerms) {
   p.AddLinearCost(a, 2.0);
   p.AddConstant(1.0);
   p.AddLogTerm(BlockId::Demand(1), LinearExpr().Add(b, 1.0), 3.0);
-  p.SetGlobalTerm(GlobalKind::kMaxMin, Side::kDemand, {0, 1},
-                  {LinearExpr().Add(a, 1.0), LinearExpr().Add(b, 1.0)}, 0.5);
+  p.SetGlobalTerm(GlobalKind::kMaxMin,
+                  Side::kDemand,
+                  {0, 1},
+                  {LinearExpr().Add(a, 1.0), LinearExpr().Add(b, 1.0)},
+                  0.5);
   const std::vector<double> values = {2.0, std::exp(1.0)};
   EXPECT_NEAR(p.EvaluateObjective(values), 1.0 + 4.0 + 3.0 + 0.5 * 2.0, 1e-12);
 }

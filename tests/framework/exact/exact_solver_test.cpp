@@ -2,17 +2,16 @@
 // by another call into the solver), plus the two 10x10 reference problems.
 #include <gtest/gtest.h>
 
-#include "framework/spare_capacity.h"
-
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "dede/problem.h"
 #include "dede/solver.h"
+#include "framework/spare_capacity.h"
 
 namespace dede {
 namespace {
@@ -619,8 +618,11 @@ TEST(SolveExact, TimeLimitHoldsInTheRootLpOfAMip) {
   options.time_limit_seconds = 0.05;
   const Result r = Solve(p, options);
   std::printf("root LP under a %.2f s limit: %s after %.3f s (setup %.3f s): %s\n",
-              options.time_limit_seconds, TerminationName(r.summary.termination),
-              r.summary.total_seconds, r.summary.setup_seconds, r.summary.message.c_str());
+              options.time_limit_seconds,
+              TerminationName(r.summary.termination),
+              r.summary.total_seconds,
+              r.summary.setup_seconds,
+              r.summary.message.c_str());
   EXPECT_EQ(r.summary.termination, Termination::kTimeLimit) << r.summary.message;
   EXPECT_NE(r.summary.message.find("root LP stopped on the time limit"), std::string::npos)
       << r.summary.message;
@@ -676,8 +678,8 @@ TEST(SolveExact, TenByTenLogUtilityMatchesReference) {
   EXPECT_GE(r.summary.bound, r.summary.objective - 1e-9);
 }
 
-// The second stage on test_fixtures::SpareCapacity: job 0 gets all of resource 0 (value 1) and job 1
-// keeps the minimum 0.5.
+// The second stage on test_fixtures::SpareCapacity: job 0 gets all of resource 0 (value 1) and job
+// 1 keeps the minimum 0.5.
 TEST(SolveExact, FillAfterMaxMinUsesCapacityTheMinimumDoesNotNeed) {
   const test_fixtures::SpareCapacity instance;
   const Problem& p = instance.problem;

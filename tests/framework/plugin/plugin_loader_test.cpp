@@ -110,8 +110,8 @@ TEST(PluginLoader, RejectsTruncatedCopiesOfAPluginBeforeMappingThem) {
   ASSERT_EQ(bytes.size(), full);
   const fs::path dir = fs::path(testing::TempDir()) / "dede_truncated_plugins";
   fs::create_directories(dir);
-  for (const std::size_t keep : {std::size_t{32}, std::size_t{4096}, bytes.size() / 2,
-                                 bytes.size() - 1}) {
+  for (const std::size_t keep :
+       {std::size_t{32}, std::size_t{4096}, bytes.size() / 2, bytes.size() - 1}) {
     const std::string path = (dir / ("cut_" + std::to_string(keep) + ".so")).string();
     std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(keep));
     const Status status = LoadStatus(path);

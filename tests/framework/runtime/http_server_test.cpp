@@ -5,23 +5,22 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cmath>
-#include <filesystem>
-#include <map>
-#include <regex>
-#include <set>
-#include <sstream>
-#include <string>
-#include <thread>
-
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
 
 #include "store/store.h"
 
@@ -96,7 +95,8 @@ class HttpServerTest : public ::testing::Test {
     int status = 0;
     std::string content_type, body;
   };
-  Reply Request(const std::string& target, http::verb verb = http::verb::get,
+  Reply Request(const std::string& target,
+                http::verb verb = http::verb::get,
                 const std::string& extra_header = "") {
     asio::io_context io;
     beast::tcp_stream stream(io);
@@ -162,8 +162,10 @@ TEST_F(HttpServerTest, HealthRoundsAndAllocationAnswerJson) {
 std::map<std::string, double> ParsePrometheus(const std::string& text, std::string* error) {
   std::map<std::string, double> samples;
   std::set<std::string> typed;
-  const std::regex sample(R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")*\})? ([-+]?(?:[0-9.eE+-]+|Inf|NaN))$)");
-  const std::regex type(R"(^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$)");
+  const std::regex sample(
+      R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")*\})? ([-+]?(?:[0-9.eE+-]+|Inf|NaN))$)");
+  const std::regex type(
+      R"(^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$)");
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {

@@ -1,16 +1,16 @@
 // Runner with an in-process plugin (no shared object): solver.kind plugin, SolverServices,
 // domain records as JSON rows, and SaveState / RestoreState across a restart.
-#include <algorithm>
 #include "runtime/runner.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "runtime/solver_services.h"
 
@@ -51,7 +51,9 @@ class CounterPlugin : public DomainPlugin {
     ++refreshes;
     return Status::Ok();
   }
-  Status Report(int round, const Problem&, const Allocation& allocation,
+  Status Report(int round,
+                const Problem&,
+                const Allocation& allocation,
                 RoundReport* report) override {
     report->metrics.push_back({"counter", static_cast<double>(counter)});
     DomainRecord job;
@@ -67,8 +69,11 @@ class CounterPlugin : public DomainPlugin {
             {"zeros", "all zero"},
             {"short", "a wrong allocation size"}};
   }
-  Status SolveWith(const std::string& method, int round, const Problem& problem,
-                   const SolverServices& services, Allocation* allocation,
+  Status SolveWith(const std::string& method,
+                   int round,
+                   const Problem& problem,
+                   const SolverServices& services,
+                   Allocation* allocation,
                    SolveSummary* summary) override {
     last_method_round = round;
     ++counter;
@@ -161,14 +166,11 @@ TEST(RunnerPluginMethod, SolvesWithLentSolversAndStoresRecordsAndState) {
   EXPECT_EQ(plugin.last_method_round, 1);
   EXPECT_NEAR(plugin.admm_objective, 11.0, 1e-3);
   Store& s = *store.value();
-  EXPECT_EQ(Cell(s, "SELECT solver || '/' || method FROM rounds WHERE round = 1"),
-            "plugin/clp");
+  EXPECT_EQ(Cell(s, "SELECT solver || '/' || method FROM rounds WHERE round = 1"), "plugin/clp");
   EXPECT_EQ(Cell(s, "SELECT count(*) FROM domain_records"), "2");
   EXPECT_EQ(Cell(s, "SELECT key FROM domain_records WHERE round = 1"), "j\"1");
-  EXPECT_EQ(Cell(s, "SELECT json_extract(data, '$.x00') FROM domain_records WHERE round = 1"),
-            "2");
-  EXPECT_EQ(Cell(s, "SELECT json_type(data, '$.nan') FROM domain_records WHERE round = 1"),
-            "null");
+  EXPECT_EQ(Cell(s, "SELECT json_extract(data, '$.x00') FROM domain_records WHERE round = 1"), "2");
+  EXPECT_EQ(Cell(s, "SELECT json_type(data, '$.nan') FROM domain_records WHERE round = 1"), "null");
   EXPECT_EQ(Cell(s, "SELECT json_extract(data, '$.state') FROM domain_records WHERE round = 0"),
             "running\n");
   EXPECT_EQ(Cell(s, "SELECT CAST(state AS TEXT) FROM plugin_states WHERE round = 1"), "1 2");
@@ -180,8 +182,9 @@ class SeedingPlugin : public CounterPlugin {
  public:
   Status Repair(const Problem&, Allocation* allocation) override {
     ++repairs;
-    if (std::all_of(allocation->values.begin(), allocation->values.end(),
-                    [](double v) { return v == 0.0; })) {
+    if (std::all_of(allocation->values.begin(), allocation->values.end(), [](double v) {
+          return v == 0.0;
+        })) {
       ++zero_repairs;
       allocation->values = {2.0, 1.0, 0.0, 2.0};
     }
@@ -258,8 +261,8 @@ TEST(RunnerLimits, DeploymentAndRunLimitsBothApply) {
   {
     CounterPlugin plugin;
     std::ostringstream log;
-    Runner runner(config, &plugin, "1.0", store->get(),
-                  RunnerOptions{.max_rounds = 10, .log = &log});
+    Runner runner(
+        config, &plugin, "1.0", store->get(), RunnerOptions{.max_rounds = 10, .log = &log});
     ASSERT_TRUE(runner.Setup().ok());
     Result<RunSummary> run = runner.Run();
     ASSERT_TRUE(run.ok()) << run.status().ToString();
@@ -310,7 +313,9 @@ TEST(RunnerPluginMethod, WrongAllocationSizeFailsTheRoundAndWritesNothing) {
 // A record the store cannot take (a field given twice) fails the round as a whole.
 class DuplicateFieldPlugin : public CounterPlugin {
  public:
-  Status Report(int round, const Problem& problem, const Allocation& allocation,
+  Status Report(int round,
+                const Problem& problem,
+                const Allocation& allocation,
                 RoundReport* report) override {
     Status status = CounterPlugin::Report(round, problem, allocation, report);
     report->records.back().labels.push_back({"x00", "again"});

@@ -1,5 +1,4 @@
 #include "store/store.h"
-#include "store/writer_lock.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -27,6 +26,7 @@
 #include "query.h"
 #include "store/migrations.h"
 #include "store/sqlite.h"
+#include "store/writer_lock.h"
 
 namespace dede::internal {
 namespace {
@@ -1075,7 +1075,8 @@ EventRow MakeEvent(const std::string& deployment, const std::string& kind, int f
 
 TEST_F(StoreRounds, EventsArePendingUntilTheirRoundAndTimeThenMarkedWithTheRound) {
   ASSERT_OK_AND_ASSIGN(const std::int64_t now, store_->SubmitEvent(MakeEvent("alpha", "fail")));
-  ASSERT_OK_AND_ASSIGN(const std::int64_t later, store_->SubmitEvent(MakeEvent("alpha", "fail", 2)));
+  ASSERT_OK_AND_ASSIGN(const std::int64_t later,
+                       store_->SubmitEvent(MakeEvent("alpha", "fail", 2)));
   EventRow timed = MakeEvent("alpha", "recover");
   timed.apply_after = 2e9;  // 2033
   ASSERT_OK_AND_ASSIGN(const std::int64_t at_time, store_->SubmitEvent(timed));
@@ -1093,8 +1094,9 @@ TEST_F(StoreRounds, EventsArePendingUntilTheirRoundAndTimeThenMarkedWithTheRound
   RoundRecord round0 = MakeRound(0, {{0, 1.0}});
   round0.events = {{now, true, ""}, {at_time, false, "no such link"}};
   ASSERT_OK(store_->WriteRound(id_, round0));
-  EXPECT_EQ(Scalar(*store_, "SELECT group_concat(id || ':' || status || ':' || ifnull(round, '-') "
-                            "|| ':' || ifnull(reason, '-'), ' ') FROM events"),
+  EXPECT_EQ(Scalar(*store_,
+                   "SELECT group_concat(id || ':' || status || ':' || ifnull(round, '-') "
+                   "|| ':' || ifnull(reason, '-'), ' ') FROM events"),
             std::to_string(now) + ":applied:0:- " + std::to_string(later) + ":pending:-:- " +
                 std::to_string(at_time) + ":rejected:0:no such link 4:pending:-:-");
   ASSERT_OK_AND_ASSIGN(auto applied, store_->AppliedEvents("alpha", 0));
@@ -1105,7 +1107,8 @@ TEST_F(StoreRounds, EventsArePendingUntilTheirRoundAndTimeThenMarkedWithTheRound
   round1.events = {{later, true, ""}, {now, true, ""}};
   const Status taken = store_->WriteRound(id_, round1);
   ASSERT_FALSE(taken.ok());
-  EXPECT_NE(taken.message().find("event " + std::to_string(now) + " of deployment 'alpha' is no "
+  EXPECT_NE(taken.message().find("event " + std::to_string(now) +
+                                 " of deployment 'alpha' is no "
                                  "longer pending"),
             std::string::npos)
       << taken.message();

@@ -1,5 +1,7 @@
 // The aggregate solver against Clp on the unreduced block (independent: Clp sees every variable
 // and every equality row), on random path-formulation blocks and hand-computed cases.
+#include "subproblem/aggregate_solver.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "framework/subproblem/block_test_util.h"
-#include "subproblem/aggregate_solver.h"
 #include "subproblem/block_problem.h"
 
 namespace dede::internal {
@@ -153,8 +154,8 @@ TEST(AggregateSolver, FollowsParameterChangesAndWarmStarts) {
     ASSERT_EQ(status == BlockStatus::kOptimal, clp.status == BlockStatus::kOptimal)
         << "step " << step;
     if (status != BlockStatus::kOptimal) continue;
-    EXPECT_NEAR(EvaluateBlockObjective(b, v), clp.objective,
-                1e-6 * std::max(1.0, std::fabs(clp.objective)))
+    EXPECT_NEAR(
+        EvaluateBlockObjective(b, v), clp.objective, 1e-6 * std::max(1.0, std::fabs(clp.objective)))
         << "step " << step;
   }
 }
@@ -180,8 +181,8 @@ TEST(AggregateSolver, UnitMapsSwitchPathsWhenACoefficientChanges) {
     const testing::Solution clp = SolveOnce(b, true);
     ASSERT_EQ(clp.status, BlockStatus::kOptimal) << "step " << step;
     EXPECT_LE(MaxBlockViolation(b, v), 1e-8) << "step " << step;
-    EXPECT_NEAR(EvaluateBlockObjective(b, v), clp.objective,
-                1e-6 * std::max(1.0, std::fabs(clp.objective)))
+    EXPECT_NEAR(
+        EvaluateBlockObjective(b, v), clp.objective, 1e-6 * std::max(1.0, std::fabs(clp.objective)))
         << "step " << step;
   }
 }

@@ -3,11 +3,11 @@
 // code with the solvers under test beyond EvaluateBlockObjective / MaxBlockViolation.
 #pragma once
 
-#include <coin/ClpSimplex.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <coin/ClpSimplex.hpp>
 #include <limits>
 #include <memory>
 #include <random>
@@ -38,9 +38,9 @@ struct RandomSpec {
   int num_rows = 1;
   double zero_curvature_probability = 0.25;  // for variables outside every row
   double infinite_bound_probability = 0.25;
-  double infeasible_probability = 0.05;       // rhs pushed outside the reachable range
-  bool row_vars_strict = true;                // q_i + p_i/2 > 0 on row variables
-  bool allow_unbounded = false;               // zero-curvature variables may lack a bound
+  double infeasible_probability = 0.05;  // rhs pushed outside the reachable range
+  bool row_vars_strict = true;           // q_i + p_i/2 > 0 on row variables
+  bool allow_unbounded = false;          // zero-curvature variables may lack a bound
 };
 
 inline double Uniform(std::mt19937& rng, double lo, double hi) {
@@ -152,7 +152,8 @@ inline Solution SolveOnce(const BlockProblem& p, bool force_clp, BlockSolverOpti
 
 // d/dv of variable i's own terms (quadratic, linear, prox, one-variable logs) plus mu v.
 inline double OwnDerivative(const BlockProblem& p, int i, double mu, double x) {
-  double d = 2.0 * p.quadratic[i] * x + p.linear[i] + p.prox_weight[i] * (x - p.prox_target[i]) + mu;
+  double d =
+      2.0 * p.quadratic[i] * x + p.linear[i] + p.prox_weight[i] * (x - p.prox_target[i]) + mu;
   for (const BlockLog& log : p.logs) {
     if (log.index.size() == 1 && log.index[0] == i && log.weight > 0.0) {
       d -= log.weight * log.coef[0] / (log.coef[0] * x + log.constant);
@@ -178,7 +179,8 @@ inline double BisectVariable(const BlockProblem& p, int i, double mu) {
       hi_open = true;
     }
   }
-  if (lo > hi || (lo == hi && (lo_open || hi_open))) return std::numeric_limits<double>::quiet_NaN();
+  if (lo > hi || (lo == hi && (lo_open || hi_open)))
+    return std::numeric_limits<double>::quiet_NaN();
   if (!lo_open && std::isfinite(lo) && OwnDerivative(p, i, mu, lo) >= 0) return lo;
   if (!hi_open && std::isfinite(hi) && OwnDerivative(p, i, mu, hi) <= 0) return hi;
   double a = std::isfinite(lo) ? lo : -1e12, b = std::isfinite(hi) ? hi : 1e12;
@@ -253,7 +255,8 @@ inline double MaxAbsDiff(const std::vector<double>& a, const std::vector<double>
 // (mu_r >= 0 on active <= rows, <= 0 on active >= rows, free on = rows, 0 on inactive rows;
 // nu_i >= 0 at an active lower bound, <= 0 at an active upper bound, 0 in between), found by
 // Clp's LP simplex. Zero (up to rounding) with x feasible proves x optimal for the convex block.
-inline double KktResidual(const BlockProblem& p, const std::vector<double>& x,
+inline double KktResidual(const BlockProblem& p,
+                          const std::vector<double>& x,
                           double active_tolerance = 1e-7) {
   const int n = p.num_vars();
   const int m = static_cast<int>(p.rows.size());
@@ -265,7 +268,8 @@ inline double KktResidual(const BlockProblem& p, const std::vector<double>& x,
     const BlockRow& row = p.rows[r];
     double act = 0.0;
     for (size_t k = 0; k < row.index.size(); ++k) act += row.coef[k] * x[row.index[k]];
-    const bool active = std::fabs(act - row.rhs) <= active_tolerance * std::max(1.0, std::fabs(row.rhs));
+    const bool active =
+        std::fabs(act - row.rhs) <= active_tolerance * std::max(1.0, std::fabs(row.rhs));
     if (!active) {
       col_lo[r] = col_hi[r] = 0.0;
     } else if (row.sense == Sense::kLessEqual) {
@@ -281,9 +285,12 @@ inline double KktResidual(const BlockProblem& p, const std::vector<double>& x,
   std::vector<double> rhs(n);
   for (int i = 0; i < n; ++i) {
     // grad_i + sum_r a_ri mu_r - nu_i + s+_i - s-_i = 0
-    rhs[i] = -(2.0 * p.quadratic[i] * x[i] + p.linear[i] + p.prox_weight[i] * (x[i] - p.prox_target[i]));
-    const bool at_lo = std::isfinite(p.lower[i]) && x[i] - p.lower[i] <= active_tolerance * std::max(1.0, std::fabs(p.lower[i]));
-    const bool at_hi = std::isfinite(p.upper[i]) && p.upper[i] - x[i] <= active_tolerance * std::max(1.0, std::fabs(p.upper[i]));
+    rhs[i] =
+        -(2.0 * p.quadratic[i] * x[i] + p.linear[i] + p.prox_weight[i] * (x[i] - p.prox_target[i]));
+    const bool at_lo = std::isfinite(p.lower[i]) &&
+                       x[i] - p.lower[i] <= active_tolerance * std::max(1.0, std::fabs(p.lower[i]));
+    const bool at_hi = std::isfinite(p.upper[i]) &&
+                       p.upper[i] - x[i] <= active_tolerance * std::max(1.0, std::fabs(p.upper[i]));
     const int nu = m + i;
     col_lo[nu] = at_hi ? -COIN_DBL_MAX : 0.0;
     col_hi[nu] = at_lo ? COIN_DBL_MAX : 0.0;
@@ -304,8 +311,16 @@ inline double KktResidual(const BlockProblem& p, const std::vector<double>& x,
   }
   ClpSimplex lp;
   lp.setLogLevel(0);
-  lp.loadProblem(cols, n, start.data(), index.data(), value.data(), col_lo.data(), col_hi.data(),
-                 obj.data(), rhs.data(), rhs.data());
+  lp.loadProblem(cols,
+                 n,
+                 start.data(),
+                 index.data(),
+                 value.data(),
+                 col_lo.data(),
+                 col_hi.data(),
+                 obj.data(),
+                 rhs.data(),
+                 rhs.data());
   lp.primal();
   if (lp.status() != 0) return kInf;
   return lp.objectiveValue();

@@ -145,7 +145,8 @@ TEST(ClpBlockSolver, WarmResolvesMatchColdSolves) {
         p.prox_target[i] += Uniform(rng, -0.2, 0.2);
       }
       if (call % 4 == 3) {
-        const int r = std::uniform_int_distribution<int>(0, static_cast<int>(p.rows.size()) - 1)(rng);
+        const int r =
+            std::uniform_int_distribution<int>(0, static_cast<int>(p.rows.size()) - 1)(rng);
         p.rows[r].rhs += Uniform(rng, -0.2, 0.2);
         const int i = std::uniform_int_distribution<int>(0, p.num_vars() - 1)(rng);
         if (std::isfinite(p.upper[i])) p.upper[i] = std::max<double>(p.lower[i], p.upper[i] - 0.1);
@@ -206,7 +207,8 @@ TEST(ClpBlockSolver, LpWarmStartsAfterCostAndBoundChanges) {
   // A transportation-like LP: 3 supplies x 2 sinks, supply <= cap, demand = d.
   BlockProblem p = EmptyBlock(6);
   for (int i = 0; i < 6; ++i) p.linear[i] = 1.0 + i;
-  for (int s = 0; s < 3; ++s) p.rows.push_back({{2 * s, 2 * s + 1}, {1.0, 1.0}, Sense::kLessEqual, 2.0});
+  for (int s = 0; s < 3; ++s)
+    p.rows.push_back({{2 * s, 2 * s + 1}, {1.0, 1.0}, Sense::kLessEqual, 2.0});
   p.rows.push_back({{0, 2, 4}, {1.0, 1.0, 1.0}, Sense::kEqual, 3.0});
   p.rows.push_back({{1, 3, 5}, {1.0, 1.0, 1.0}, Sense::kEqual, 2.5});
   std::string error;

@@ -55,7 +55,8 @@ BlockProblem RandomLogBlock(std::mt19937& rng, bool with_row, bool variable_logs
   }
   if (variable_logs) {
     for (int i = 0; i < k; ++i) {
-      if (Chance(rng, 0.3)) p.logs.push_back({{i}, {1.0}, Uniform(rng, 0.1, 1.0), Uniform(rng, 0.1, 1.0)});
+      if (Chance(rng, 0.3))
+        p.logs.push_back({{i}, {1.0}, Uniform(rng, 0.1, 1.0), Uniform(rng, 0.1, 1.0)});
     }
   }
   if (with_row) {
@@ -67,9 +68,11 @@ BlockProblem RandomLogBlock(std::mt19937& rng, bool with_row, bool variable_logs
       }
     }
     const int sense = std::uniform_int_distribution<int>(0, 2)(rng);
-    row.sense = sense == 0 ? Sense::kLessEqual : (sense == 1 ? Sense::kEqual : Sense::kGreaterEqual);
+    row.sense =
+        sense == 0 ? Sense::kLessEqual : (sense == 1 ? Sense::kEqual : Sense::kGreaterEqual);
     double hi = 0.0;
-    for (size_t j = 0; j < row.index.size(); ++j) hi += row.coef[j] * std::min<double>(p.upper[row.index[j]], 3.0);
+    for (size_t j = 0; j < row.index.size(); ++j)
+      hi += row.coef[j] * std::min<double>(p.upper[row.index[j]], 3.0);
     row.rhs = Uniform(rng, 0.05, 0.9) * hi;
     p.rows.push_back(row);
   }

@@ -1,11 +1,11 @@
 #include "subproblem/separable_solver.h"
 
-#include <coin/ClpSimplex.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <coin/ClpSimplex.hpp>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -154,10 +154,9 @@ void AddVariableLogs(std::mt19937& rng, BlockProblem* p, double probability) {
       // Keep the domain boundary where the bounds leave room on its open side.
       const double inside = std::isfinite(p->lower[i]) && std::isfinite(p->upper[i])
                                 ? 0.5 * (p->lower[i] + p->upper[i])
-                                : (std::isfinite(p->lower[i]) ? p->lower[i] + 1.0
-                                                              : (std::isfinite(p->upper[i])
-                                                                     ? p->upper[i] - 1.0
-                                                                     : 0.0));
+                                : (std::isfinite(p->lower[i])
+                                       ? p->lower[i] + 1.0
+                                       : (std::isfinite(p->upper[i]) ? p->upper[i] - 1.0 : 0.0));
       const double margin = Uniform(rng, 0.1, 2.0);
       log.constant = margin - log.coef[0] * inside;  // alpha * inside + beta = margin > 0
       log.weight = Uniform(rng, 0.1, 3.0);
@@ -259,10 +258,13 @@ TEST(SeparableSolver, OneRowWithLogsAndZeroCurvatureVariablesIsExact) {
     p.lower[1] = -kInf;
     p.upper[1] = Uniform(rng, 2.0, 6.0);  // without curvature, c < 0 would be unbounded
     p.logs.push_back({{1}, {1.0}, Uniform(rng, -0.5, 0.5), Uniform(rng, 0.2, 2.0)});
-    BlockRow row{{0, 1}, {Uniform(rng, 0.5, 2.0), Uniform(rng, 0.5, 2.0)}, Sense::kEqual,
+    BlockRow row{{0, 1},
+                 {Uniform(rng, 0.5, 2.0), Uniform(rng, 0.5, 2.0)},
+                 Sense::kEqual,
                  Uniform(rng, 0.0, 3.0)};
     const int sense = instance % 3;
-    row.sense = sense == 0 ? Sense::kEqual : (sense == 1 ? Sense::kLessEqual : Sense::kGreaterEqual);
+    row.sense =
+        sense == 0 ? Sense::kEqual : (sense == 1 ? Sense::kLessEqual : Sense::kGreaterEqual);
     p.rows.push_back(row);
     const testing::Solution fast = SolveOnce(p, false);
     ASSERT_EQ(fast.solver, "one_row");
@@ -282,8 +284,10 @@ TEST(SeparableSolver, OneRowWithLogsAndZeroCurvatureVariablesIsExact) {
       continue;
     }
     ASSERT_EQ(fast.status, BlockStatus::kOptimal) << "instance " << instance << ": " << fast.error;
-    EXPECT_LE(fast.objective, ref + 1e-9 * std::max(1.0, std::fabs(ref))) << "instance " << instance;
-    EXPECT_GE(fast.objective, ref - 1e-7 * std::max(1.0, std::fabs(ref))) << "instance " << instance;
+    EXPECT_LE(fast.objective, ref + 1e-9 * std::max(1.0, std::fabs(ref)))
+        << "instance " << instance;
+    EXPECT_GE(fast.objective, ref - 1e-7 * std::max(1.0, std::fabs(ref)))
+        << "instance " << instance;
     EXPECT_LE(MaxBlockViolation(p, fast.v), kFeasibilityTolerance) << "instance " << instance;
     ++checked;
   }
@@ -341,7 +345,8 @@ TEST(SeparableSolver, WarmResolvesMatchColdSolves) {
         double lo, hi;
         testing::RowRange(p, p.rows[0], &lo, &hi);
         p.rows[0].rhs = std::clamp(p.rows[0].rhs + Uniform(rng, -0.3, 0.3),
-                                   std::isfinite(lo) ? lo : -1e9, std::isfinite(hi) ? hi : 1e9);
+                                   std::isfinite(lo) ? lo : -1e9,
+                                   std::isfinite(hi) ? hi : 1e9);
         ++p.revision;
       }
       const BlockStatus status = solver->Solve(p, &v);
@@ -369,8 +374,8 @@ TEST(SeparableCore, SpecialisedRowLoopsAreBitwiseTheGeneralOnes) {
     const double penalty = Uniform(rng, 0.1, 10.0);
     const double upper = block % 2 == 0 ? kInf : Uniform(rng, 0.5, 3.0);
     BlockRow row;
-    row.sense = block % 4 == 0 ? Sense::kEqual : (block % 4 == 1 ? Sense::kGreaterEqual
-                                                                   : Sense::kLessEqual);
+    row.sense = block % 4 == 0 ? Sense::kEqual
+                               : (block % 4 == 1 ? Sense::kGreaterEqual : Sense::kLessEqual);
     for (int i = 0; i < n; ++i) {
       p.prox_weight[i] = uniform ? penalty : Uniform(rng, 0.1, 10.0);
       p.upper[i] = uniform ? upper : Uniform(rng, 0.5, 3.0);
@@ -517,8 +522,16 @@ TEST(SeparableSolver, TimingOneRowProjectionVersusColdClp) {
     }
     double row_lo = -COIN_DBL_MAX, row_hi = row.rhs;
     const std::vector<double> coef = row.coef.ToVector();
-    model.loadProblem(kVars, 1, start.data(), rows.data(), coef.data(), lo.data(), hi.data(),
-                      cost.data(), &row_lo, &row_hi);
+    model.loadProblem(kVars,
+                      1,
+                      start.data(),
+                      rows.data(),
+                      coef.data(),
+                      lo.data(),
+                      hi.data(),
+                      cost.data(),
+                      &row_lo,
+                      &row_hi);
     model.loadQuadraticObjective(kVars, start.data(), diag.data(), hess.data());
     model.primal();
     raw_clp += ms(Clock::now() - t0) / kClpRuns;
@@ -530,8 +543,16 @@ TEST(SeparableSolver, TimingOneRowProjectionVersusColdClp) {
       "general path (Clp phase 1 + active-set QP) cold %.2f ms, warm %.3f ms; "
       "Clp's own QP primal cold %.2f ms (max deviation %.1e); "
       "ratios cold: %.0fx (general), %.0fx (Clp QP); warm: %.1fx\n",
-      kVars, fast_cold, fast_warm, clp_cold, clp_warm, raw_clp, raw_clp_error,
-      clp_cold / fast_cold, raw_clp / fast_cold, clp_warm / fast_warm);
+      kVars,
+      fast_cold,
+      fast_warm,
+      clp_cold,
+      clp_warm,
+      raw_clp,
+      raw_clp_error,
+      clp_cold / fast_cold,
+      raw_clp / fast_cold,
+      clp_warm / fast_warm);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // The two_row solver against Clp's QP on the same block (independent: an active-set / simplex
 // method sharing no code with the multiplier search).
+#include "subproblem/two_row_solver.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,7 +14,6 @@
 
 #include "framework/subproblem/block_test_util.h"
 #include "subproblem/block_problem.h"
-#include "subproblem/two_row_solver.h"
 
 namespace dede::internal {
 namespace {
@@ -165,13 +166,15 @@ TEST(TwoRowSolver, MaxMinBlocksFollowChangingTargetsAndAreFasterThanClp) {
     fast_seconds += std::chrono::duration<double>(t1 - t0).count();
     clp_seconds += std::chrono::duration<double>(t2 - t1).count();
     ASSERT_EQ(clp.status, BlockStatus::kOptimal) << clp.error;
-    EXPECT_NEAR(EvaluateBlockObjective(b, v), clp.objective,
-                1e-6 * std::max(1.0, std::fabs(clp.objective)))
+    EXPECT_NEAR(
+        EvaluateBlockObjective(b, v), clp.objective, 1e-6 * std::max(1.0, std::fabs(clp.objective)))
         << "step " << step;
     EXPECT_LE(ScaledBlockViolation(b, v), 1e-8);
   }
-  std::printf("[timing] max-min block, 456 variables, 20 solves: two_row %.4f s, Clp (cold) %.4f s\n",
-              fast_seconds, clp_seconds);
+  std::printf(
+      "[timing] max-min block, 456 variables, 20 solves: two_row %.4f s, Clp (cold) %.4f s\n",
+      fast_seconds,
+      clp_seconds);
 }
 
 }  // namespace

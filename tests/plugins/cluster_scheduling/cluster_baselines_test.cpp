@@ -2,6 +2,8 @@
 // independently of the framework (capacity per type, time fraction per job, restrictions),
 // POP-1 against the exact solve, POP-k never above exact, a hand-computed Gandiva case, the
 // simulator's checkpoints (straight run == run, restart, resume) and its job records.
+#include "cluster_baselines.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "cluster_baselines.h"
 #include "cluster_data.h"
 #include "cluster_model.h"
 #include "cluster_plugin.h"
@@ -28,7 +29,9 @@ const std::string kData = std::string(DEDE_TEST_DATA_DIR) + "/cluster";
 // Violations computed from the instance, not from the framework's Problem: the largest excess
 // of sum_j s_j x[r, j] over count_r, of sum_r x[r, j] over 1, of a negative entry, and any
 // positive time on a type the job may not use or for an inactive job.
-double WorstViolation(const Instance& instance, const Problem& problem, const Allocation& a,
+double WorstViolation(const Instance& instance,
+                      const Problem& problem,
+                      const Allocation& a,
                       const std::vector<char>& active) {
   std::vector<double> used(instance.types.size(), 0.0), time(instance.jobs.size(), 0.0);
   double worst = 0.0;
@@ -40,14 +43,16 @@ double WorstViolation(const Instance& instance, const Problem& problem, const Al
     if (std::abs(x) <= 0.0) continue;
     const int r = var.resource, j = var.demand;
     const auto& allowed = instance.throughput[j];
-    const bool ok = std::any_of(allowed.begin(), allowed.end(),
-                                [&](const auto& p) { return p.first == r && p.second > 0; });
+    const bool ok = std::any_of(allowed.begin(), allowed.end(), [&](const auto& p) {
+      return p.first == r && p.second > 0;
+    });
     if (!ok || !active[j]) worst = std::max(worst, std::abs(x));
     used[r] += instance.jobs[j].scale_factor * x;
     time[j] += x;
   }
   for (std::size_t r = 0; r < used.size(); ++r)
-    worst = std::max(worst, (used[r] - instance.types[r].count) / std::max(1.0, 1.0 * instance.types[r].count));
+    worst = std::max(
+        worst, (used[r] - instance.types[r].count) / std::max(1.0, 1.0 * instance.types[r].count));
   for (double t : time) worst = std::max(worst, t - 1.0);
   return worst;
 }
@@ -141,13 +146,21 @@ TEST(Pop, OnePartEqualsTheExactSolve) {
     PopOptions options;
     options.k = 1;
     SolveSummary summary;
-    ASSERT_TRUE(SolvePop(s.instance, s.model, s.active, s.problem.num_variables(), options,
-                         Services(), &p, &summary).ok());
+    ASSERT_TRUE(SolvePop(s.instance,
+                         s.model,
+                         s.active,
+                         s.problem.num_variables(),
+                         options,
+                         Services(),
+                         &p,
+                         &summary)
+                    .ok());
     EXPECT_TRUE(summary.termination == Termination::kConverged) << summary.message;
     const double pop = s.model.Value(p, s.active);
     // The exact solve of PF is an outer approximation, accurate to its cut tolerance.
     const double tol = f == Fairness::kMaxMin ? 1e-6 : 1e-4;
-    EXPECT_NEAR(pop, exact, tol * (1 + std::abs(exact))) << (f == Fairness::kMaxMin ? "max-min" : "PF");
+    EXPECT_NEAR(pop, exact, tol * (1 + std::abs(exact)))
+        << (f == Fairness::kMaxMin ? "max-min" : "PF");
     EXPECT_LE(WorstViolation(s.instance, s.problem, p, s.active), kFeasibilityTolerance);
   }
 }
@@ -174,8 +187,16 @@ TEST(Pop, PartsAreFeasibleAndNeverBeatExact) {
         Allocation p;
         SolveSummary summary;
         PopResult result;
-        ASSERT_TRUE(SolvePop(s.instance, s.model, s.active, s.problem.num_variables(), options,
-                             Services(), &p, &summary, &result).ok());
+        ASSERT_TRUE(SolvePop(s.instance,
+                             s.model,
+                             s.active,
+                             s.problem.num_variables(),
+                             options,
+                             Services(),
+                             &p,
+                             &summary,
+                             &result)
+                        .ok());
         EXPECT_LE(WorstViolation(s.instance, s.problem, p, s.active), kFeasibilityTolerance)
             << "k " << k << " admm " << admm;
         const double value = s.model.Value(p, s.active);
@@ -183,7 +204,11 @@ TEST(Pop, PartsAreFeasibleAndNeverBeatExact) {
         EXPECT_GT(result.parts_solved, 0);
         EXPECT_LE(result.max_part_seconds, result.sum_part_seconds + 1e-12);
         std::printf("%s POP-%d%s: %.6f (exact %.6f)\n",
-                    f == Fairness::kMaxMin ? "max-min" : "PF", k, admm ? "/admm" : "", value, exact);
+                    f == Fairness::kMaxMin ? "max-min" : "PF",
+                    k,
+                    admm ? "/admm" : "",
+                    value,
+                    exact);
       }
     }
   }
@@ -199,14 +224,35 @@ TEST(Pop, SplitDependsOnTheSeedOnly) {
   options.seed = 5;
   Allocation a, b, c;
   SolveSummary summary;
-  ASSERT_TRUE(SolvePop(s.instance, s.model, s.active, s.problem.num_variables(), options, Services(),
-                       &a, &summary).ok());
-  ASSERT_TRUE(SolvePop(s.instance, s.model, s.active, s.problem.num_variables(), options, Services(),
-                       &b, &summary).ok());
+  ASSERT_TRUE(SolvePop(s.instance,
+                       s.model,
+                       s.active,
+                       s.problem.num_variables(),
+                       options,
+                       Services(),
+                       &a,
+                       &summary)
+                  .ok());
+  ASSERT_TRUE(SolvePop(s.instance,
+                       s.model,
+                       s.active,
+                       s.problem.num_variables(),
+                       options,
+                       Services(),
+                       &b,
+                       &summary)
+                  .ok());
   EXPECT_EQ(a.values, b.values);
   options.seed = 6;
-  ASSERT_TRUE(SolvePop(s.instance, s.model, s.active, s.problem.num_variables(), options, Services(),
-                       &c, &summary).ok());
+  ASSERT_TRUE(SolvePop(s.instance,
+                       s.model,
+                       s.active,
+                       s.problem.num_variables(),
+                       options,
+                       Services(),
+                       &c,
+                       &summary)
+                  .ok());
   EXPECT_NE(a.values, c.values);
 }
 
@@ -309,7 +355,8 @@ TEST(ClusterPlugin, MaxTypesPerJobMakesTheSparseModel) {
       SolveSummary s;
       ASSERT_TRUE(sparse.plugin.SolveWith(method, 0, sparse.problem, Services(), &a, &s).ok());
       EXPECT_LE(WorstViolation(sparse.plugin.instance(), sparse.problem, a, active),
-                kFeasibilityTolerance) << method;
+                kFeasibilityTolerance)
+          << method;
       EXPECT_LE(sparse.plugin.model().Value(a, active), best + 1e-6 * (1 + std::abs(best)))
           << method;
     }
@@ -451,16 +498,19 @@ TEST(ClusterPlugin, PhillySourceBuildsThePaperShape) {
 namespace dede::cluster {
 namespace {
 
-Event MakeEvent(std::int64_t id, const std::string& kind, const std::string& target,
-                const std::string& key = "", const std::string& value = "") {
+Event MakeEvent(std::int64_t id,
+                const std::string& kind,
+                const std::string& target,
+                const std::string& key = "",
+                const std::string& value = "") {
   Event event;
   event.id = id;
   event.kind = kind;
   event.target = target;
   event.payload = ConfigNode::Map("event " + std::to_string(id), 0, 0, "payload");
   if (!key.empty()) {
-    event.payload.Insert(key, ConfigNode::Scalar(value, "event " + std::to_string(id), 0, 0,
-                                                 "payload." + key));
+    event.payload.Insert(
+        key, ConfigNode::Scalar(value, "event " + std::to_string(id), 0, 0, "payload." + key));
   }
   return event;
 }
@@ -479,16 +529,19 @@ TEST(ClusterPlugin, InboxEventsChangeGpuCountsAndRemoveJobs) {
   const std::string id = std::to_string(p.plugin.instance().jobs[job].id);
   const std::string type0 = p.plugin.instance().types[0].name;
   std::string rejection;
-  ASSERT_TRUE(p.plugin.ApplyEvent(0, MakeEvent(1, "gpu_count", type0, "count", "0"), &rejection).ok());
+  ASSERT_TRUE(
+      p.plugin.ApplyEvent(0, MakeEvent(1, "gpu_count", type0, "count", "0"), &rejection).ok());
   EXPECT_EQ(rejection, "");
   ASSERT_TRUE(p.plugin.ApplyEvent(0, MakeEvent(2, "job_depart", id), &rejection).ok());
   EXPECT_EQ(rejection, "");
   ASSERT_TRUE(p.plugin.ApplyEvent(0, MakeEvent(3, "job_depart", id), &rejection).ok());
   EXPECT_NE(rejection.find("already left in round 0"), std::string::npos) << rejection;
-  ASSERT_TRUE(p.plugin.ApplyEvent(0, MakeEvent(4, "gpu_count", "worker_99", "count", "3"),
-                                  &rejection).ok());
+  ASSERT_TRUE(
+      p.plugin.ApplyEvent(0, MakeEvent(4, "gpu_count", "worker_99", "count", "3"), &rejection)
+          .ok());
   EXPECT_NE(rejection.find("is not a worker type"), std::string::npos) << rejection;
-  ASSERT_TRUE(p.plugin.ApplyEvent(0, MakeEvent(5, "gpu_count", "1", "count", "-2"), &rejection).ok());
+  ASSERT_TRUE(
+      p.plugin.ApplyEvent(0, MakeEvent(5, "gpu_count", "1", "count", "-2"), &rejection).ok());
   EXPECT_NE(rejection.find("event 5: payload.count = -2"), std::string::npos) << rejection;
   ASSERT_TRUE(p.plugin.Refresh(0, &p.problem, &finished).ok());
   EXPECT_FALSE(p.plugin.Active()[job]);
@@ -545,11 +598,13 @@ TEST(ClusterPlugin, ArrivalsFillReservedSlotsFromTheirRound) {
   throughputs.Insert(p.plugin.instance().types[1].name,
                      ConfigNode::Scalar("2.5", "event 3", 0, 0, "payload.throughputs.x"));
   custom.payload.Insert("throughputs", throughputs);
-  custom.payload.Insert("total_steps", ConfigNode::Scalar("100", "event 3", 0, 0, "payload.total_steps"));
+  custom.payload.Insert("total_steps",
+                        ConfigNode::Scalar("100", "event 3", 0, 0, "payload.total_steps"));
   ASSERT_TRUE(p.plugin.ApplyEvent(1, custom, &rejection).ok());
   ASSERT_EQ(rejection, "");
   Event full = MakeEvent(4, "job_arrive", "9003");
-  full.payload.Insert("total_steps", ConfigNode::Scalar("1", "event 4", 0, 0, "payload.total_steps"));
+  full.payload.Insert("total_steps",
+                      ConfigNode::Scalar("1", "event 4", 0, 0, "payload.total_steps"));
   ASSERT_TRUE(p.plugin.ApplyEvent(1, full, &rejection).ok());
   EXPECT_NE(rejection.find("all 2 arrival slots are taken"), std::string::npos) << rejection;
 

@@ -31,7 +31,8 @@ TEST(ClusterEval, SmallRunsEveryMethodOnTheSameRounds) {
     ++per_method[r.method];
     EXPECT_EQ(r.domain, "cluster_scheduling");
     EXPECT_EQ(r.instance, "trace/seed0");
-    EXPECT_TRUE(r.feasible) << r.method << " " << r.objective << " round " << r.round << ": " << r.note;
+    EXPECT_TRUE(r.feasible) << r.method << " " << r.objective << " round " << r.round << ": "
+                            << r.note;
     EXPECT_EQ(r.reference, "exact");
     EXPECT_GE(r.seconds, 0.0);
     ASSERT_FALSE(std::isnan(r.quality)) << r.method << " " << r.note;
@@ -72,7 +73,8 @@ TEST(ClusterEval, SparseDedeRowsAreFullProblemAllocations) {
     ASSERT_FALSE(std::isnan(r.quality)) << r.note;
     EXPECT_LE(r.quality, 1.0 + 1e-4) << r.objective << ": " << r.note;
     EXPECT_GE(r.quality, 0.5) << r.objective << ": " << r.note;
-    std::printf("%s sparse dede quality %.6f (%s)\n", r.objective.c_str(), r.quality, r.note.c_str());
+    std::printf(
+        "%s sparse dede quality %.6f (%s)\n", r.objective.c_str(), r.quality, r.note.c_str());
   }
 }
 
@@ -121,14 +123,25 @@ TEST(ClusterEval, DISABLED_PrintRows) {
   if (!env("DEDE_EVAL_ROUNDS").empty()) options.rounds = std::stoi(env("DEDE_EVAL_ROUNDS"));
   if (!env("DEDE_EVAL_THREADS").empty()) {
     options.threads.clear();
-    for (const std::string& t : split(env("DEDE_EVAL_THREADS"))) options.threads.push_back(std::stoi(t));
+    for (const std::string& t : split(env("DEDE_EVAL_THREADS")))
+      options.threads.push_back(std::stoi(t));
   }
   options.methods = split(env("DEDE_EVAL_METHODS"));
-  std::printf("objective,method,instance,round,threads,value,quality,reference,seconds,feasible,note\n");
+  std::printf(
+      "objective,method,instance,round,threads,value,quality,reference,seconds,feasible,note\n");
   const Status status = RunClusterScheduling(options, [](const EvalRow& r) {
-    std::printf("%s,%s,%s,%d,%d,%.8g,%.6f,%s,%.3f,%d,\"%s\"\n", r.objective.c_str(),
-                r.method.c_str(), r.instance.c_str(), r.round, r.threads, r.value, r.quality,
-                r.reference.c_str(), r.seconds, r.feasible ? 1 : 0, r.note.c_str());
+    std::printf("%s,%s,%s,%d,%d,%.8g,%.6f,%s,%.3f,%d,\"%s\"\n",
+                r.objective.c_str(),
+                r.method.c_str(),
+                r.instance.c_str(),
+                r.round,
+                r.threads,
+                r.value,
+                r.quality,
+                r.reference.c_str(),
+                r.seconds,
+                r.feasible ? 1 : 0,
+                r.note.c_str());
     std::fflush(stdout);
   });
   EXPECT_TRUE(status.ok()) << status.message();

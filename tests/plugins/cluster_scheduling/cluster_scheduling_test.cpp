@@ -70,7 +70,8 @@ TEST(ClusterData, LoadsShippedFiles) {
 }
 
 TEST(ClusterData, ErrorsNameFileLineAndField) {
-  ExpectError(LoadThroughputs("/nonexistent/t.csv").status(), {"/nonexistent/t.csv", "cannot open"});
+  ExpectError(LoadThroughputs("/nonexistent/t.csv").status(),
+              {"/nonexistent/t.csv", "cannot open"});
   {
     TempFile f("worker,job_type,scale_factor,throughput\n");
     ExpectError(LoadThroughputs(f.path()).status(), {f.path() + ":1", "header"});
@@ -98,7 +99,9 @@ TEST(ClusterData, ErrorsNameFileLineAndField) {
   {
     TempFile f("worker_type,job_type,scale_factor,throughput\n0,1,2,3.5\n1,1,2,1.0\n0,1,2,4.0\n");
     ExpectError(LoadThroughputs(f.path()).status(),
-                {f.path() + ":4", "a second throughput", "worker type 0, job type 1, scale factor 2",
+                {f.path() + ":4",
+                 "a second throughput",
+                 "worker type 0, job type 1, scale factor 2",
                  "line 2"});
   }
   {
@@ -121,7 +124,8 @@ TEST(ClusterData, ErrorsNameFileLineAndField) {
   }
   {
     TempFile f(header + "0,arrival,10,1,2,10,100,1\n1,arrival,5,1,2,10,100,1\n");
-    ExpectError(LoadJobTrace(f.path()).status(), {f.path() + ":3", "arrival_time_s", "non-decreasing"});
+    ExpectError(LoadJobTrace(f.path()).status(),
+                {f.path() + ":3", "arrival_time_s", "non-decreasing"});
   }
   {
     TempFile f(header + "0,arrival,0,1,2,10,100,0\n");
@@ -142,7 +146,8 @@ TEST(ClusterData, ErrorsNameFileLineAndField) {
   job.job_type = 5;
   ExpectError(MakeInstance(types.value(), table, {job}, "t.csv").status(), {"t.csv", "job_type 5"});
   job.job_type = 1;
-  ExpectError(MakeInstance(types.value(), table, {job}, "t.csv").status(), {"t.csv", "no worker type"});
+  ExpectError(MakeInstance(types.value(), table, {job}, "t.csv").status(),
+              {"t.csv", "no worker type"});
 }
 
 TEST(ClusterData, GeneratorIsSeededAndHasThePaperShape) {
@@ -188,7 +193,8 @@ Instance TraceInstance() {
 // slots.
 std::vector<char> FirstRound(const Instance& instance) {
   std::vector<char> active(instance.jobs.size(), 0);
-  for (std::size_t j = 0; j < instance.jobs.size(); ++j) active[j] = instance.jobs[j].arrival_s <= 0;
+  for (std::size_t j = 0; j < instance.jobs.size(); ++j)
+    active[j] = instance.jobs[j].arrival_s <= 0;
   return active;
 }
 
@@ -197,7 +203,9 @@ struct Comparison {
   bool usable = false;
 };
 
-Comparison Compare(const Instance& instance, Fairness fairness, const std::vector<char>& active,
+Comparison Compare(const Instance& instance,
+                   Fairness fairness,
+                   const std::vector<char>& active,
                    double rho) {
   Problem problem(0, 0);
   ClusterModel model;
@@ -238,8 +246,13 @@ Comparison Compare(const Instance& instance, Fairness fairness, const std::vecto
     }
   }
   std::printf("%s: admm %.6f (%.3f s, %d it) exact %.6f (%.3f s) violation %.2e\n",
-              fairness == Fairness::kMaxMin ? "max-min" : "proportional", c.admm, c.admm_seconds,
-              summary.iterations, c.exact, c.exact_seconds, c.violation);
+              fairness == Fairness::kMaxMin ? "max-min" : "proportional",
+              c.admm,
+              c.admm_seconds,
+              summary.iterations,
+              c.exact,
+              c.exact_seconds,
+              c.violation);
   return c;
 }
 
@@ -394,10 +407,17 @@ TEST(ClusterModel, SparseModelKeepsTheFastestTypesAndStaysNearTheFullOptimum) {
   const double admm_value = full.Value(as_full, active);
   EXPECT_NEAR(admm_value, sparse.Value(a, active), 1e-12);
   EXPECT_GE(admm_value, 0.99 * sparse_value);
-  std::printf("sparse (%d types per job): exact %.6f of full %.6f (%.4f), ADMM %.6f (%.4f of full) "
-              "in %d iterations (%s)\n",
-              kTypes, sparse_value, full_value, sparse_value / full_value, admm_value,
-              admm_value / full_value, s.iterations, s.BriefReport().c_str());
+  std::printf(
+      "sparse (%d types per job): exact %.6f of full %.6f (%.4f), ADMM %.6f (%.4f of full) "
+      "in %d iterations (%s)\n",
+      kTypes,
+      sparse_value,
+      full_value,
+      sparse_value / full_value,
+      admm_value,
+      admm_value / full_value,
+      s.iterations,
+      s.BriefReport().c_str());
 }
 
 // Max-min: inactive slots carry the active jobs' smallest ceiling (computed here by hand), an
@@ -414,8 +434,9 @@ TEST(ClusterModel, InactiveConstantIsTheSmallestActiveCeiling) {
     if (!active[j]) continue;
     double best = 0.0;
     for (const auto& [r, t] : instance.throughput[j]) {
-      best = std::max(best, t * instance.jobs[j].scale_factor /
-                                (instance.jobs[j].weight * model.t_equal(static_cast<int>(j))));
+      best = std::max(best,
+                      t * instance.jobs[j].scale_factor /
+                          (instance.jobs[j].weight * model.t_equal(static_cast<int>(j))));
     }
     ceiling = std::min(ceiling, best);
   }
@@ -479,7 +500,10 @@ TEST(ClusterModel, DISABLED_PaperScaleMaxMin) {
   for (const auto& allowed : instance.throughput) entries += allowed.size();
   for (const WorkerType& t : instance.types) instances += t.count;
   std::printf("paper scale: %zu types, %d instances, %zu jobs, %zu entries\n",
-              instance.types.size(), instances, instance.jobs.size(), entries);
+              instance.types.size(),
+              instances,
+              instance.jobs.size(),
+              entries);
   std::fflush(stdout);
   Problem problem(0, 0);
   ClusterModel model;
@@ -506,9 +530,13 @@ TEST(ClusterModel, DISABLED_PaperScaleMaxMin) {
       ADD_FAILURE() << summary.BriefReport() << ": " << summary.message;
       continue;
     }
-    std::printf("admm rho %g: %.6f = %.4f of exact, %s, %d it, %.2f s, violation %.2e\n", rho,
-                model.Value(admm, active), model.Value(admm, active) / optimum,
-                TerminationName(summary.termination), summary.iterations, summary.total_seconds,
+    std::printf("admm rho %g: %.6f = %.4f of exact, %s, %d it, %.2f s, violation %.2e\n",
+                rho,
+                model.Value(admm, active),
+                model.Value(admm, active) / optimum,
+                TerminationName(summary.termination),
+                summary.iterations,
+                summary.total_seconds,
                 problem.MeasureViolation(admm.values).Max());
     std::fflush(stdout);
     if (rho == 1.0) {  // the setting of configs/cluster_small.yaml (and the reference's README)
@@ -541,8 +569,11 @@ TEST(ClusterModel, DISABLED_PaperScaleProportional) {
   SolveSummary exact_summary;
   SolveExact(problem, ExactOptions{}, &exact, &exact_summary);
   const double optimum = model.Value(exact, active);
-  std::printf("exact PF: %.6f in %.2f s (%s, bound %.6f)\n", optimum, exact_summary.total_seconds,
-              TerminationName(exact_summary.termination), exact_summary.bound);
+  std::printf("exact PF: %.6f in %.2f s (%s, bound %.6f)\n",
+              optimum,
+              exact_summary.total_seconds,
+              TerminationName(exact_summary.termination),
+              exact_summary.bound);
   std::fflush(stdout);
   for (double budget : {10.0, 30.0}) {
     AdmmOptions admm_options;
@@ -555,10 +586,15 @@ TEST(ClusterModel, DISABLED_PaperScaleProportional) {
     ASSERT_EQ(admm.values.size(), static_cast<std::size_t>(problem.num_variables()))
         << summary.message;
     const double value = model.Value(admm, active);
-    std::printf("admm PF budget %g s: %.6f (gap %.3e relative), %s, %d it, %.2f s, violation %.2e\n",
-                budget, value, (optimum - value) / std::abs(optimum),
-                TerminationName(summary.termination), summary.iterations, summary.total_seconds,
-                problem.MeasureViolation(admm.values).Max());
+    std::printf(
+        "admm PF budget %g s: %.6f (gap %.3e relative), %s, %d it, %.2f s, violation %.2e\n",
+        budget,
+        value,
+        (optimum - value) / std::abs(optimum),
+        TerminationName(summary.termination),
+        summary.iterations,
+        summary.total_seconds,
+        problem.MeasureViolation(admm.values).Max());
     std::fflush(stdout);
   }
 }
@@ -590,7 +626,9 @@ TEST(ClusterModel, DISABLED_PaperScaleProportionalWarmRounds) {
   SolveExact(problem, ExactOptions{}, &exact, &exact_summary);
   ASSERT_TRUE(exact_summary.IsSolutionUsable()) << exact_summary.BriefReport();
   const double optimum = model.Value(exact, active);
-  std::printf("exact PF %.3f (bound %.3f) in %.1f s\n", optimum, exact_summary.bound,
+  std::printf("exact PF %.3f (bound %.3f) in %.1f s\n",
+              optimum,
+              exact_summary.bound,
               exact_summary.total_seconds);
   AdmmOptions admm;
   admm.rho = 1.0;
@@ -605,8 +643,12 @@ TEST(ClusterModel, DISABLED_PaperScaleProportionalWarmRounds) {
     solver.Solve(&a, &s);
     ASSERT_EQ(a.values.size(), static_cast<std::size_t>(problem.num_variables())) << s.message;
     gap = (optimum - model.Value(a, active)) / std::abs(optimum);
-    std::printf("solve %d: gap %.4f%% in %.2f s (%s, %d it)\n", k, 100 * gap, s.total_seconds,
-                TerminationName(s.termination), s.iterations);
+    std::printf("solve %d: gap %.4f%% in %.2f s (%s, %d it)\n",
+                k,
+                100 * gap,
+                s.total_seconds,
+                TerminationName(s.termination),
+                s.iterations);
     std::fflush(stdout);
     EXPECT_LE(problem.MeasureViolation(a.values).Max(), 1e-6);
   }

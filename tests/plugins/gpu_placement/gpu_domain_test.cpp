@@ -2,11 +2,10 @@
 // checkpoints, settings and the combined ADMM + Dally mode.
 #include "gpu_domain.h"
 
-#include <fstream>
-
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <set>
 
 #include "config/deployment.h"
@@ -377,8 +376,10 @@ TEST(GpuPlacementWorkload, TraceJobsDefaultToAllAndACutIsCounted) {
   PluginContext ctx;
   ctx.config_dir = kData;
   DomainSettings all;
-  ASSERT_TRUE(ParseSettings(Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n"),
-                            ctx, &all).ok());
+  ASSERT_TRUE(
+      ParseSettings(
+          Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n"), ctx, &all)
+          .ok());
   EXPECT_EQ(all.jobs, 0);
   int skipped = -1;
   Result<std::vector<JobSpec>> w = LoadWorkload(all, &skipped);
@@ -386,9 +387,12 @@ TEST(GpuPlacementWorkload, TraceJobsDefaultToAllAndACutIsCounted) {
   EXPECT_EQ(w->size(), 60u);
   EXPECT_EQ(skipped, 0);
   DomainSettings cut;
-  ASSERT_TRUE(ParseSettings(
-      Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv, jobs: 20}\n"), ctx,
-      &cut).ok());
+  ASSERT_TRUE(
+      ParseSettings(
+          Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv, jobs: 20}\n"),
+          ctx,
+          &cut)
+          .ok());
   w = LoadWorkload(cut, &skipped);
   ASSERT_TRUE(w.ok()) << w.status().message();
   EXPECT_EQ(w->size(), 20u);
@@ -415,8 +419,9 @@ TEST(GpuPlacementWorkload, ZeroWorkJobsAreDroppedAndCounted) {
   PluginContext ctx;
   ctx.config_dir = dir;
   DomainSettings s;
-  ASSERT_TRUE(ParseSettings(Settings("workload: {source: dally_csv, trace: zero_work.csv}\n"), ctx,
-                            &s).ok());
+  ASSERT_TRUE(
+      ParseSettings(Settings("workload: {source: dally_csv, trace: zero_work.csv}\n"), ctx, &s)
+          .ok());
   int skipped = -1, zero = -1;
   Result<std::vector<JobSpec>> w = LoadWorkload(s, &skipped, &zero);
   ASSERT_TRUE(w.ok()) << w.status().message();
@@ -426,7 +431,8 @@ TEST(GpuPlacementWorkload, ZeroWorkJobsAreDroppedAndCounted) {
   EXPECT_EQ(zero, 2);
   EXPECT_EQ(skipped, 0);
   GpuPlacementDomain d;
-  ASSERT_TRUE(d.Configure(Settings("workload: {source: dally_csv, trace: zero_work.csv}\n"), ctx).ok());
+  ASSERT_TRUE(
+      d.Configure(Settings("workload: {source: dally_csv, trace: zero_work.csv}\n"), ctx).ok());
   Problem problem(0, 0);
   ASSERT_TRUE(d.Describe(&problem).ok());
   bool finished = false;

@@ -433,9 +433,10 @@ TEST(GpuPlacementSim, TraceReadersNameTheLineAndColumnOfBadData) {
   EXPECT_EQ(load(dally + "1,0,0,100,0.1,ResNet50\n", false),
             path + ":2: column num_gpus = '0': expected an integer in [1, 1e+06]");
   // An unknown model without slowdown columns got zero communication overhead silently.
-  EXPECT_NE(load(dally + "1,0,4,100,0.1,MyNet\n", false).find(
-                ":2: model 'MyNet' is not in Table I and the file has no cross_slot_slowdown"),
-            std::string::npos);
+  EXPECT_NE(
+      load(dally + "1,0,4,100,0.1,MyNet\n", false)
+          .find(":2: model 'MyNet' is not in Table I and the file has no cross_slot_slowdown"),
+      std::string::npos);
   // With the columns, an empty cell is an error, not a factor of 1.
   EXPECT_EQ(load("job_id,arrival_s,num_gpus,total_iterations,time_per_iteration_s,"
                  "cross_slot_slowdown,cross_machine_slowdown,cross_rack_slowdown\n"

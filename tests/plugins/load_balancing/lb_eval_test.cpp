@@ -34,12 +34,15 @@ TEST(LoadBalancingEval, SmallEmitsEveryMethodFeasible) {
     methods.insert(r.method);
     if (r.reference != "none" && r.value > 0) {
       // quality = exact / value, undefined when exact is 0.
-      if (std::isnan(r.quality)) EXPECT_NE(r.note.find("exact 0"), std::string::npos) << r.note;
-      else EXPECT_GT(r.quality, 0);
+      if (std::isnan(r.quality))
+        EXPECT_NE(r.note.find("exact 0"), std::string::npos) << r.note;
+      else
+        EXPECT_GT(r.quality, 0);
     }
     if (r.round == 0) round0[{r.method, r.threads}] = r.value;
   }
-  EXPECT_EQ(methods, (std::set<std::string>{"dede", "dede-nokeep", "exact", "greedy", "pop-4", "pop-16"}));
+  EXPECT_EQ(methods,
+            (std::set<std::string>{"dede", "dede-nokeep", "exact", "greedy", "pop-4", "pop-16"}));
   EXPECT_EQ(rows.size(), 3u * 7u);  // 3 rounds x (dede x 2 thread counts, 5 others)
   // Round 0 is the same problem for every method (the initial placement); exact, when proven
   // optimal, is a lower bound for all.

@@ -23,18 +23,22 @@ namespace {
 const std::string kData = std::string(DEDE_TEST_DATA_DIR) + "/lb";
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path = (std::filesystem::temp_directory_path() / ("lb_test_" + name + ".csv")).string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("lb_test_" + name + ".csv")).string();
   std::ofstream(path) << text;
   return path;
 }
 
-void ExpectError(const std::string& name, const std::string& text, const std::vector<std::string>& parts) {
+void ExpectError(const std::string& name,
+                 const std::string& text,
+                 const std::vector<std::string>& parts) {
   const std::string path = WriteTemp(name, text);
   std::vector<std::vector<double>> loads;
   const Status status = LoadShardLoads(path, &loads);
   std::filesystem::remove(path);
   ASSERT_FALSE(status.ok()) << name;
-  for (const std::string& part : parts) EXPECT_NE(status.message().find(part), std::string::npos) << status.message();
+  for (const std::string& part : parts)
+    EXPECT_NE(status.message().find(part), std::string::npos) << status.message();
   EXPECT_NE(status.message().find(path), std::string::npos) << status.message();
 }
 
@@ -122,7 +126,8 @@ TEST(LoadBalancingLoader, ErrorsNameFileLineAndField) {
   ExpectError("negative", "round,shard,load\n0,0,-2\n", {":2:", "'load'", "[0, 1e15]"});
   ExpectError("huge", "round,shard,load\n0,0,1e308\n", {":2:", "'load'", "[0, 1e15]"});
   ExpectError("dup", "round,shard,load\n0,0,1\n0,0,2\n", {":3:", "duplicate"});
-  ExpectError("dense", "round,shard,load\n0,0,1\n0,1,2\n1,0,1\n", {"missing row for round 1, shard 1"});
+  ExpectError(
+      "dense", "round,shard,load\n0,0,1\n0,1,2\n1,0,1\n", {"missing row for round 1, shard 1"});
   std::vector<std::vector<double>> loads;
   EXPECT_FALSE(LoadShardLoads("/nonexistent/lb.csv", &loads).ok());
 }
@@ -211,9 +216,15 @@ TEST(LoadBalancingCore, DedeVersusExactSmall) {
       exact_total += e.movements;
       ++compared;
     }
-    std::printf("8x32 round %d: dede %.0f movements (%.3f s, ADMM %d it) | exact %.0f (%s, %.2f s)\n", r,
-                c.movements, stats.total_seconds, stats.admm_iterations, e.movements,
-                e.optimal ? "optimal" : "not proven", e.seconds);
+    std::printf(
+        "8x32 round %d: dede %.0f movements (%.3f s, ADMM %d it) | exact %.0f (%s, %.2f s)\n",
+        r,
+        c.movements,
+        stats.total_seconds,
+        stats.admm_iterations,
+        e.movements,
+        e.optimal ? "optimal" : "not proven",
+        e.seconds);
     current = p.Servers();
   }
   EXPECT_GE(compared, 8);
@@ -249,8 +260,12 @@ TEST(LoadBalancingCore, PaperScaleAcceptance) {
       }
       current = p.Servers();
     }
-    std::printf("2048x256, keep_alive %d, rounds 20-99: mean movements %.2f, mean %.4f s, max %.4f s\n",
-                keep ? 1 : 0, movements / 80, seconds / 80, worst);
+    std::printf(
+        "2048x256, keep_alive %d, rounds 20-99: mean movements %.2f, mean %.4f s, max %.4f s\n",
+        keep ? 1 : 0,
+        movements / 80,
+        seconds / 80,
+        worst);
     EXPECT_LE(movements / 80, 20.0);
     EXPECT_LE(seconds / 80, 5.0);
   }
@@ -278,8 +293,13 @@ TEST(LoadBalancingMethods, DISABLED_PaperScalePopExact) {
       ASSERT_TRUE(RunMethod(method, in, current, {}, services, &options, &result).ok());
       const Check c = Evaluate(in, current, result.placement);
       EXPECT_TRUE(c.feasible) << method << " round " << r << ": " << c.why;
-      std::printf("%s 2048x256 round %d: %.0f movements, %.1f s (slowest group %.1f s) %s\n", method, r,
-                  c.movements, result.seconds, result.max_group_seconds, result.note.c_str());
+      std::printf("%s 2048x256 round %d: %.0f movements, %.1f s (slowest group %.1f s) %s\n",
+                  method,
+                  r,
+                  c.movements,
+                  result.seconds,
+                  result.max_group_seconds,
+                  result.note.c_str());
       std::fflush(stdout);
       if (r >= 20) {
         movements += c.movements;
@@ -289,8 +309,11 @@ TEST(LoadBalancingMethods, DISABLED_PaperScalePopExact) {
       current = result.placement.Servers();
     }
     if (measured > 0)
-      std::printf("%s rounds 20-%d: mean movements %.2f, mean %.1f s\n", method, rounds - 1,
-                  movements / measured, seconds / measured);
+      std::printf("%s rounds 20-%d: mean movements %.2f, mean %.1f s\n",
+                  method,
+                  rounds - 1,
+                  movements / measured,
+                  seconds / measured);
   }
 }
 
@@ -351,18 +374,24 @@ TEST(LoadBalancingMethods, EveryMethodFeasibleOnTheProblem) {
       Allocation a;
       SolveSummary summary;
       DomainRecord record;
-      ASSERT_TRUE(SolveMethod(info.name, model, problem, services, &options, &a, &summary, &record).ok());
+      ASSERT_TRUE(
+          SolveMethod(info.name, model, problem, services, &options, &a, &summary, &record).ok());
       ASSERT_EQ(a.values.size(), static_cast<std::size_t>(problem.num_variables())) << info.name;
       const Problem::Violation v = problem.MeasureViolation(a.values);
-      EXPECT_LE(v.Max(), 1e-6) << info.name << " round " << r << ": worst constraint " << v.worst_constraint;
+      EXPECT_LE(v.Max(), 1e-6) << info.name << " round " << r << ": worst constraint "
+                               << v.worst_constraint;
       const Check c = model.Evaluate(a);
       EXPECT_TRUE(c.feasible) << info.name << " round " << r << ": " << c.why;
       // Movements as the MILP counts them (cost 1 on new y).
       EXPECT_NEAR(problem.EvaluateObjective(a.values), c.movements, 1e-9) << info.name;
       EXPECT_EQ(summary.method, info.name);
       EXPECT_TRUE(summary.feasible);
-      std::printf("%s 32x256 round %d: %.0f movements, %.3f s %s\n", info.name.c_str(), r, c.movements,
-                  summary.total_seconds, record.labels.empty() ? "" : record.labels[0].second.c_str());
+      std::printf("%s 32x256 round %d: %.0f movements, %.3f s %s\n",
+                  info.name.c_str(),
+                  r,
+                  c.movements,
+                  summary.total_seconds,
+                  record.labels.empty() ? "" : record.labels[0].second.c_str());
       current = model.ToPlacement(a).Servers();
     }
   }
@@ -408,19 +437,30 @@ TEST(LoadBalancingMethods, PopGroupsGetEqualLoad) {
   const Instance in = MakeInstance(loads[3], 32, 256);
   // A current placement with copies of the hot shards on several servers (groups).
   Placement first;
-  ASSERT_TRUE(SolveDede(MakeInstance(loads[0], 32, 256), InitialPlacement(32, 256), {}, WithAdmm(),
-                        &first, nullptr).ok());
+  ASSERT_TRUE(SolveDede(MakeInstance(loads[0], 32, 256),
+                        InitialPlacement(32, 256),
+                        {},
+                        WithAdmm(),
+                        &first,
+                        nullptr)
+                  .ok());
   const ServerSets current = first.Servers();
   ASSERT_GT(current[0].size(), 1u);
   for (int k : {4, 16}) {
     std::vector<double> group_total;
     Placement p;
-    ASSERT_TRUE(SolvePop(in, current, k, [&](const Instance& sub, const ServerSets& cur, Placement* out) {
-      EXPECT_EQ(sub.servers, 32 / k);
-      EXPECT_EQ(cur.size(), sub.load.size());
-      group_total.push_back(sub.Total());
-      return SolveDede(sub, cur, {}, WithAdmm(), out, nullptr);
-    }, &p).ok());
+    ASSERT_TRUE(SolvePop(
+                    in,
+                    current,
+                    k,
+                    [&](const Instance& sub, const ServerSets& cur, Placement* out) {
+                      EXPECT_EQ(sub.servers, 32 / k);
+                      EXPECT_EQ(cur.size(), sub.load.size());
+                      group_total.push_back(sub.Total());
+                      return SolveDede(sub, cur, {}, WithAdmm(), out, nullptr);
+                    },
+                    &p)
+                    .ok());
     ASSERT_EQ(static_cast<int>(group_total.size()), k);
     for (double t : group_total) EXPECT_NEAR(t, in.Total() / k, 1e-6 * in.Total());
     const Check c = Evaluate(in, current, p);

@@ -132,8 +132,8 @@ void CheckB4(const std::string& objective) {
     if (method == "flow_deviation") {
       // The flow-deviation polish from shortest paths: within 1% of the LP optimum on B4.
       EXPECT_LE(out.value, exact * 1.01);
-      EXPECT_NEAR(plugin.TotalFlow(out.allocation), plugin.TotalDemand(),
-                  1e-9 * plugin.TotalDemand());
+      EXPECT_NEAR(
+          plugin.TotalFlow(out.allocation), plugin.TotalDemand(), 1e-9 * plugin.TotalDemand());
     }
   }
 }

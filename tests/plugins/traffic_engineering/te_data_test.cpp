@@ -1,6 +1,5 @@
 // Loaders and path computation of the traffic_engineering plugin.
 #include "te_data.h"
-#include "te_test_util.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,6 +11,8 @@
 #include <fstream>
 #include <map>
 #include <string>
+
+#include "te_test_util.h"
 
 namespace dede::te {
 namespace {
@@ -94,12 +95,14 @@ TEST(LoadTopology, RejectsMissingFieldsAndBadJson) {
   ASSERT_FALSE(t.ok());
   EXPECT_TRUE(Contains(t.status().message(), "links[0].capacity is missing"))
       << t.status().message();
-  TempFile huge("huge.json",
-               R"({"nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1, "capacity": 1e308}]})");
+  TempFile huge(
+      "huge.json",
+      R"({"nodes": [{"id": 0}, {"id": 1}], "links": [{"source": 0, "target": 1, "capacity": 1e308}]})");
   t = LoadTopology(huge.path());
   ASSERT_FALSE(t.ok());
-  EXPECT_TRUE(Contains(t.status().message(), "links[0].capacity = 1e+308. Violated constraint: "
-                                             "0 <= capacity <= 1e15"))
+  EXPECT_TRUE(Contains(t.status().message(),
+                       "links[0].capacity = 1e+308. Violated constraint: "
+                       "0 <= capacity <= 1e15"))
       << t.status().message();
   TempFile no_links("nolinks.json", R"({"nodes": []})");
   t = LoadTopology(no_links.path());

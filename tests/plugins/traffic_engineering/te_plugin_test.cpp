@@ -33,11 +33,11 @@ struct Settings {
   std::vector<std::string> matrices = {"matrices/B4_real_0_1.0.csv"};
   std::string matrix_dir;  // instead of the list
   std::string extra_key;
-  std::string scale;  // empty: default 1
-  std::string repair_fill;  // empty: default (on)
-  std::string polish_sweeps;  // empty: default
+  std::string scale;           // empty: default 1
+  std::string repair_fill;     // empty: default (on)
+  std::string polish_sweeps;   // empty: default
   std::string polish_seconds;  // empty: default (no time bound)
-  std::string demand_blocks;  // empty: default (per source)
+  std::string demand_blocks;   // empty: default (per source)
 };
 
 ConfigNode MakeSettings(const Settings& s) {
@@ -366,7 +366,9 @@ TEST(TrafficEngineeringPlugin, PolishLowersMaxUtilizationFromShortestPathRouting
     EXPECT_GE(utilization[polish], optimum * (1 - 1e-9));
   }
   std::printf("B4 min max utilisation: optimum %.6f, shortest paths %.6f, polished %.6f\n",
-              optimum, utilization[0], utilization[1]);
+              optimum,
+              utilization[0],
+              utilization[1]);
   EXPECT_LT(utilization[1], utilization[0] * 0.9);
   EXPECT_LE(utilization[1], optimum * 1.01);
 }
@@ -487,7 +489,8 @@ namespace dede::te {
 namespace {
 
 // Solves round 0 exactly with `topology` and one matrix; returns the optimum (total flow).
-double ExactMaxFlow(const std::string& topology, const std::string& matrix,
+double ExactMaxFlow(const std::string& topology,
+                    const std::string& matrix,
                     RoundReport* report = nullptr) {
   ConfigNode node = ConfigNode::Map("te_test.yaml", 1, 1, "plugin.settings");
   node.Insert("topology", Scalar("topology", topology));
@@ -542,8 +545,8 @@ TEST(TrafficEngineeringPlugin, SndlibTopologyWithNamedNodesEqualsItsExplicitTwoW
                                   << id("NYCMng") << "," << id("LOSAng") << ",8000\n"
                                   << id("SNVAng") << "," << id("WASHng") << ",5000\n";
   RoundReport report;
-  const double from_names = ExactMaxFlow(kDataDir + "/abilene-sndlib.txt", dir + "/names.csv",
-                                         &report);
+  const double from_names =
+      ExactMaxFlow(kDataDir + "/abilene-sndlib.txt", dir + "/names.csv", &report);
   const double from_ids = ExactMaxFlow(dir + "/abilene.json", dir + "/ids.csv");
   EXPECT_NEAR(from_names, from_ids, 1e-9 * from_ids);
   EXPECT_LE(from_names, 9920 + 8000 + 5000 + 1e-6);
@@ -569,14 +572,15 @@ namespace dede::te {
 namespace {
 
 // Configure + Describe with `topology` and the given traffic keys; returns the plugin's status.
-Status ConfigureWith(TrafficEngineeringPlugin* plugin, Problem* problem, const std::string& topology,
+Status ConfigureWith(TrafficEngineeringPlugin* plugin,
+                     Problem* problem,
+                     const std::string& topology,
                      const std::vector<std::pair<std::string, std::string>>& keys) {
   ConfigNode node = ConfigNode::Map("te_test.yaml", 1, 1, "plugin.settings");
   node.Insert("topology", Scalar("topology", topology));
   for (const auto& [key, value] : keys) {
     if (key == "traffic_matrices[]") {
-      ConfigNode list =
-          ConfigNode::List("te_test.yaml", 1, 1, "plugin.settings.traffic_matrices");
+      ConfigNode list = ConfigNode::List("te_test.yaml", 1, 1, "plugin.settings.traffic_matrices");
       list.Append(Scalar("traffic_matrices", value));
       node.Insert("traffic_matrices", list);
     } else {
@@ -593,9 +597,11 @@ TEST(TrafficEngineeringPlugin, ReplaysAMeasuredSeriesOneRowPerRound) {
   // row totals 2,541.7201, 2,501.2398 and 2,620.6876 Mbit/s, summed independently).
   TrafficEngineeringPlugin plugin;
   Problem problem(0, 0);
-  Status status = ConfigureWith(&plugin, &problem, "abilene-sndlib.txt",
-                                {{"traffic_series", "abilene-tm-3rows.csv"},
-                                 {"traffic_series_first_row", "1"}});
+  Status status = ConfigureWith(
+      &plugin,
+      &problem,
+      "abilene-sndlib.txt",
+      {{"traffic_series", "abilene-tm-3rows.csv"}, {"traffic_series_first_row", "1"}});
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(plugin.num_rounds(), 2);
   bool finished = true;
@@ -609,9 +615,11 @@ TEST(TrafficEngineeringPlugin, ReplaysAMeasuredSeriesOneRowPerRound) {
   // More rows than the file has, and a column naming a node the topology lacks.
   TrafficEngineeringPlugin again;
   Problem other(0, 0);
-  status = ConfigureWith(&again, &other, "abilene-sndlib.txt",
-                         {{"traffic_series", "abilene-tm-3rows.csv"},
-                          {"traffic_series_rows", "5"}});
+  status =
+      ConfigureWith(&again,
+                    &other,
+                    "abilene-sndlib.txt",
+                    {{"traffic_series", "abilene-tm-3rows.csv"}, {"traffic_series_rows", "5"}});
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("5 rows asked from row 0, the file has 3"), std::string::npos)
       << status.message();
@@ -626,8 +634,8 @@ TEST(TrafficEngineeringPlugin, ReadsSndlibDemandsAsAMatrix) {
   // abilene's static matrix: 132 demands totalling 3,000,002 Mbit/s (SNDlib's META says 3 Tbps).
   TrafficEngineeringPlugin plugin;
   Problem problem(0, 0);
-  Status status = ConfigureWith(&plugin, &problem, "abilene-sndlib.txt",
-                                {{"traffic_matrices[]", "abilene-sndlib.txt"}});
+  Status status = ConfigureWith(
+      &plugin, &problem, "abilene-sndlib.txt", {{"traffic_matrices[]", "abilene-sndlib.txt"}});
   ASSERT_TRUE(status.ok()) << status.message();
   bool finished = true;
   ASSERT_TRUE(plugin.Refresh(0, &problem, &finished).ok());
@@ -638,7 +646,9 @@ TEST(TrafficEngineeringPlugin, ReadsSndlibDemandsAsAMatrix) {
 TEST(TrafficEngineeringPlugin, MatrixDirectoryIsFilteredByAPattern) {
   TrafficEngineeringPlugin plugin;
   Problem problem(0, 0);
-  Status status = ConfigureWith(&plugin, &problem, "B4.json",
+  Status status = ConfigureWith(&plugin,
+                                &problem,
+                                "B4.json",
                                 {{"traffic_matrices", "matrices"},
                                  {"traffic_matrix_pattern", "B4_real_1*_1.0.csv"},
                                  {"paths", "B4-paths.csv"}});
@@ -646,7 +656,9 @@ TEST(TrafficEngineeringPlugin, MatrixDirectoryIsFilteredByAPattern) {
   ASSERT_EQ(plugin.matrix_files().size(), 11u);  // 1, 10 .. 19
   EXPECT_NE(plugin.matrix_files()[1].find("B4_real_10_1.0.csv"), std::string::npos);
   TrafficEngineeringPlugin none;
-  status = ConfigureWith(&none, &problem, "B4.json",
+  status = ConfigureWith(&none,
+                         &problem,
+                         "B4.json",
                          {{"traffic_matrices", "matrices"}, {"traffic_matrix_pattern", "*.txt"}});
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("no traffic-matrix files matching '*.txt'"), std::string::npos)
@@ -659,7 +671,9 @@ TEST(TrafficEngineeringPlugin, MatrixDirectoryIsFilteredByAPattern) {
 namespace dede::te {
 namespace {
 
-Event MakeEvent(std::int64_t id, const std::string& kind, const std::string& target,
+Event MakeEvent(std::int64_t id,
+                const std::string& kind,
+                const std::string& target,
                 const std::string& payload_json) {
   Event event;
   event.id = id;
@@ -680,21 +694,29 @@ TEST(TrafficEngineeringPlugin, InboxEventsSetCapacitiesAndWholeMatricesFromTheir
   Build(settings, &plugin, &problem);
   std::string rejection;
   // A whole matrix: two pairs, every other demand 0; a capacity; then bad ones.
-  ASSERT_TRUE(plugin.ApplyEvent(1, MakeEvent(1, "traffic_matrix", "",
-                                             R"({"demands": [[0, 1, 100], ["0", "2", 50.5]]})"),
-                                &rejection).ok());
+  ASSERT_TRUE(
+      plugin
+          .ApplyEvent(
+              1,
+              MakeEvent(1, "traffic_matrix", "", R"({"demands": [[0, 1, 100], ["0", "2", 50.5]]})"),
+              &rejection)
+          .ok());
   EXPECT_EQ(rejection, "");
-  ASSERT_TRUE(plugin.ApplyEvent(1, MakeEvent(2, "link_capacity", "0->1", R"({"capacity": 7})"),
-                                &rejection).ok());
+  ASSERT_TRUE(
+      plugin.ApplyEvent(1, MakeEvent(2, "link_capacity", "0->1", R"({"capacity": 7})"), &rejection)
+          .ok());
   EXPECT_EQ(rejection, "");
-  ASSERT_TRUE(plugin.ApplyEvent(1, MakeEvent(3, "demand", "0->0", R"({"demand": 1})"),
-                                &rejection).ok());
+  ASSERT_TRUE(
+      plugin.ApplyEvent(1, MakeEvent(3, "demand", "0->0", R"({"demand": 1})"), &rejection).ok());
   EXPECT_NE(rejection.find("event 3 (demand): target '0->0' is not a pair with paths"),
             std::string::npos)
       << rejection;
-  ASSERT_TRUE(plugin.ApplyEvent(1, MakeEvent(4, "traffic_matrix", "",
-                                             R"({"demands": [[0, 1, 1], [0, 1, 2]]})"),
-                                &rejection).ok());
+  ASSERT_TRUE(
+      plugin
+          .ApplyEvent(1,
+                      MakeEvent(4, "traffic_matrix", "", R"({"demands": [[0, 1, 1], [0, 1, 2]]})"),
+                      &rejection)
+          .ok());
   EXPECT_NE(rejection.find("payload.demands[1]: the pair is listed twice"), std::string::npos)
       << rejection;
   ASSERT_TRUE(plugin.ApplyEvent(1, MakeEvent(5, "link_capacity", "99", R"({})"), &rejection).ok());
@@ -728,15 +750,17 @@ TEST(TrafficEngineeringPlugin, InboxAndConfiguredLinkEventsApplyInRoundOrder) {
   // fails from round 4 while the configuration fails it at round 4 too.
   ConfigNode node = MakeSettings([] {
     Settings s;
-    s.matrices = {"matrices/B4_real_0_1.0.csv", "matrices/B4_real_1_1.0.csv",
-                  "matrices/B4_real_2_1.0.csv", "matrices/B4_real_3_1.0.csv",
+    s.matrices = {"matrices/B4_real_0_1.0.csv",
+                  "matrices/B4_real_1_1.0.csv",
+                  "matrices/B4_real_2_1.0.csv",
+                  "matrices/B4_real_3_1.0.csv",
                   "matrices/B4_real_4_1.0.csv"};
     return s;
   }());
   ConfigNode events = ConfigNode::List("te_test.yaml", 1, 1, "plugin.settings.link_events");
   for (const auto& [round, link, action] :
-       std::vector<std::tuple<std::string, std::string, std::string>>{
-           {"3", "0->1", "recover"}, {"4", "0->2", "fail"}}) {
+       std::vector<std::tuple<std::string, std::string, std::string>>{{"3", "0->1", "recover"},
+                                                                      {"4", "0->2", "fail"}}) {
     ConfigNode e = ConfigNode::Map("te_test.yaml", 1, 1, "plugin.settings.link_events[]");
     e.Insert("round", Scalar("round", round));
     e.Insert("link", Scalar("link", link));

@@ -95,9 +95,8 @@ TEST(TopologyFormats, UndirectedFileEqualsItsExplicitTwoWayVersion) {
   for (const Link& l : directed->links) {
     if (l.src > l.dst) continue;
     ASSERT_EQ(directed->links[directed->LinkIndex(l.dst, l.src)].capacity, l.capacity);
-    doc << (first ? "" : ",") << R"({"source": )" << directed->node_ids[l.src]
-        << R"(, "target": )" << directed->node_ids[l.dst] << R"(, "capacity": )" << l.capacity
-        << "}";
+    doc << (first ? "" : ",") << R"({"source": )" << directed->node_ids[l.src] << R"(, "target": )"
+        << directed->node_ids[l.dst] << R"(, "capacity": )" << l.capacity << "}";
     first = false;
   }
   doc << "]}";
@@ -118,8 +117,7 @@ TEST(TopologyFormats, ParallelLinksAreRejectedOrMergedAsAsked) {
   ASSERT_FALSE(rejected.ok());
   const std::string m = rejected.status().message();
   EXPECT_TRUE(Contains(m, "links[1]") && Contains(m, "duplicate link 2 -> 1") &&
-              Contains(m, "links[0]") && Contains(m, "undirected") &&
-              Contains(m, "parallel_links"))
+              Contains(m, "links[0]") && Contains(m, "undirected") && Contains(m, "parallel_links"))
       << m;
   TopologyOptions sum;
   sum.parallel_links = ParallelLinks::kSum;
@@ -187,8 +185,9 @@ TEST(TopologyFormats, EdgeListCsvWithAByteOrderMarkAndNames) {
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ(t->report.format, "edge-list CSV");
   ASSERT_EQ(t->links.size(), 3u);
-  EXPECT_EQ(Arcs(t.value()), (std::map<std::pair<std::string, std::string>, double>{
-                          {{"A", "B"}, 5}, {{"B", "C"}, 7}, {{"C", "A"}, 9}}));
+  EXPECT_EQ(Arcs(t.value()),
+            (std::map<std::pair<std::string, std::string>, double>{
+                {{"A", "B"}, 5}, {{"B", "C"}, 7}, {{"C", "A"}, 9}}));
   TempFile bad("edges_bad.csv", "src,dst,capacity\nA,B,five\n");
   Result<Topology> e = LoadTopology(bad.path());
   ASSERT_FALSE(e.ok());
