@@ -17,19 +17,21 @@
 // sum is the original cost); log terms and the global expressions stay in their block.
 //
 // Where each step lives:
-//   decouple.cpp    build: the two copies, the blocks (decompose), their solvers; parameters,
-//                   cold and warm starts
+//   decouple.cpp    Build: Decouple (the two copies, the pairs), Decompose (the blocks),
+//                   their solvers, InitPenaltyWeights; parameters, cold and warm starts
 //   half_steps.cpp  the x half step, over-relaxation, the z half step with the dual update,
 //                   the global scalar alpha, Anderson acceleration
 //   residuals.cpp   primal and dual residuals, the allocation and its objective and violation
-//   penalty.cpp     rho and the global term's own penalty factor (residual balancing)
+//   penalty.cpp     rho and the penalty factors (residual balancing: AdaptPenalties)
 //   repair.cpp      feasibility repair by alternating projections
-//   fill.cpp        the second stage of a work-conserving max-min
-//   admm_solver.cpp the iteration (Solve) and the public AdmmSolver
+//   fill.cpp        the second stage of a work-conserving max-min (FillStage)
+//   admm_solver.cpp Solve step by step: Prepare, Iterate (Iteration, CheckResiduals,
+//                   AdaptPenalties), FillStage, Finish; and the public AdmmSolver
 #pragma once
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <atomic>
 #include <chrono>
@@ -122,7 +124,59 @@ class AdmmEngine {
   void Solve(std::stop_token stop, Allocation* allocation, SolveSummary* summary);
 
  private:
+  // A copy of the iteration's state (the second stage of a work-conserving max-min hands the
+  // first stage's on to the next solve).
+  struct PairState {
+    double z = 0, u = 0;
+  };
+  struct Iterates {
+    std::vector<PairState> ps;
+    std::vector<std::vector<double>> v[2];
+    double alpha = 0, rho = 0, global_weight = 1;
+    std::vector<double> pair_weight, copy_factor, block_factor;
+  };
+  // The state of one Solve, which its steps share (see admm_solver.cpp for the steps).
+  struct SolveRun {
+    engine::Clock::time_point start;
+    SolveSummary* summary = nullptr;
+    double budget = 0, iterate_limit = 0;  // seconds: the whole solve, the iterations
+    Termination termination = Termination::kMaxIterations;
+    std::string message;
+    double resource_seconds = 0, demand_seconds = 0;
+    int iterations = 0, rho_updates = 0;
+    // Penalty updates happen at residual checks: at the first check at or after every
+    // rho_update_every iterations (the multiples of it when it is a multiple of the check
+    // period).
+    int next_rho_update = 0;
+    bool has_integers = false;
+    bool failed = false;
+    bool integer_phase = false;
+    int integer_start = -1;
+    int relaxed_budget = 0, total_budget = 0;
+    bool inaccurate_ok = false;  // residuals within 10x their tolerances at the last check
+    IterationSummary last;
+    // The second stage of a work-conserving max-min (FillStage).
+    std::string fill_message;
+    std::vector<double> first_stage_values;
+    Iterates first_stage_state;
+    double fill_floor = -kInfinity;
+  };
+  // The steps of a solve.
+  void SetDeadline(const SolveRun& run, double seconds);
+  bool Prepare(SolveRun* run, tbb::task_arena& arena);
+  void Iterate(SolveRun* run, int first, int last);
+  bool Iteration(SolveRun* run, int k, bool measure, bool rho_update_due);
+  enum class Check { kGoOn, kNextIteration, kStop };
+  Check CheckResiduals(SolveRun* run, int k, IterationSummary* it);
+  void AdaptPenalties(SolveRun* run, int k, const IterationSummary& it, bool rho_update_due);
+  void FillStage(SolveRun* run, tbb::task_arena& arena);
+  void Summarize(const SolveRun& run);
+  void Finish(SolveRun* run, tbb::task_arena& arena, Allocation* allocation);
+
   void Build();
+  void Decouple();
+  void Decompose();
+  void InitPenaltyWeights();
   void AddBlockVar(Block* block, VarId var, int pair);
   void RefreshParameters();
   // [rho_min, rho_max], widened to take in the initial rho: the range every rho update keeps
@@ -198,6 +252,7 @@ class AdmmEngine {
     bool active = false;
     SlotValues linear, quadratic, prox_weight;
   };
+  bool PrepareProjections(std::vector<SavedCosts>* swapped, std::string* message);
   // Puts back the iterations' costs of every block saved[side][block] holds.
   void RestoreCosts(std::vector<SavedCosts>* saved);
   static std::string ProjectorError(const Block& block);
@@ -227,24 +282,13 @@ class AdmmEngine {
   std::vector<int> global_pairs_;  // pairs of the global term, in GlobalTerm::blocks order
   int global_side_ = -1;           // side whose blocks hold t_b (-1: no global term)
 
-  // The demand side's iterates of each consensus pair, indexed by pair (pairs are numbered
-  // in VarId order, which is demand order for the bundled plugins: the demand half step
-  // reads them in sequence). x lives on the resource side (side0_x_; alpha for a global copy whose
-  // resource side is the global scalar) and xh = a x + (1 - a) z is formed where it is used, so a
-  // pair holds only the demand side's z and the scaled dual u.
-  struct PairState {
-    double z = 0, u = 0;
-  };
-  // A copy of the iteration's state (the second stage of a work-conserving max-min hands the
-  // first stage's on to the next solve).
-  struct Iterates {
-    std::vector<PairState> ps;
-    std::vector<std::vector<double>> v[2];
-    double alpha = 0, rho = 0, global_weight = 1;
-    std::vector<double> pair_weight, copy_factor, block_factor;
-  };
   void SaveIterates(Iterates* out) const;
   void RestoreIterates(Iterates* in);
+  // The demand side's iterates of each consensus pair, indexed by pair (pairs are numbered
+  // in VarId order, which is demand order for the bundled plugins: the demand half step
+  // reads them in sequence). x lives on the resource side (side0_x_; alpha for a global copy
+  // whose resource side is the global scalar) and xh = a x + (1 - a) z is formed where it is
+  // used, so a pair holds only the demand side's z and the scaled dual u.
   std::vector<PairState> ps_;
   bool targets_stale_ = true;      // resource blocks' targets not yet z - u of the current pairs
   bool xh_ready_ = false;          // xh_ holds this iteration's xh (MaterializeXh)

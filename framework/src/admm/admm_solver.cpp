@@ -1,5 +1,5 @@
-// The ADMM iteration (AdmmEngine::Solve) and the public AdmmSolver; the steps it calls are
-// in the files listed in admm_engine.h.
+// One solve (AdmmEngine::Solve) step by step, and the public AdmmSolver; the steps the
+// iteration calls are in the files listed in admm_engine.h.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -23,51 +23,89 @@ namespace internal {
 
 using namespace engine;
 
+// One solve, step by step (each step a method below or in the file admm_engine.h names):
+//   Prepare      validate and refresh the blocks, integer solvers, cold start, Anderson
+//   Iterate      k = 1, 2, ...: Iteration (x half step with over-relaxation, alpha, Anderson,
+//                z half step with the dual update), then on a check iteration CheckResiduals
+//                (residuals, trace, convergence, the integer phase) and AdaptPenalties (rho
+//                and the penalty factors)
+//   FillStage    the second stage of a work-conserving max-min (fill.cpp)
+//   Finish       the allocation from the chosen side, the repair, the final measure
 void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummary* summary) {
-  const auto start = Clock::now();
+  SolveRun run;
+  run.start = Clock::now();
+  run.summary = summary;
   // The time limit covers the repair too: the iterations stop early enough to leave it the
   // time the last repair took (at most half the budget), or a tenth of the budget before the
   // first repair of this engine (which also builds the projectors). Kdl max flow with 2 s:
   // the round took 2.86 s before (a 0.7 s repair after the full 2 s of iterations).
-  const double budget = options_.time_limit_seconds;
-  double iterate_limit = budget;
-  if (options_.repair && std::isfinite(budget)) {
-    iterate_limit -=
-        last_repair_seconds_ >= 0 ? std::min(last_repair_seconds_, 0.5 * budget) : 0.1 * budget;
+  run.budget = options_.time_limit_seconds;
+  run.iterate_limit = run.budget;
+  if (options_.repair && std::isfinite(run.budget)) {
+    run.iterate_limit -= last_repair_seconds_ >= 0
+                             ? std::min(last_repair_seconds_, 0.5 * run.budget)
+                             : 0.1 * run.budget;
   }
-  const auto set_deadline = [&](double seconds) {
-    std::int64_t deadline = 0;
-    if (std::isfinite(seconds)) {
-      deadline = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                     (start + std::chrono::duration<double>(seconds)).time_since_epoch())
-                     .count();
-    }
-    deadline_ns_.store(deadline, std::memory_order_relaxed);
-  };
-  set_deadline(iterate_limit);
+  SetDeadline(run, run.iterate_limit);
   stop_ = stop;
   *summary = SolveSummary();
   summary->method = "admm";
   // Later solves reuse the structure: their setup is the block refresh inside the solve.
   summary->setup_seconds = setup_reported_ ? 0.0 : setup_seconds_;
   setup_reported_ = true;
+  tbb::task_arena arena(ThreadCount());
+  if (!Prepare(&run, arena)) return;
+  run.next_rho_update = options_.rho_update_every;
+  run.relaxed_budget = options_.max_iterations;
+  run.total_budget = run.relaxed_budget + (run.has_integers ? options_.integer_iterations : 0);
+  arena.execute([&] { Iterate(&run, 1, run.total_budget); });
+  FillStage(&run, arena);
+  Summarize(run);
+  if (run.failed) {
+    summary->termination = run.termination;
+    summary->message = run.message + run.fill_message;
+    summary->total_seconds = summary->setup_seconds + summary->solve_seconds;
+    cold_ = true;
+    return;
+  }
+  if (run.termination == Termination::kMaxIterations) {
+    if (run.inaccurate_ok) {
+      run.termination = Termination::kConvergedInaccurate;
+      run.message = "Residuals within 10x tolerance when the iteration budget ran out.";
+    } else {
+      run.message = "Iteration budget of " + std::to_string(run.total_budget) + " used up.";
+    }
+  }
+  Finish(&run, arena, allocation);
+}
+
+void AdmmEngine::SetDeadline(const SolveRun& run, double seconds) {
+  std::int64_t deadline = 0;
+  if (std::isfinite(seconds)) {
+    deadline = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   (run.start + std::chrono::duration<double>(seconds)).time_since_epoch())
+                   .count();
+  }
+  deadline_ns_.store(deadline, std::memory_order_relaxed);
+}
+
+bool AdmmEngine::Prepare(SolveRun* run, tbb::task_arena& arena) {
+  SolveSummary* summary = run->summary;
   std::string error;
   if (!setup_error_.empty()) {
     summary->message = "Setup failed: " + setup_error_;
-    return;
+    return false;
   }
   if (!options_.IsValid(&error)) {
     summary->message = error;
-    return;
+    return false;
   }
-  const int threads = ThreadCount();
-  summary->num_threads = threads;
-  tbb::task_arena arena(threads);
+  summary->num_threads = ThreadCount();
   if (problem_.revision() != seen_revision_) {
     const auto t_validate = Clock::now();
     if (!problem_.Validate(&error)) {
       summary->message = "Invalid problem: " + error;
-      return;
+      return false;
     }
     const double validate_s = Seconds(t_validate);
     const auto t_refresh = Clock::now();
@@ -79,8 +117,8 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
                    Seconds(t_refresh));
     }
   }
-  const bool has_integers = problem_.HasIntegers();
-  if (has_integers) {
+  run->has_integers = problem_.HasIntegers();
+  if (run->has_integers) {
     BlockSolverOptions solver_options;
     solver_options.node_limit = options_.block_node_limit;
     solver_options.deadline_ns = &deadline_ns_;
@@ -93,7 +131,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
         block.integer_solver = CreateBlockSolver(flagged, solver_options, &why);
         if (!block.integer_solver) {
           summary->message = "Setup failed: " + why;
-          return;
+          return false;
         }
       }
     }
@@ -124,215 +162,147 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   } else {
     anderson_.reset();
   }
+  return true;
+}
 
-  Termination termination = Termination::kMaxIterations;
-  std::string message;
-  double resource_seconds = 0, demand_seconds = 0;
-  int iterations = 0, rho_updates = 0;
-  // Penalty updates happen at residual checks: at the first check at or after every
-  // rho_update_every iterations (the multiples of it when it is a multiple of the check period).
-  int next_rho_update = options_.rho_update_every;
-  bool failed = false;
-  bool integer_phase = false;
-  int integer_start = -1;
-  const int relaxed_budget = options_.max_iterations;
-  const int total_budget = relaxed_budget + (has_integers ? options_.integer_iterations : 0);
-  bool inaccurate_ok = false;
-  IterationSummary last;
-
-  // The iterations from k = first to last (the second stage of a work-conserving max-min
-  // continues the numbering).
-  const auto iterate = [&](int first, int last_k) {
-    for (int k = first; k <= last_k; ++k) {
-      if (stop.stop_requested()) {
-        termination = Termination::kCancelled;
-        message = "Stop requested after " + std::to_string(iterations) + " iterations.";
-        break;
-      }
-      if (Seconds(start) > iterate_limit) {
-        termination = Termination::kTimeLimit;
-        message = "Time limit " + std::to_string(options_.time_limit_seconds) +
-                  " s reached after " + std::to_string(iterations) + " iterations" +
-                  (iterate_limit < budget ? " (" + std::to_string(budget - iterate_limit) +
-                                                " s of it kept for the repair)"
-                                          : std::string()) +
-                  ".";
-        break;
-      }
-      if (has_integers && !integer_phase && k > relaxed_budget) {
-        integer_phase = true;
-        integer_start = k;
-      }
-      const bool measure = k % options_.check_termination_every == 0;
-      if (measure) std::fill(norms_.begin(), norms_.end(), Norms{});
-      relaxation_ = integer_phase ? 1.0 : options_.relaxation;
-      auto t0 = Clock::now();
-      if (!HalfStep(0, integer_phase, measure, &message, &termination)) {
-        failed = !Interrupted(termination);
-        break;
-      }
-      UpdateGlobalAlpha(0, measure);
-      if (anderson_ && !integer_phase && k % options_.anderson_interval == 0) Accelerate();
-      resource_seconds += Seconds(t0);
-      t0 = Clock::now();
-      // The global pairs' z before this half step, for their penalty balancing at a rho update.
-      const bool rho_update_due = measure && k >= next_rho_update;
-      if (rho_update_due && !global_pairs_.empty() && options_.global_rho_balancing) {
-        global_z_prev_.resize(global_pairs_.size());
-        for (std::size_t g = 0; g < global_pairs_.size(); ++g)
-          global_z_prev_[g] = ps_[global_pairs_[g]].z;
-      }
-      // Every pair's z before this half step, for the per-block balancing at a rho update.
-      if (rho_update_due && balanced_side_ >= 0 &&
-          options_.rho_update == RhoUpdate::kResidualBalancing) {
-        z_prev_.resize(ps_.size());
-        for (std::size_t p = 0; p < ps_.size(); ++p) z_prev_[p] = ps_[p].z;
-      }
-      if (!HalfStep(1, integer_phase, measure, &message, &termination)) {
-        failed = !Interrupted(termination);
-        if (!failed) iterations = k;
-        break;
-      }
-      UpdateGlobalAlpha(1, measure);
-      demand_seconds += Seconds(t0);
-      iterations = k;
-
-      if (k % options_.check_termination_every != 0) continue;
-      IterationSummary it;
-      it.iteration = k;
-      Residuals(&it, /*want_objective=*/true);
-      it.seconds = Seconds(start);
-      summary->trace.push_back(it);
-      last = it;
-      if (options_.verbose) {
-        std::fprintf(stderr,
-                     "admm %6d  %8.3f s  r_prim %.3e (tol %.3e)  r_dual %.3e (tol %.3e)  rho %.3g"
-                     "  obj %.9g\n",
-                     k,
-                     it.seconds,
-                     it.primal_residual,
-                     it.primal_tolerance,
-                     it.dual_residual,
-                     it.dual_tolerance,
-                     it.rho,
-                     it.objective);
-      }
-      if (observer_ && !observer_(it)) {
-        termination = Termination::kCancelled;
-        message = "Stopped by the observer after " + std::to_string(k) + " iterations.";
-        break;
-      }
-      const bool converged =
-          it.primal_residual <= it.primal_tolerance && it.dual_residual <= it.dual_tolerance;
-      inaccurate_ok = it.primal_residual <= 10 * it.primal_tolerance &&
-                      it.dual_residual <= 10 * it.dual_tolerance;
-      if (converged) {
-        if (has_integers && !integer_phase) {
-          // The relaxation has converged: continue with exact integer block solves.
-          integer_phase = true;
-          integer_start = k;
-          continue;
-        }
-        termination = Termination::kConverged;
-        std::ostringstream out;
-        out.precision(2);
-        out << std::scientific << "Primal residual " << it.primal_residual
-            << " <= " << it.primal_tolerance << ", dual residual " << it.dual_residual
-            << " <= " << it.dual_tolerance << ".";
-        message = out.str();
-        break;
-      }
-      if (integer_phase && integer_start > 0 && k - integer_start >= options_.integer_iterations) {
-        break;
-      }
-      if (integer_phase && options_.integer_rho_growth > 1 &&
-          rho_ * options_.integer_rho_growth <= RhoCeiling()) {
-        // Nonconvex ADMM over integer blocks can cycle between integral points that each side
-        // prefers; a growing penalty forces the two copies onto a common integral point.
-        const double proposed = rho_ * options_.integer_rho_growth;
-        for (PairState& q : ps_) q.u *= rho_ / proposed;
-        InvalidateTargets();
-        SetRho(proposed);
-        ++rho_updates;
-      }
-      if (options_.rho_update == RhoUpdate::kResidualBalancing && !integer_phase &&
-          rho_update_due) {
-        next_rho_update = k + options_.rho_update_every;
-        // Balance the residuals relative to their own scales (OSQP, section 5.2).
-        const double pn = it.primal_residual / std::max(xz_norm_, 1e-300);
-        const double dn = it.dual_residual / std::max(rho_ * u_norm_, 1e-300);
-        if (pn > 0 && dn > 0 && std::isfinite(pn) && std::isfinite(dn)) {
-          // The initial rho widens [rho_min, rho_max] rather than being pulled into it: a
-          // rho set above rho_max (max-flow TE starts at 1e7) must not drop 10x at the first
-          // update because of the bound alone, whatever the residuals say.
-          const double proposed = std::clamp(rho_ * std::sqrt(pn / dn), RhoFloor(), RhoCeiling());
-          if (proposed > rho_ * options_.rho_update_tolerance ||
-              proposed < rho_ / options_.rho_update_tolerance) {
-            // Scaled duals u = y / rho must follow rho.
-            const double scale = rho_ / proposed;
-            for (PairState& q : ps_) q.u *= scale;
-            InvalidateTargets();
-            SetRho(proposed);
-            ++rho_updates;
-          }
-        }
-        if (options_.global_rho_balancing) {
-          if (BalanceGlobalWeight()) ++rho_updates;
-          if (options_.global_copy_balancing) BalanceCopies();
-        }
-        BalanceBlocks();
-      }
+// The iterations from k = first to last (the second stage of a work-conserving max-min
+// continues the numbering).
+void AdmmEngine::Iterate(SolveRun* run, int first, int last_k) {
+  for (int k = first; k <= last_k; ++k) {
+    if (stop_.stop_requested()) {
+      run->termination = Termination::kCancelled;
+      run->message = "Stop requested after " + std::to_string(run->iterations) + " iterations.";
+      return;
     }
-  };
-  arena.execute([&] { iterate(1, total_budget); });
-  // Work-conserving max-min: once the minimum is found, maximise the total of the global
-  // term's expressions with every one kept at or above it (see FillAfterMaxMin).
-  std::string fill_message;
-  std::vector<double> first_stage_values;  // kept while the second stage runs
-  // The first stage's iterates: the next solve warm-starts from them, not from the second
-  // stage's (whose t_b were fixed), so a new round's minimum is found as fast as without it.
-  Iterates first_stage_state;
-  double fill_floor = -kInfinity;
-  if (!failed && options_.fill_after_max_min && global_side_ >= 0 && !has_integers &&
-      problem_.global_term().kind == GlobalKind::kMaxMin &&
-      (termination == Termination::kConverged || inaccurate_ok) && Seconds(start) < iterate_limit) {
-    const Termination first_termination = termination;
-    const std::string first_message = message;
-    const int first_iterations = iterations;
-    double floor = 0, total_before = 0;
-    arena.execute([&] {
-      GatherValues(&first_stage_values,
-                   options_.final_iterate == FinalIterate::kResourceSide ? 0 : 1);
-      SaveIterates(&first_stage_state);
-      BeginFill(&floor, &total_before);
-    });
-    fill_floor = floor;
-    termination = Termination::kMaxIterations;
-    inaccurate_ok = false;
-    arena.execute([&] { iterate(iterations + 1, iterations + options_.max_iterations); });
-    double total_after = 0;
-    arena.execute([&] { total_after = EndFill(); });
-    summary->fill_iterations = iterations - first_iterations;
-    std::ostringstream out;
-    out.precision(6);
-    out << " Then " << summary->fill_iterations << " iterations maximising the total of the "
-        << "max-min expressions, each >= " << floor << ": total " << total_before << " -> "
-        << total_after << " ("
-        << TerminationName(failed ? termination
-                                  : (termination == Termination::kMaxIterations && inaccurate_ok
-                                         ? Termination::kConvergedInaccurate
-                                         : termination))
-        << ").";
-    fill_message = out.str();
-    if (!failed) {
-      // The allocation holds the minimum found by the first stage whatever the second did
-      // within its budget: the solve's outcome is the first stage's.
-      termination = first_termination;
-      message = first_message;
+    if (Seconds(run->start) > run->iterate_limit) {
+      run->termination = Termination::kTimeLimit;
+      run->message = "Time limit " + std::to_string(options_.time_limit_seconds) +
+                     " s reached after " + std::to_string(run->iterations) + " iterations" +
+                     (run->iterate_limit < run->budget
+                          ? " (" + std::to_string(run->budget - run->iterate_limit) +
+                                " s of it kept for the repair)"
+                          : std::string()) +
+                     ".";
+      return;
     }
+    if (run->has_integers && !run->integer_phase && k > run->relaxed_budget) {
+      run->integer_phase = true;
+      run->integer_start = k;
+    }
+    const bool measure = k % options_.check_termination_every == 0;
+    const bool rho_update_due = measure && k >= run->next_rho_update;
+    if (!Iteration(run, k, measure, rho_update_due)) return;
+    if (!measure) continue;
+    IterationSummary it;
+    switch (CheckResiduals(run, k, &it)) {
+      case Check::kStop:
+        return;
+      case Check::kNextIteration:
+        continue;
+      case Check::kGoOn:
+        break;
+    }
+    AdaptPenalties(run, k, it, rho_update_due);
   }
-  summary->iterations = iterations;
-  summary->rho_updates = rho_updates;
+}
+
+// One ADMM iteration: the x half step (resource blocks) with over-relaxation, the global
+// scalar alpha, the Anderson step, the z half step (demand blocks) with the dual update.
+bool AdmmEngine::Iteration(SolveRun* run, int k, bool measure, bool rho_update_due) {
+  if (measure) std::fill(norms_.begin(), norms_.end(), Norms{});
+  relaxation_ = run->integer_phase ? 1.0 : options_.relaxation;
+  auto t0 = Clock::now();
+  if (!HalfStep(0, run->integer_phase, measure, &run->message, &run->termination)) {
+    run->failed = !Interrupted(run->termination);
+    return false;
+  }
+  UpdateGlobalAlpha(0, measure);
+  if (anderson_ && !run->integer_phase && k % options_.anderson_interval == 0) Accelerate();
+  run->resource_seconds += Seconds(t0);
+  t0 = Clock::now();
+  // The global pairs' z before this half step, for their penalty balancing at a rho update.
+  if (rho_update_due && !global_pairs_.empty() && options_.global_rho_balancing) {
+    global_z_prev_.resize(global_pairs_.size());
+    for (std::size_t g = 0; g < global_pairs_.size(); ++g)
+      global_z_prev_[g] = ps_[global_pairs_[g]].z;
+  }
+  // Every pair's z before this half step, for the per-block balancing at a rho update.
+  if (rho_update_due && balanced_side_ >= 0 &&
+      options_.rho_update == RhoUpdate::kResidualBalancing) {
+    z_prev_.resize(ps_.size());
+    for (std::size_t p = 0; p < ps_.size(); ++p) z_prev_[p] = ps_[p].z;
+  }
+  if (!HalfStep(1, run->integer_phase, measure, &run->message, &run->termination)) {
+    run->failed = !Interrupted(run->termination);
+    if (!run->failed) run->iterations = k;
+    return false;
+  }
+  UpdateGlobalAlpha(1, measure);
+  run->demand_seconds += Seconds(t0);
+  run->iterations = k;
+  return true;
+}
+
+// A check iteration: residuals into the trace, the observer, convergence (which, with integer
+// variables, starts the integer phase) and the end of the integer phase.
+AdmmEngine::Check AdmmEngine::CheckResiduals(SolveRun* run, int k, IterationSummary* out) {
+  IterationSummary& it = *out;
+  it.iteration = k;
+  Residuals(&it, /*want_objective=*/true);
+  it.seconds = Seconds(run->start);
+  run->summary->trace.push_back(it);
+  run->last = it;
+  if (options_.verbose) {
+    std::fprintf(stderr,
+                 "admm %6d  %8.3f s  r_prim %.3e (tol %.3e)  r_dual %.3e (tol %.3e)  rho %.3g"
+                 "  obj %.9g\n",
+                 k,
+                 it.seconds,
+                 it.primal_residual,
+                 it.primal_tolerance,
+                 it.dual_residual,
+                 it.dual_tolerance,
+                 it.rho,
+                 it.objective);
+  }
+  if (observer_ && !observer_(it)) {
+    run->termination = Termination::kCancelled;
+    run->message = "Stopped by the observer after " + std::to_string(k) + " iterations.";
+    return Check::kStop;
+  }
+  const bool converged =
+      it.primal_residual <= it.primal_tolerance && it.dual_residual <= it.dual_tolerance;
+  run->inaccurate_ok =
+      it.primal_residual <= 10 * it.primal_tolerance && it.dual_residual <= 10 * it.dual_tolerance;
+  if (converged) {
+    if (run->has_integers && !run->integer_phase) {
+      // The relaxation has converged: continue with exact integer block solves.
+      run->integer_phase = true;
+      run->integer_start = k;
+      return Check::kNextIteration;
+    }
+    run->termination = Termination::kConverged;
+    std::ostringstream out_message;
+    out_message.precision(2);
+    out_message << std::scientific << "Primal residual " << it.primal_residual
+                << " <= " << it.primal_tolerance << ", dual residual " << it.dual_residual
+                << " <= " << it.dual_tolerance << ".";
+    run->message = out_message.str();
+    return Check::kStop;
+  }
+  if (run->integer_phase && run->integer_start > 0 &&
+      k - run->integer_start >= options_.integer_iterations) {
+    return Check::kStop;
+  }
+  return Check::kGoOn;
+}
+
+// The solve's figures beside the allocation: iterations, penalties, their factors' ranges,
+// Anderson, the time per side and the last residuals.
+void AdmmEngine::Summarize(const SolveRun& run) {
+  SolveSummary* summary = run.summary;
+  summary->iterations = run.iterations;
+  summary->rho_updates = run.rho_updates;
   summary->entry_weight_min = entry_weight_range_[0];
   summary->entry_weight_max = entry_weight_range_[1];
   if (balanced_side_ >= 0) {
@@ -363,54 +333,43 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
     summary->anderson_rejections = anderson_->stats().rejections;
   }
   summary->rho = rho_;
-  summary->resource_seconds = resource_seconds;
-  summary->demand_seconds = demand_seconds;
-  summary->primal_residual = last.primal_residual;
-  summary->dual_residual = last.dual_residual;
-  summary->solve_seconds = Seconds(start);
-  if (failed) {
-    summary->termination = termination;
-    summary->message = message + fill_message;
-    summary->total_seconds = summary->setup_seconds + summary->solve_seconds;
-    cold_ = true;
-    return;
-  }
-  if (termination == Termination::kMaxIterations) {
-    if (inaccurate_ok) {
-      termination = Termination::kConvergedInaccurate;
-      message = "Residuals within 10x tolerance when the iteration budget ran out.";
-    } else {
-      message = "Iteration budget of " + std::to_string(total_budget) + " used up.";
-    }
-  }
-  // Final allocation: the chosen side's entries, then repair, which may use the rest of the
-  // budget.
-  set_deadline(budget);
+  summary->resource_seconds = run.resource_seconds;
+  summary->demand_seconds = run.demand_seconds;
+  summary->primal_residual = run.last.primal_residual;
+  summary->dual_residual = run.last.dual_residual;
+  summary->solve_seconds = Seconds(run.start);
+}
+
+// The allocation: the chosen side's entries, then the repair, which may use the rest of the
+// budget, then the one measure of violation and objective the summary reports.
+void AdmmEngine::Finish(SolveRun* run, tbb::task_arena& arena, Allocation* allocation) {
+  SolveSummary* summary = run->summary;
+  SetDeadline(*run, run->budget);
   const auto repair_start = Clock::now();
   std::vector<double> values;
   arena.execute([&] {
     GatherValues(&values, options_.final_iterate == FinalIterate::kResourceSide ? 0 : 1);
   });
-  if (!first_stage_state.ps.empty()) RestoreIterates(&first_stage_state);
+  if (!run->first_stage_state.ps.empty()) RestoreIterates(&run->first_stage_state);
   int rounds = 0;
   std::string repair_message;
   bool repaired = true;
   if (options_.repair) {
     arena.execute([&] { repaired = Repair(&values, &rounds, &repair_message); });
   }
-  if (!first_stage_values.empty()) {
+  if (!run->first_stage_values.empty()) {
     // The second stage must not cost the minimum more than fill_slack beyond its floor (it
     // can, when its budget ends before the copies agree and the repair trims the
     // expressions): then the first stage's allocation is returned instead.
     const double minimum = Global(values).minimum;
-    const double allowed = fill_floor - options_.fill_slack * std::abs(fill_floor);
+    const double allowed = run->fill_floor - options_.fill_slack * std::abs(run->fill_floor);
     if (!(minimum >= allowed)) {
       std::ostringstream out;
       out.precision(6);
       out << " The second stage's allocation was dropped: its minimum " << minimum << " < "
           << allowed << "; the first stage's is returned.";
-      fill_message += out.str();
-      values = std::move(first_stage_values);
+      run->fill_message += out.str();
+      values = std::move(run->first_stage_values);
       rounds = 0;
       repair_message.clear();
       repaired = true;
@@ -434,8 +393,8 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
                  summary->repair_seconds,
                  Seconds(check_start));
   }
-  summary->termination = termination;
-  summary->message = message + fill_message;
+  summary->termination = run->termination;
+  summary->message = run->message + run->fill_message;
   if (!repaired || !summary->feasible) {
     std::ostringstream out;
     out << " Allocation is NOT feasible: max violation " << summary->max_violation
@@ -446,8 +405,8 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
     summary->message += " Repaired in " + std::to_string(rounds) + " projection rounds.";
   }
   allocation->values = std::move(values);
-  summary->solve_seconds = Seconds(start) - summary->repair_seconds;
-  summary->total_seconds = summary->setup_seconds + Seconds(start);
+  summary->solve_seconds = Seconds(run->start) - summary->repair_seconds;
+  summary->total_seconds = summary->setup_seconds + Seconds(run->start);
 }
 
 }  // namespace internal

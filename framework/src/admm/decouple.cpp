@@ -29,12 +29,35 @@ void AdmmEngine::AddBlockVar(Block* block, VarId var, int pair) {
   block->vars.push_back({var, pair});
 }
 
+// Build: decouple (two copies of every entry), decompose (a block per resource and per
+// demand), parameters, penalties, solvers, and the resource side's flat arrays.
 void AdmmEngine::Build() {
   std::string error;
   if (!options_.IsValid(&error) || !problem_.Validate(&error)) {
     setup_error_ = error;
     return;
   }
+  Decouple();
+  Decompose();
+  tbb::task_arena(ThreadCount()).execute([&] { RefreshParameters(); });
+  rho_ = options_.rho;  // the solvers are built, and primed, with the penalty they start with
+  InitPenaltyWeights();
+  if (!CreateSolvers(&error)) {
+    setup_error_ = error;
+  } else {
+    PrimeSolvers();
+  }
+  const std::size_t np = pairs_.size();
+  ps_.assign(np, PairState{});
+  norms_.assign(blocks_[1].size() + 1, Norms{});
+  BuildSideArrays();
+}
+
+// Every entry's resource-side copy x goes to its resource's block and its demand-side copy z
+// to its demand's block, joined by a consensus pair; a local goes to its owner's block; a
+// max-min / min-max term gets a copy t_b in each participating block, paired with the global
+// scalar alpha on the other side. Constraints and log terms follow their blocks.
+void AdmmEngine::Decouple() {
   for (int s = 0; s < 2; ++s) {
     const int n = s == 0 ? problem_.num_resources() : problem_.num_demands();
     blocks_[s].resize(n);
@@ -84,6 +107,12 @@ void AdmmEngine::Build() {
     const BlockId id = problem_.log_terms()[k].block;
     blocks_[SideIndex(id.side)][id.index].log_terms.push_back(k);
   }
+}
+
+// Each block's subproblem structure (its variables' slots, rows, log terms), its work estimate,
+// and the order the blocks of a side are scheduled in.
+void AdmmEngine::Decompose() {
+  const GlobalTerm& global = problem_.global_term();
   // Block structure: map problem variables to slots, allocate rows and logs.
   for (int s = 0; s < 2; ++s) {
     for (Block& block : blocks_[s]) {
@@ -155,8 +184,11 @@ void AdmmEngine::Build() {
       return blocks_[s][a].work > blocks_[s][b].work;
     });
   }
-  tbb::task_arena(ThreadCount()).execute([&] { RefreshParameters(); });
-  rho_ = options_.rho;  // the solvers are built, and primed, with the penalty they start with
+}
+
+// Every pair's penalty factor: 1, or with equilibration the column scaling below; the
+// per-copy and per-block factors start at 1.
+void AdmmEngine::InitPenaltyWeights() {
   pair_weight_.assign(pairs_.size(), 1.0);
   if (options_.equilibrate) {
     // Column equilibration of the entries: a pair's penalty follows the square of its largest
@@ -204,15 +236,6 @@ void AdmmEngine::Build() {
                                                                              : -1;
   copy_factor_.assign(global_pairs_.size(), 1.0);
   block_factor_.assign(balanced_side_ >= 0 ? blocks_[balanced_side_].size() : 0, 1.0);
-  if (!CreateSolvers(&error)) {
-    setup_error_ = error;
-  } else {
-    PrimeSolvers();
-  }
-  const std::size_t np = pairs_.size();
-  ps_.assign(np, PairState{});
-  norms_.assign(blocks_[1].size() + 1, Norms{});
-  BuildSideArrays();
 }
 
 // Copies the current parameter values (bounds, costs, rhs, coefficients, weights) from the

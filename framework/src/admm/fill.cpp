@@ -126,4 +126,54 @@ double AdmmEngine::EndFill() {
   return Global(values).total;
 }
 
+// Work-conserving max-min: once the minimum is found, maximise the total of the global term's
+// expressions with every one kept at or above it (AdmmOptions::fill_after_max_min). The first
+// stage's allocation and iterates are kept: the next solve warm-starts from the first stage's
+// iterates (the second stage's t_b were fixed), and Finish falls back to its allocation when
+// the second stage cost the minimum more than fill_slack.
+void AdmmEngine::FillStage(SolveRun* run, tbb::task_arena& arena) {
+  if (run->failed || !options_.fill_after_max_min || global_side_ < 0 || run->has_integers ||
+      problem_.global_term().kind != GlobalKind::kMaxMin ||
+      !(run->termination == Termination::kConverged || run->inaccurate_ok) ||
+      !(Seconds(run->start) < run->iterate_limit)) {
+    return;
+  }
+  const Termination first_termination = run->termination;
+  const std::string first_message = run->message;
+  const int first_iterations = run->iterations;
+  double floor = 0, total_before = 0;
+  arena.execute([&] {
+    GatherValues(&run->first_stage_values,
+                 options_.final_iterate == FinalIterate::kResourceSide ? 0 : 1);
+    SaveIterates(&run->first_stage_state);
+    BeginFill(&floor, &total_before);
+  });
+  run->fill_floor = floor;
+  run->termination = Termination::kMaxIterations;
+  run->inaccurate_ok = false;
+  arena.execute(
+      [&] { Iterate(run, run->iterations + 1, run->iterations + options_.max_iterations); });
+  double total_after = 0;
+  arena.execute([&] { total_after = EndFill(); });
+  run->summary->fill_iterations = run->iterations - first_iterations;
+  std::ostringstream out;
+  out.precision(6);
+  out << " Then " << run->summary->fill_iterations << " iterations maximising the total of the "
+      << "max-min expressions, each >= " << floor << ": total " << total_before << " -> "
+      << total_after << " ("
+      << TerminationName(
+             run->failed ? run->termination
+                         : (run->termination == Termination::kMaxIterations && run->inaccurate_ok
+                                ? Termination::kConvergedInaccurate
+                                : run->termination))
+      << ").";
+  run->fill_message = out.str();
+  if (!run->failed) {
+    // The allocation holds the minimum found by the first stage whatever the second did
+    // within its budget: the solve's outcome is the first stage's.
+    run->termination = first_termination;
+    run->message = first_message;
+  }
+}
+
 }  // namespace dede::internal

@@ -196,4 +196,51 @@ void AdmmEngine::BalanceBlocks() {
   if (anderson_) anderson_->Reset();
 }
 
+// After a check iteration: with integers, a growing rho forces the copies onto one integral
+// point; otherwise, at a rho update, residual balancing of rho (OSQP, section 5.2) and of the
+// penalty factors.
+void AdmmEngine::AdaptPenalties(SolveRun* run,
+                                int k,
+                                const IterationSummary& it,
+                                bool rho_update_due) {
+  if (run->integer_phase && options_.integer_rho_growth > 1 &&
+      rho_ * options_.integer_rho_growth <= RhoCeiling()) {
+    // Nonconvex ADMM over integer blocks can cycle between integral points that each side
+    // prefers; a growing penalty forces the two copies onto a common integral point.
+    const double proposed = rho_ * options_.integer_rho_growth;
+    for (PairState& q : ps_) q.u *= rho_ / proposed;
+    InvalidateTargets();
+    SetRho(proposed);
+    ++run->rho_updates;
+  }
+  if (options_.rho_update != RhoUpdate::kResidualBalancing || run->integer_phase ||
+      !rho_update_due) {
+    return;
+  }
+  run->next_rho_update = k + options_.rho_update_every;
+  // Balance the residuals relative to their own scales (OSQP, section 5.2).
+  const double pn = it.primal_residual / std::max(xz_norm_, 1e-300);
+  const double dn = it.dual_residual / std::max(rho_ * u_norm_, 1e-300);
+  if (pn > 0 && dn > 0 && std::isfinite(pn) && std::isfinite(dn)) {
+    // The initial rho widens [rho_min, rho_max] rather than being pulled into it: a rho set
+    // above rho_max (max-flow TE starts at 1e7) must not drop 10x at the first update because
+    // of the bound alone, whatever the residuals say.
+    const double proposed = std::clamp(rho_ * std::sqrt(pn / dn), RhoFloor(), RhoCeiling());
+    if (proposed > rho_ * options_.rho_update_tolerance ||
+        proposed < rho_ / options_.rho_update_tolerance) {
+      // Scaled duals u = y / rho must follow rho.
+      const double scale = rho_ / proposed;
+      for (PairState& q : ps_) q.u *= scale;
+      InvalidateTargets();
+      SetRho(proposed);
+      ++run->rho_updates;
+    }
+  }
+  if (options_.global_rho_balancing) {
+    if (BalanceGlobalWeight()) ++run->rho_updates;
+    if (options_.global_copy_balancing) BalanceCopies();
+  }
+  BalanceBlocks();
+}
+
 }  // namespace dede::internal

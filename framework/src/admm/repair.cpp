@@ -27,9 +27,6 @@ using namespace engine;
 // constraint within the tolerance. Starting from a converged ADMM point the first few rounds
 // move the allocation by about the primal residual.
 bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* message) {
-  BlockSolverOptions solver_options;
-  solver_options.node_limit = options_.block_node_limit;
-  solver_options.deadline_ns = &deadline_ns_;
   const double tol = options_.feasibility_tolerance;
   // Aim a little below the tolerance so rounding in the final measurement cannot tip it over.
   const double target = 0.5 * tol;
@@ -38,55 +35,8 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
   // parallel (Kdl TE, 1.5M constraints: a serial pass was a tenth of a second, twice a round).
   Problem::Violation viol = MeasureViolation(*values);
   if (viol.Max() <= target) return true;
-  // A block without log terms or integral variables is projected by its own solver, with the
-  // projection's parameters (no costs, distance weight 1) swapped into its problem until the
-  // repair ends: the structure is the one the solver was built for, only more strictly convex.
-  // A second solver per block doubled the engine's solver memory (ASN2k, 5% of the pairs:
-  // 430 of 2,380 MB at the peak). A block with log terms (the projection drops them) or
-  // integral variables (it projects onto integral points) gets a projector of its own, built
-  // on first use; later, the current parameters (rhs, coefficients, bounds) are copied in.
   std::vector<SavedCosts> swapped[2];
-  for (int s = 0; s < 2; ++s) {
-    swapped[s].resize(blocks_[s].size());
-    std::vector<std::string> failure(blocks_[s].size());
-    ForEachBlockLocal(s, [&](Block& block) {
-      if (block.vars.empty()) return;
-      if (OwnProjector(block)) {
-        if (!block.projection) block.projection = std::make_unique<BlockProblem>();
-        BlockProblem& pp = *block.projection;
-        if (block.projector) {
-          pp.lower = block.problem.lower;
-          pp.upper = block.problem.upper;
-          pp.rows = block.problem.rows;
-          ++pp.revision;
-          return;
-        }
-        pp = block.problem;
-        pp.logs.clear();
-        pp.integral = block.integral_flags;
-        SetProjectionCosts(block, &pp);
-        std::string why;
-        block.projector = CreateBlockSolver(pp, solver_options, &why);
-        if (!block.projector) failure[static_cast<std::size_t>(block.id.index)] = "repair: " + why;
-        return;
-      }
-      BlockProblem& bp = block.problem;
-      SavedCosts& saved = swapped[s][static_cast<std::size_t>(block.id.index)];
-      saved.active = true;
-      saved.linear.swap(bp.linear);
-      saved.quadratic.swap(bp.quadratic);
-      saved.prox_weight.swap(bp.prox_weight);
-      SetProjectionCosts(block, &bp);
-      ++bp.revision;
-    });
-    for (const std::string& why : failure) {  // the first in block order: deterministic
-      if (!why.empty()) {
-        *message = why;
-        RestoreCosts(swapped);
-        return false;
-      }
-    }
-  }
+  if (!PrepareProjections(swapped, message)) return false;
   // Every way out of the rounds below restores the iterations' parameters.
   struct Restore {
     AdmmEngine* engine;
@@ -156,6 +106,62 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
 namespace dede::internal {
 
 using namespace engine;
+
+// A block without log terms or integral variables is projected by its own solver, with the
+// projection's parameters (no costs, distance weight 1) swapped into its problem until the
+// repair ends (saved in swapped[side][block]): the structure is the one the solver was built
+// for, only more strictly convex. A second solver per block doubled the engine's solver memory
+// (ASN2k, 5% of the pairs: 430 of 2,380 MB at the peak). A block with log terms (the
+// projection drops them) or integral variables (it projects onto integral points) gets a
+// projector of its own, built on first use; later, the current parameters (rhs,
+// coefficients, bounds) are copied in. False, with *message, if a projector cannot be built.
+bool AdmmEngine::PrepareProjections(std::vector<SavedCosts>* swapped, std::string* message) {
+  BlockSolverOptions solver_options;
+  solver_options.node_limit = options_.block_node_limit;
+  solver_options.deadline_ns = &deadline_ns_;
+  for (int s = 0; s < 2; ++s) {
+    swapped[s].resize(blocks_[s].size());
+    std::vector<std::string> failure(blocks_[s].size());
+    ForEachBlockLocal(s, [&](Block& block) {
+      if (block.vars.empty()) return;
+      if (OwnProjector(block)) {
+        if (!block.projection) block.projection = std::make_unique<BlockProblem>();
+        BlockProblem& pp = *block.projection;
+        if (block.projector) {
+          pp.lower = block.problem.lower;
+          pp.upper = block.problem.upper;
+          pp.rows = block.problem.rows;
+          ++pp.revision;
+          return;
+        }
+        pp = block.problem;
+        pp.logs.clear();
+        pp.integral = block.integral_flags;
+        SetProjectionCosts(block, &pp);
+        std::string why;
+        block.projector = CreateBlockSolver(pp, solver_options, &why);
+        if (!block.projector) failure[static_cast<std::size_t>(block.id.index)] = "repair: " + why;
+        return;
+      }
+      BlockProblem& bp = block.problem;
+      SavedCosts& saved = swapped[s][static_cast<std::size_t>(block.id.index)];
+      saved.active = true;
+      saved.linear.swap(bp.linear);
+      saved.quadratic.swap(bp.quadratic);
+      saved.prox_weight.swap(bp.prox_weight);
+      SetProjectionCosts(block, &bp);
+      ++bp.revision;
+    });
+    for (const std::string& why : failure) {  // the first in block order: deterministic
+      if (!why.empty()) {
+        *message = why;
+        RestoreCosts(swapped);
+        return false;
+      }
+    }
+  }
+  return true;
+}
 
 void AdmmEngine::SetProjectionCosts(const Block& block, BlockProblem* pp) {
   const std::size_t n = block.vars.size();
