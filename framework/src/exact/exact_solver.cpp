@@ -10,219 +10,11 @@
 //                                     Clp's quadratic objective instead.
 // Clp and Cbc minimise, so a maximised objective is negated internally and reported back in the
 // user's sense.
-#include <CbcHeuristic.hpp>
-#include <CbcHeuristicFPump.hpp>
-#include <CbcHeuristicLocal.hpp>
-#include <CbcModel.hpp>
-#include <CglClique.hpp>
-#include <CglFlowCover.hpp>
-#include <CglGomory.hpp>
-#include <CglKnapsackCover.hpp>
-#include <CglMixedIntegerRounding2.hpp>
-#include <CglProbing.hpp>
-#include <ClpSimplex.hpp>
-#include <ClpSolve.hpp>
-#include <CoinError.hpp>
-#include <CoinFinite.hpp>
-#include <CoinPackedMatrix.hpp>
-#include <OsiClpSolverInterface.hpp>
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <exception>
-#include <string>
-#include <vector>
-
-#include "dede/problem.h"
-#include "dede/solver.h"
+#include "exact/exact_model.h"
 
 namespace dede {
 namespace internal {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// The log argument is kept at or above this so every tangent cut is finite and log(expr) is
-// defined at every returned allocation.
-constexpr double kLogFloor = 1e-8;
-// Distance from an integer below which a Cbc value is snapped to it: Cbc's integer tolerance is
-// 1e-7, so snapping removes solver noise without moving a value that is really fractional.
-constexpr double kIntegerSnap = 1e-6;
-// Returned allocations with a violation (Problem::MeasureViolation) up to this are feasible.
-constexpr double kFeasibilityTolerance = 1e-6;
-// How often the outer approximation may push its outermost cuts 100x further out when its
-// relaxation is unbounded but the problem itself is not (see HasImprovingRay).
-constexpr int kMaxUnboundedRetries = 10;
-// A recession direction that improves the normalised objective by more than this proves the
-// problem unbounded.
-constexpr double kRayTolerance = 1e-7;
-constexpr int kInitialCutPoints = 8;
-
-double Seconds(Clock::time_point from, Clock::time_point to) {
-  return std::chrono::duration<double>(to - from).count();
-}
-
-std::string Num(double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.10g", value);
-  return buffer;
-}
-
-// Clp and Cbc spell infinity as COIN_DBL_MAX.
-double ToCoin(double value) {
-  if (value >= 1e30) return COIN_DBL_MAX;
-  if (value <= -1e30) return -COIN_DBL_MAX;
-  return value;
-}
-
-bool IsFinite(double value) { return std::isfinite(value); }
-
-// The model under construction, row-major, plus its column data.
-struct LinearModel {
-  std::vector<double> col_lower, col_upper, cost;
-  std::vector<char> is_integer;
-  std::vector<double> row_lower, row_upper;
-  std::vector<CoinBigIndex> row_start{0};
-  std::vector<int> row_index;
-  std::vector<double> row_value;
-
-  int num_cols() const { return static_cast<int>(cost.size()); }
-  int num_rows() const { return static_cast<int>(row_lower.size()); }
-
-  int AddColumn(double lower, double upper, double objective, bool integer) {
-    col_lower.push_back(ToCoin(lower));
-    col_upper.push_back(ToCoin(upper));
-    cost.push_back(objective);
-    is_integer.push_back(integer ? 1 : 0);
-    return num_cols() - 1;
-  }
-  void AddRow(const std::vector<int>& index,
-              const std::vector<double>& value,
-              double lower,
-              double upper) {
-    row_index.insert(row_index.end(), index.begin(), index.end());
-    row_value.insert(row_value.end(), value.begin(), value.end());
-    row_start.push_back(static_cast<CoinBigIndex>(row_index.size()));
-    row_lower.push_back(ToCoin(lower));
-    row_upper.push_back(ToCoin(upper));
-  }
-  CoinPackedMatrix Matrix() const {
-    std::vector<int> length(num_rows());
-    for (int i = 0; i < num_rows(); ++i)
-      length[i] = static_cast<int>(row_start[i + 1] - row_start[i]);
-    return CoinPackedMatrix(false,
-                            num_cols(),
-                            num_rows(),
-                            row_start.back(),
-                            row_value.data(),
-                            row_index.data(),
-                            row_start.data(),
-                            length.data());
-  }
-};
-
-// weight * log(expr) through column s.
-struct LogAux {
-  int column = -1;
-  std::vector<int> index;
-  std::vector<double> coef;
-  double constant = 0.0;
-  double weight = 0.0;
-  double range_lower = -kInfinity;  // of expr over the variable bounds
-  double range_upper = kInfinity;
-  std::vector<double> points;  // tangent points of the cuts in the model
-
-  double Expr(const double* x) const {
-    double e = constant;
-    for (std::size_t k = 0; k < index.size(); ++k) e += coef[k] * x[index[k]];
-    return e;
-  }
-};
-
-// q * v^2 (integer problems) through column t >= v^2.
-struct SquareAux {
-  int var = -1;
-  int column = -1;
-  std::vector<double> points;
-};
-
-// One solve of the current model.
-struct RoundResult {
-  enum class Status { kOptimal, kInfeasible, kUnbounded, kTimeLimit, kFailure };
-  Status status = Status::kFailure;
-  std::vector<double> x;       // all columns; empty if the solver has no point
-  bool x_is_solution = false;  // x is feasible (an incumbent) for the round's model
-  double internal_objective = 0.0;
-  double internal_bound = -COIN_DBL_MAX;
-  int iterations = 0;
-  int nodes = 0;
-  std::string detail;
-};
-
-class ExactSolver {
- public:
-  ExactSolver(const Problem& problem, const ExactOptions& options, Clock::time_point start)
-      : problem_(problem), options_(options), start_(start) {
-    sign_ = problem.objective_sense() == ObjectiveSense::kMaximize ? -1.0 : 1.0;
-  }
-
-  void Run(Allocation* allocation, SolveSummary* summary);
-
- private:
-  void Build();
-  void AddLogCut(int k, double e0);
-  void AddSquareCut(int k, double v0);
-  // Cuts at x wherever the linearisation misses by more than the tolerance; returns how many.
-  int AddViolatedCuts(const std::vector<double>& x);
-  // Moves every outer approximation's outermost cut point further out.
-  void ExtendCuts();
-  // True if the problem itself (not just its outer approximation) is unbounded: some
-  // recession direction of the feasible set never worsens the objective and strictly improves
-  // it, through the linear part or through a log argument that grows along it.
-  bool HasImprovingRay();
-  // Puts the exact nonlinear values into the auxiliary columns of x (feasible for every cut,
-  // since tangents over-estimate log and under-estimate v^2).
-  void RepairAuxiliary(std::vector<double>* x) const;
-  double InternalObjective(const std::vector<double>& x) const;
-  // The problem's variables out of a model point, integers snapped; and their objective.
-  std::vector<double> UserValues(const std::vector<double>& x) const;
-  double UserObjective(const std::vector<double>& x) const;
-  double Remaining() const;
-
-  // first: load and solve from scratch; after_unbounded: the previous round was unbounded.
-  RoundResult SolveClpRound(bool first, bool after_unbounded);
-  RoundResult SolveCbcRound(const std::vector<double>* start);
-
-  // Work-conserving max-min on a plain LP: fixes alpha at the optimum (less fill_slack) and
-  // re-solves for the largest total of the expressions, warm. Returns a note for the message.
-  std::string FillAfterMaxMin(RoundResult* round);
-  void Finish(const RoundResult& round,
-              Termination termination,
-              const std::string& message,
-              bool have_bound,
-              Allocation* allocation,
-              SolveSummary* summary);
-
-  const Problem& problem_;
-  const ExactOptions& options_;
-  Clock::time_point start_;
-  double sign_ = 1.0;
-
-  LinearModel model_;
-  std::vector<LogAux> logs_;
-  std::vector<SquareAux> squares_;
-  bool integer_ = false;
-  bool quadratic_objective_ = false;  // Clp QP: diagonal of 2 * sign * q
-  int num_cuts_ = 0;
-  int base_rows_ = 0;      // rows before the first tangent cut: constraints, epigraph, log floors
-  int alpha_column_ = -1;  // the global term's epigraph column, or -1
-
-  ClpSimplex clp_;
-  int clp_rows_loaded_ = 0;
-  bool qp_ray_checked_ = false;
-  bool qp_unbounded_ = false;
-};
+namespace exact {
 
 double ExactSolver::Remaining() const {
   return options_.time_limit_seconds - Seconds(start_, Clock::now());
@@ -508,268 +300,6 @@ double ExactSolver::InternalObjective(const std::vector<double>& x) const {
   return total;
 }
 
-RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
-  RoundResult result;
-  if (first) {
-    clp_.setLogLevel(options_.verbose ? 1 : 0);
-    const CoinPackedMatrix matrix = model_.Matrix();
-    clp_.loadProblem(matrix,
-                     model_.col_lower.data(),
-                     model_.col_upper.data(),
-                     model_.cost.data(),
-                     model_.row_lower.data(),
-                     model_.row_upper.data());
-    if (quadratic_objective_) {
-      // Clp's objective is c'x + 1/2 x'Qx, so the diagonal of Q is 2 * (sign * q).
-      const int n = model_.num_cols();
-      std::vector<CoinBigIndex> start(n + 1, 0);
-      std::vector<int> column;
-      std::vector<double> element;
-      for (int j = 0; j < n; ++j) {
-        if (j < problem_.num_variables() && problem_.variable(j).quadratic_cost != 0.0) {
-          column.push_back(j);
-          element.push_back(2.0 * sign_ * problem_.variable(j).quadratic_cost);
-        }
-        start[j + 1] = static_cast<CoinBigIndex>(column.size());
-      }
-      clp_.loadQuadraticObjective(n, start.data(), column.data(), element.data());
-    }
-  } else if (model_.num_rows() > clp_rows_loaded_) {
-    // Only cuts were added since the last solve: append them and warm-start from the basis.
-    const int first_row = clp_rows_loaded_;
-    const int count = model_.num_rows() - first_row;
-    const CoinBigIndex offset = model_.row_start[first_row];
-    std::vector<CoinBigIndex> starts(count + 1);
-    for (int i = 0; i <= count; ++i) starts[i] = model_.row_start[first_row + i] - offset;
-    clp_.addRows(count,
-                 model_.row_lower.data() + first_row,
-                 model_.row_upper.data() + first_row,
-                 starts.data(),
-                 model_.row_index.data() + offset,
-                 model_.row_value.data() + offset);
-  }
-  clp_rows_loaded_ = model_.num_rows();
-
-  const double remaining = Remaining();
-  if (IsFinite(remaining)) {
-    clp_.setMaximumSeconds(std::max(remaining, 0.0));
-    clp_.setMaximumWallSeconds(std::max(remaining, 0.0));
-  }
-  int iterations = 0;
-  if (quadratic_objective_) {
-    // Clp's QP primal (reduced gradient) ends with a primal solution that lags its final basis
-    // slightly (1e-8 relative on a 100x100 transport QP); a second pass from that basis
-    // recomputes it, usually without an iteration. Clp's QP barrier would be faster on large
-    // problems but aborts the process on an assertion for some unbounded ones.
-    clp_.primal(first ? 0 : 1);
-    iterations = clp_.numberIterations();
-    if (clp_.status() == 0) {
-      clp_.primal(1);
-      iterations += clp_.numberIterations();
-    }
-  } else if (first) {
-    switch (options_.lp_method) {
-      case LpMethod::kAuto:
-        clp_.initialSolve();
-        break;
-      case LpMethod::kDual:
-        clp_.dual();
-        break;
-      case LpMethod::kPrimal:
-        clp_.primal();
-        break;
-      case LpMethod::kBarrier: {
-        // Presolve, interior point, crossover to a basis (later cut rounds warm-start from it).
-        ClpSolve how;
-        how.setSolveType(ClpSolve::useBarrier);
-        clp_.initialSolve(how);
-        break;
-      }
-    }
-  } else if (after_unbounded) {
-    // The basis is primal feasible but not dual feasible; the primal simplex also proves
-    // unboundedness reliably, where the dual's artificial bounds can hide it.
-    clp_.primal(1);
-  } else {
-    // Added cuts keep the basis dual feasible, the case the dual simplex is made for.
-    clp_.dual();
-  }
-  result.iterations = quadratic_objective_ ? iterations : clp_.numberIterations();
-  const int status = clp_.status();
-  const int n = clp_.numberColumns();
-  result.x.assign(clp_.primalColumnSolution(), clp_.primalColumnSolution() + n);
-  result.internal_objective = clp_.objectiveValue();
-  switch (status) {
-    case 0:
-      // Clp's QP primal does not detect unboundedness: it reports "optimal" with values near
-      // 1e30. A convex QP is unbounded iff it is feasible and some recession direction that
-      // leaves the quadratic variables alone decreases the linear cost. Cuts never change the
-      // recession cone, so one check per solve is enough.
-      if (quadratic_objective_ && !qp_ray_checked_) {
-        qp_ray_checked_ = true;
-        qp_unbounded_ = HasImprovingRay();
-      }
-      if (qp_unbounded_) {
-        result.status = RoundResult::Status::kUnbounded;
-        result.detail =
-            "the objective decreases without bound along a recession direction "
-            "that leaves every quadratic variable unchanged";
-        break;
-      }
-      result.status = RoundResult::Status::kOptimal;
-      result.x_is_solution = true;
-      result.internal_bound = result.internal_objective;
-      break;
-    case 1:
-      result.status = RoundResult::Status::kInfeasible;
-      result.detail = "Clp proved the problem primal infeasible (sum of infeasibilities " +
-                      Num(clp_.sumPrimalInfeasibilities()) + ")";
-      break;
-    case 2:
-      result.status = RoundResult::Status::kUnbounded;
-      result.detail = "Clp proved the problem unbounded (dual infeasible)";
-      break;
-    case 3:
-      // The iteration limit is Clp's default (unlimited), so only the clock stops it here.
-      result.status = RoundResult::Status::kTimeLimit;
-      result.detail = "Clp stopped on its time limit after " + std::to_string(result.iterations) +
-                      " iterations";
-      break;
-    default:
-      result.status = RoundResult::Status::kFailure;
-      result.detail = "Clp stopped with status " + std::to_string(status) + " (secondary " +
-                      std::to_string(clp_.secondaryStatus()) + ")";
-      break;
-  }
-  return result;
-}
-
-RoundResult ExactSolver::SolveCbcRound(const std::vector<double>* start) {
-  RoundResult result;
-  OsiClpSolverInterface solver;
-  const CoinPackedMatrix matrix = model_.Matrix();
-  solver.loadProblem(matrix,
-                     model_.col_lower.data(),
-                     model_.col_upper.data(),
-                     model_.cost.data(),
-                     model_.row_lower.data(),
-                     model_.row_upper.data());
-  for (int j = 0; j < model_.num_cols(); ++j)
-    if (model_.is_integer[j]) solver.setInteger(j);
-  const int log_level = options_.verbose ? 1 : 0;
-  solver.messageHandler()->setLogLevel(log_level);
-  solver.getModelPtr()->setLogLevel(log_level);
-
-  CbcModel cbc(solver);
-  cbc.setLogLevel(log_level);
-  cbc.messageHandler()->setLogLevel(log_level);
-  cbc.solver()->messageHandler()->setLogLevel(log_level);
-  cbc.setUseElapsedTime(true);
-  const double remaining = Remaining();
-  if (IsFinite(remaining)) cbc.setMaximumSeconds(std::max(remaining, 0.0));
-  cbc.setAllowableFractionGap(options_.mip_gap);
-  cbc.setAllowableGap(std::max(1e-10, options_.mip_gap * 1e-3));
-
-  // The standard Cbc ingredients (as in its own examples): without cuts and heuristics a plain
-  // branch and bound is orders of magnitude slower on anything but toy problems.
-  CglProbing probing;
-  probing.setUsingObjective(true);
-  probing.setMaxPass(3);
-  probing.setMaxProbe(100);
-  probing.setMaxLook(50);
-  probing.setRowCuts(3);
-  CglGomory gomory;
-  gomory.setLimit(300);
-  CglKnapsackCover knapsack;
-  CglClique clique;
-  clique.setStarCliqueReport(false);
-  clique.setRowCliqueReport(false);
-  CglMixedIntegerRounding2 mir;
-  CglFlowCover flow;
-  cbc.addCutGenerator(&probing, -1, "Probing");
-  cbc.addCutGenerator(&gomory, -1, "Gomory");
-  cbc.addCutGenerator(&knapsack, -1, "Knapsack");
-  cbc.addCutGenerator(&clique, -1, "Clique");
-  cbc.addCutGenerator(&mir, -1, "MixedIntegerRounding2");
-  cbc.addCutGenerator(&flow, -1, "FlowCover");
-  CbcRounding rounding(cbc);
-  cbc.addHeuristic(&rounding);
-  CbcHeuristicLocal local(cbc);
-  cbc.addHeuristic(&local);
-  CbcHeuristicFPump pump(cbc);
-  cbc.addHeuristic(&pump);
-
-  if (start != nullptr) {
-    // The previous round's point with exact auxiliary values is feasible for this round's
-    // model (tangents never cut off the curve), so it is a valid first incumbent.
-    cbc.setBestSolution(
-        start->data(), static_cast<int>(start->size()), InternalObjective(*start), true);
-  }
-  // Solving the root LP here (as Cbc's own examples do) lets its iterations be counted:
-  // CbcModel's counter only covers the tree search.
-  // CbcModel's own limit is only checked between its phases; the root LP of a large model
-  // can take longer than the whole budget, so Clp under Cbc gets the same limit.
-  if (IsFinite(remaining)) {
-    if (auto* osi = dynamic_cast<OsiClpSolverInterface*>(cbc.solver())) {
-      osi->getModelPtr()->setMaximumSeconds(std::max(remaining, 0.0));
-      osi->getModelPtr()->setMaximumWallSeconds(std::max(remaining, 0.0));
-    }
-  }
-  cbc.initialSolve();
-  const int root_iterations = cbc.solver()->getIterationCount();
-  if (const auto* osi = dynamic_cast<const OsiClpSolverInterface*>(cbc.solver());
-      osi != nullptr && IsFinite(remaining) && osi->getModelPtr()->status() == 3) {
-    // The root LP stopped on the limit (Clp status 3); Cbc would read the unfinished LP as
-    // infeasible. The warm start, if any, is the best point known.
-    result.status = RoundResult::Status::kTimeLimit;
-    result.iterations = root_iterations;
-    result.detail = "Cbc's root LP stopped on the time limit after " +
-                    std::to_string(root_iterations) + " simplex iterations" +
-                    (start != nullptr ? "" : ", without an integer-feasible solution");
-    if (start != nullptr) {
-      result.x = *start;
-      result.x_is_solution = true;
-      result.internal_objective = InternalObjective(*start);
-    }
-    return result;
-  }
-  cbc.branchAndBound();
-
-  result.iterations = root_iterations + cbc.getIterationCount();
-  result.nodes = cbc.getNodeCount();
-  const double* best = cbc.bestSolution();
-  if (best != nullptr) {
-    result.x.assign(best, best + model_.num_cols());
-    result.x_is_solution = true;
-    result.internal_objective = cbc.getObjValue();
-  } else if (cbc.solver() != nullptr && cbc.solver()->getColSolution() != nullptr) {
-    const double* relaxed = cbc.solver()->getColSolution();
-    result.x.assign(relaxed, relaxed + model_.num_cols());
-  }
-  result.internal_bound = cbc.getBestPossibleObjValue();
-  const std::string counts = std::to_string(result.nodes) + " nodes, " +
-                             std::to_string(result.iterations) + " simplex iterations";
-  if (cbc.isContinuousUnbounded()) {
-    result.status = RoundResult::Status::kUnbounded;
-    result.detail = "Cbc: the continuous relaxation is unbounded";
-  } else if (cbc.isProvenInfeasible()) {
-    result.status = RoundResult::Status::kInfeasible;
-    result.detail = "Cbc proved the problem infeasible (" + counts + ")";
-  } else if (cbc.isProvenOptimal() && best != nullptr) {
-    result.status = RoundResult::Status::kOptimal;
-    result.detail = "Cbc proved optimality (" + counts + ")";
-  } else if (cbc.isSecondsLimitReached()) {
-    result.status = RoundResult::Status::kTimeLimit;
-    result.detail = "Cbc stopped on its time limit (" + counts + ")" +
-                    (best ? "" : " without an integer-feasible solution");
-  } else {
-    result.status = RoundResult::Status::kFailure;
-    result.detail = "Cbc stopped with status " + std::to_string(cbc.status()) + ", secondary " +
-                    std::to_string(cbc.secondaryStatus()) + " (" + counts + ")";
-  }
-  return result;
-}
-
 std::vector<double> ExactSolver::UserValues(const std::vector<double>& x) const {
   const int n = problem_.num_variables();
   std::vector<double> values(x.begin(), x.begin() + n);
@@ -999,6 +529,13 @@ void ExactSolver::Run(Allocation* allocation, SolveSummary* summary) {
   summary->total_seconds = Seconds(start_, end);
 }
 
+}  // namespace exact
+
+namespace {
+
+using exact::IsFinite;
+using exact::Num;
+
 bool ValidateOptions(const ExactOptions& options, std::string* error) {
   auto fail = [&](const std::string& field, double value, const std::string& rule) {
     *error = "ExactOptions::" + field + " = " + Num(value) + ". Violated constraint: " + rule;
@@ -1024,19 +561,19 @@ void SolveExact(const Problem& problem,
                 const ExactOptions& options,
                 Allocation* allocation,
                 SolveSummary* summary) {
-  const auto start = internal::Clock::now();
+  const auto start = internal::exact::Clock::now();
   *summary = SolveSummary{};
   summary->method = problem.HasIntegers() ? "cbc" : "clp";
   auto fail = [&](const std::string& message) {
     summary->termination = Termination::kFailure;
     summary->message = message;
-    summary->total_seconds = internal::Seconds(start, internal::Clock::now());
+    summary->total_seconds = internal::exact::Seconds(start, internal::exact::Clock::now());
   };
   try {
     std::string error;
     if (!internal::ValidateOptions(options, &error)) return fail(error);
     if (!problem.Validate(&error)) return fail("Invalid problem: " + error);
-    internal::ExactSolver solver(problem, options, start);
+    internal::exact::ExactSolver solver(problem, options, start);
     solver.Run(allocation, summary);
   } catch (const CoinError& e) {
     fail("Coin error in " + e.className() + "::" + e.methodName() + ": " + e.message());
