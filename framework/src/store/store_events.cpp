@@ -11,9 +11,6 @@
 namespace dede::internal {
 namespace {
 
-using sqlite::Statement;
-using sqlite::Transaction;
-
 constexpr const char* kEventColumns =
     "id, deployment, kind, target, payload, apply_from_round, apply_after, writer, "
     "submitted_at, status, round, reason";

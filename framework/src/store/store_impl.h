@@ -1,7 +1,9 @@
-// The store's private state, shared by its source files (store.cpp: deployments, rounds and
-// queries; store_events.cpp: the event inbox). Not part of any public interface.
+// The store's private state, shared by its source files (store.cpp: opening, deployments,
+// catalogue, queries; store_rounds.cpp: writing a round; store_events.cpp: the event inbox).
+// Not part of any public interface.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -13,6 +15,8 @@
 namespace dede::internal {
 
 using sqlite::Database;
+using sqlite::Statement;
+using sqlite::Transaction;
 
 struct Store::Impl {
   std::unique_ptr<Database> db;
@@ -48,5 +52,23 @@ struct Store::Impl {
   // no longer pending (another writer took it), which rolls the whole round back.
   Status MarkEvents(const std::string& name, const RoundRecord& record);
 };
+
+// Helpers of more than one of the store's files.
+inline const char* SideName(Side side) { return side == Side::kResource ? "resource" : "demand"; }
+
+inline void BindOptionalText(Statement& statement, int index, const std::string& value) {
+  if (value.empty()) {
+    statement.BindNull(index);
+  } else {
+    statement.Bind(index, value);
+  }
+}
+
+// Shortest text that reads back as the same double ("0.1", "1e-05", "inf").
+inline std::string FormatDouble(double value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, result.ptr);
+}
 
 }  // namespace dede::internal
