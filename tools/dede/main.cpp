@@ -92,7 +92,8 @@ int LoadDeploymentAndPlugin(const std::string& file,
 int RunCommand(const std::string& file,
                const std::vector<std::string>& overlays,
                bool verbose,
-               int rounds) {
+               int rounds,
+               const std::string& csv) {
   Loaded loaded;
   if (int code = LoadDeploymentAndPlugin(file, overlays, &loaded); code != 0) return code;
   // One writer per database, refused before anything is solved; held until the run ends.
@@ -103,6 +104,7 @@ int RunCommand(const std::string& file,
   dede::internal::RunnerOptions options;
   options.verbose = verbose;
   options.max_rounds = rounds;
+  options.csv_path = csv;
   dede::internal::Runner runner(
       loaded.config, loaded.plugin.get(), loaded.plugin_version, store.value().get(), options);
   if (Status s = runner.Setup(); !s.ok()) return Fail(s, kExitInvalidInput);
@@ -119,12 +121,14 @@ int RunCommand(const std::string& file,
 int SolveCommand(const std::string& file,
                  const std::vector<std::string>& overlays,
                  bool verbose,
-                 int round) {
+                 int round,
+                 const std::string& csv) {
   Loaded loaded;
   if (int code = LoadDeploymentAndPlugin(file, overlays, &loaded); code != 0) return code;
   dede::internal::RunnerOptions options;
   options.verbose = verbose;
   options.persist = false;
+  options.csv_path = csv;
   dede::internal::Runner runner(
       loaded.config, loaded.plugin.get(), loaded.plugin_version, nullptr, options);
   if (Status s = runner.Setup(); !s.ok()) return Fail(s, kExitInvalidInput);
@@ -255,6 +259,7 @@ int main(int argc, char** argv) {
   double time_limit = 60;
   std::vector<std::string> plugin_paths;
   std::vector<std::string> overlays;  // --set KEY=VALUE, in order
+  std::string csv;                    // --csv FILE: one line per round
   dede::tools::SyntheticSpec spec;
   spec.resources = 200;
   spec.demands = 2000;
@@ -273,6 +278,8 @@ int main(int argc, char** argv) {
                   rounds,
                   "stop after this many rounds of this run (stop.max_rounds still applies)")
       ->check(CLI::PositiveNumber);
+  run->add_option(
+      "--csv", csv, "also write each round's figures and the plugin's metrics to this CSV file");
 
   auto* solve =
       app.add_subcommand("solve", "solve one round and print its summary; writes nothing");
@@ -282,6 +289,7 @@ int main(int argc, char** argv) {
   solve->add_option("--round", round, "round to solve (the plugin's data for it)")
       ->check(CLI::NonNegativeNumber);
   solve->add_flag("--verbose", verbose, "print the residual trace");
+  solve->add_option("--csv", csv, "write the round's figures and the plugin's metrics here (CSV)");
   solve->add_option(
       "--set",
       overlays,
@@ -359,8 +367,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitUsage;
   }
 
-  if (run->parsed()) return RunCommand(config_file, overlays, verbose, rounds);
-  if (solve->parsed()) return SolveCommand(config_file, overlays, verbose, round);
+  if (run->parsed()) return RunCommand(config_file, overlays, verbose, rounds, csv);
+  if (solve->parsed()) return SolveCommand(config_file, overlays, verbose, round, csv);
   if (validate->parsed()) return ValidateCommand(config_file, overlays);
   if (query->parsed()) {
     if (sql == "-") {

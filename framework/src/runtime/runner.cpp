@@ -109,6 +109,22 @@ Status Runner::Setup() {
       return InvalidArgument(config_.file + ": solver.admm: " + admm_->setup_error());
     }
   }
+  RoundPipeline::Parts parts;
+  parts.config = &config_;
+  parts.plugin = plugin_;
+  parts.problem = problem_.get();
+  parts.admm = admm_.get();
+  parts.guard = [this](const char* what, const std::function<Status()>& call) {
+    return GuardPlugin(what, call);
+  };
+  parts.apply_events = [this](int round, std::vector<EventOutcome>* outcomes) {
+    return ApplyPendingEvents(round, outcomes);
+  };
+  pipeline_ = std::make_unique<RoundPipeline>(std::move(parts));
+  if (!options_.csv_path.empty()) {
+    csv_sink_ = std::make_unique<CsvSink>(options_.csv_path);
+    pipeline_->AddSink(csv_sink_.get());
+  }
   if (store_ != nullptr) {
     DeploymentRecord record;
     record.name = config_.name;
@@ -120,6 +136,10 @@ Status Runner::Setup() {
     Result<std::int64_t> id = store_->UpsertDeployment(record);
     if (!id.ok()) return id.status();
     deployment_id_ = id.value();
+    if (options_.persist) {
+      store_sink_ = std::make_unique<StoreSink>(store_, deployment_id_);
+      pipeline_->AddSink(store_sink_.get());
+    }
     status = store_->WriteVariables(deployment_id_, *problem_);
     if (!status.ok()) return status;
     Result<LastRound> last = store_->LoadLastRound(deployment_id_, problem_->num_variables());
@@ -154,7 +174,7 @@ Status Runner::Setup() {
       }
       if (admm_) {
         admm_->WarmStart(last->values);
-        admm_started_ = true;
+        pipeline_->MarkStarted();
       }
       *log_ << "resuming deployment '" << config_.name << "' after round " << last->round
             << " (warm start from its allocation";
@@ -166,128 +186,13 @@ Status Runner::Setup() {
 }
 
 Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
-  const Clock::time_point start = Clock::now();
-  const double started_unix = UnixSeconds();
-  *outcome = RoundOutcome();
   if (next_round_ >= std::numeric_limits<int>::max() - 1) {
     return FailedPrecondition("deployment '" + config_.name +
                               "': the round counter is exhausted (" + std::to_string(next_round_) +
                               ")");
   }
-  outcome->round = next_round_;
-  Status status = ApplyPendingEvents(next_round_, &outcome->events);
-  if (!status.ok()) return status;
-  bool finished = false;
-  status = GuardPlugin("Refresh",
-                       [&] { return plugin_->Refresh(next_round_, problem_.get(), &finished); });
-  if (!status.ok()) return status;
-  if (finished) {
-    outcome->finished = true;
-    return Status::Ok();
-  }
-  std::string error;
-  if (!problem_->Validate(&error)) {
-    return InvalidArgument("plugin '" + config_.plugin + "' set invalid parameters for round " +
-                           std::to_string(next_round_) + ": " + error);
-  }
-  if (admm_) {
-    double seed_seconds = 0.0;
-    if (!admm_started_ && config_.cold_start == ColdStart::kRepair) {
-      // The plugin's repair of nothing is its heuristic allocation: start ADMM there.
-      const Clock::time_point seed_start = Clock::now();
-      Allocation seed;
-      seed.values.assign(problem_->num_variables(), 0.0);
-      status = GuardPlugin("Repair", [&] { return plugin_->Repair(*problem_, &seed); });
-      if (!status.ok()) return status;
-      if (static_cast<int>(seed.values.size()) != problem_->num_variables()) {
-        return Internal("plugin '" + config_.plugin + "' repair returned " +
-                        std::to_string(seed.values.size()) + " values for a problem with " +
-                        std::to_string(problem_->num_variables()) + " variables");
-      }
-      admm_->WarmStart(seed.values);
-      seed_seconds = Seconds(Clock::now() - seed_start);
-    }
-    admm_->Solve(stop, &outcome->allocation, &outcome->summary);
-    admm_started_ = true;
-    if (seed_seconds > 0) {
-      // The seed is part of this solve's set-up.
-      outcome->summary.setup_seconds = std::max(0.0, outcome->summary.setup_seconds) + seed_seconds;
-      outcome->summary.total_seconds = std::max(0.0, outcome->summary.total_seconds) + seed_seconds;
-    }
-  } else if (config_.solver == SolverKind::kPlugin) {
-    const SolverServices services = MakeSolverServices(config_.admm, config_.exact, stop);
-    const Clock::time_point solve_start = Clock::now();
-    status = GuardPlugin("SolveWith", [&] {
-      return plugin_->SolveWith(config_.method,
-                                next_round_,
-                                *problem_,
-                                services,
-                                &outcome->allocation,
-                                &outcome->summary);
-    });
-    if (!status.ok()) return status;
-    if (outcome->summary.method.empty()) outcome->summary.method = config_.method;
-    if (outcome->summary.total_seconds < 0) {
-      outcome->summary.total_seconds = Seconds(Clock::now() - solve_start);
-    }
-    if (outcome->summary.termination != Termination::kCancelled &&
-        !outcome->allocation.values.empty() &&
-        static_cast<int>(outcome->allocation.values.size()) != problem_->num_variables()) {
-      return Internal("plugin '" + config_.plugin + "' method '" + config_.method + "' returned " +
-                      std::to_string(outcome->allocation.values.size()) +
-                      " values for a problem with " + std::to_string(problem_->num_variables()) +
-                      " variables");
-    }
-  } else {
-    ExactOptions exact = config_.exact;
-    SolveExact(*problem_, exact, &outcome->allocation, &outcome->summary);
-  }
-  if (outcome->summary.termination == Termination::kCancelled) {
-    outcome->interrupted = true;
-    return Status::Ok();
-  }
-  const bool have_allocation =
-      static_cast<int>(outcome->allocation.values.size()) == problem_->num_variables();
-  if (have_allocation) {
-    status =
-        GuardPlugin("Repair", [&] { return plugin_->Repair(*problem_, &outcome->allocation); });
-    if (!status.ok()) return status;
-    // The plugin's repair may change the allocation: measure what is persisted.
-    // (In parallel over fixed ranges: the same result as one pass, in a tenth of the time
-    // on Kdl's 1.5M constraints.)
-    outcome->summary.objective = MeasureObjective(*problem_, outcome->allocation.values);
-    outcome->summary.max_violation = MeasureViolation(*problem_, outcome->allocation.values).Max();
-    const double tolerance = admm_ ? config_.admm.feasibility_tolerance : 1e-6;
-    outcome->summary.feasible = outcome->summary.max_violation <= tolerance;
-    status = GuardPlugin("Report", [&] {
-      return plugin_->Report(next_round_, *problem_, outcome->allocation, &outcome->report);
-    });
-    if (!status.ok()) return status;
-  }
-  if (options_.persist && store_ != nullptr) {
-    RoundRecord record;
-    record.round = next_round_;
-    record.started_unix_seconds = started_unix;
-    record.solver = admm_ ? "admm" : config_.solver == SolverKind::kPlugin ? "plugin" : "exact";
-    record.summary = outcome->summary;
-    record.report = outcome->report;
-    record.events = outcome->events;
-    status =
-        GuardPlugin("SaveState", [&] { return plugin_->SaveState(next_round_, &record.state); });
-    if (!status.ok()) return status;
-    record.has_state = !record.state.empty();
-    if (have_allocation) {
-      for (VarId v = 0; v < problem_->num_variables(); ++v) {
-        const double value = outcome->allocation.values[v];
-        if (std::abs(value) > 1e-12) record.allocation.emplace_back(v, value);
-      }
-    }
-    // A failed solve is recorded (termination and message) without an allocation: the last
-    // good allocation stays the latest one in the database.
-    status = store_->WriteRound(deployment_id_, record);
-    if (!status.ok()) return status;
-  }
-  outcome->seconds = Seconds(Clock::now() - start);
+  Status status = pipeline_->Run(next_round_, stop, outcome);
+  if (!status.ok() || outcome->finished || outcome->interrupted) return status;
   ++next_round_;
   return Status::Ok();
 }

@@ -1,7 +1,8 @@
 // The deployment loop: the only code that includes Boost.Asio.
 //
-// Rounds run on a steady timer at the configured interval:
-//   refresh state -> update parameters -> warm-started solve -> repair -> persist -> log.
+// Rounds run on a steady timer at the configured interval, each through the RoundPipeline
+// (round_pipeline.h: events -> refresh -> solve -> repair -> measure -> report -> sinks), then
+// logged.
 // Rounds never overlap (the next one is scheduled when the current one has finished). A round
 // that outlasts the interval either skips the ticks it missed or starts the next round at
 // once (schedule.overrun). SIGINT / SIGTERM stop cleanly: a round whose solve was interrupted
@@ -22,6 +23,7 @@
 #include "dede/plugin.h"
 #include "dede/solver.h"
 #include "dede/status.h"
+#include "runtime/round_pipeline.h"
 #include "store/store.h"
 
 namespace dede::internal {
@@ -30,18 +32,8 @@ struct RunnerOptions {
   bool verbose = false;         // print each round's residual trace
   bool persist = true;          // false: `dede solve` (nothing is written)
   int max_rounds = -1;          // this run's rounds, when >= 0 (stop.max_rounds is kept as well)
+  std::string csv_path = {};    // also write each round's figures here (CsvSink), if set
   std::ostream* log = nullptr;  // progress lines; std::cout when null
-};
-
-struct RoundOutcome {
-  int round = -1;
-  std::vector<EventOutcome> events;  // the inbox events this round applied or rejected
-  bool finished = false;             // the plugin has no data for this round
-  bool interrupted = false;          // the stop token fired during the solve: nothing was written
-  SolveSummary summary;
-  RoundReport report;
-  Allocation allocation;
-  double seconds = 0;  // wall time of the whole round
 };
 
 struct RunSummary {
@@ -70,7 +62,8 @@ class Runner {
   void set_next_round(int round) { next_round_ = round; }
   const Problem& problem() const { return *problem_; }
 
-  // One round, synchronously. Persists it unless options.persist is false.
+  // One round through the RoundPipeline, synchronously. Persists it unless options.persist is
+  // false.
   Status RunRound(std::stop_token stop, RoundOutcome* outcome);
 
   // The timer-driven loop until the stopping rule, the plugin's end of data, or a signal.
@@ -91,7 +84,9 @@ class Runner {
   RunnerOptions options_;
   std::unique_ptr<Problem> problem_;
   std::unique_ptr<AdmmSolver> admm_;
-  bool admm_started_ = false;  // solved or warm-started once: solver.cold_start is spent
+  std::unique_ptr<StoreSink> store_sink_;
+  std::unique_ptr<CsvSink> csv_sink_;
+  std::unique_ptr<RoundPipeline> pipeline_;
   std::int64_t deployment_id_ = -1;
   int next_round_ = 0;
   std::ostream* log_;

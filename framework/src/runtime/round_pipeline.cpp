@@ -1,0 +1,237 @@
+#include "runtime/round_pipeline.h"
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+
+#include "admm/measure.h"
+#include "runtime/solver_services.h"
+
+namespace dede::internal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+double UnixSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Shortest text that reads back as the same double; empty for "not measured" (NaN).
+std::string CsvNumber(double value) {
+  if (std::isnan(value)) return "";
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, result.ptr);
+}
+
+// A CSV field: quoted when it holds a separator, a quote or a line break.
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+}  // namespace
+
+Status StoreSink::Write(const RoundRecord& record, const RoundOutcome&) {
+  return store_->WriteRound(deployment_id_, record);
+}
+
+Status CsvSink::Write(const RoundRecord& record, const RoundOutcome& outcome) {
+  const SolveSummary& s = record.summary;
+  if (!out_.is_open()) {
+    out_.open(path_, std::ios::out | std::ios::trunc);
+    if (!out_) return InvalidArgument(path_ + ": cannot open for writing (CSV of the rounds)");
+    for (const Metric& m : record.report.metrics) metric_names_.push_back(m.name);
+    out_ << "round,solver,method,termination,iterations,setup_seconds,solve_seconds,"
+            "repair_seconds,round_seconds,objective,max_violation,feasible";
+    for (const std::string& name : metric_names_) out_ << ',' << CsvField(name);
+    out_ << ",other_metrics\n";
+  }
+  std::map<std::string, double> metrics;
+  for (const Metric& m : record.report.metrics) metrics[m.name] = m.value;
+  out_ << record.round << ',' << CsvField(record.solver) << ',' << CsvField(s.method) << ','
+       << TerminationName(s.termination) << ',' << s.iterations << ',' << CsvNumber(s.setup_seconds)
+       << ',' << CsvNumber(s.solve_seconds) << ',' << CsvNumber(s.repair_seconds) << ','
+       << CsvNumber(outcome.seconds) << ',' << CsvNumber(s.objective) << ','
+       << CsvNumber(s.max_violation) << ',' << (s.feasible ? 1 : 0);
+  for (const std::string& name : metric_names_) {
+    const auto it = metrics.find(name);
+    out_ << ',' << (it != metrics.end() ? CsvNumber(it->second) : std::string());
+    if (it != metrics.end()) metrics.erase(it);
+  }
+  std::string other;
+  for (const auto& [name, value] : metrics)
+    other += (other.empty() ? "" : " ") + name + "=" + CsvNumber(value);
+  out_ << ',' << CsvField(other) << '\n';
+  out_.flush();
+  if (!out_) return InvalidArgument(path_ + ": write failed (CSV of the rounds)");
+  return Status::Ok();
+}
+
+Status RoundPipeline::Run(int round, std::stop_token stop, RoundOutcome* outcome) {
+  const Clock::time_point start = Clock::now();
+  const double started_unix = UnixSeconds();
+  *outcome = RoundOutcome();
+  outcome->round = round;
+  Status status = parts_.apply_events(round, &outcome->events);
+  if (!status.ok()) return status;
+  status = Refresh(round, outcome);
+  if (!status.ok() || outcome->finished) return status;
+  status = Solve(round, stop, outcome);
+  if (!status.ok()) return status;
+  if (outcome->summary.termination == Termination::kCancelled) {
+    outcome->interrupted = true;
+    return Status::Ok();
+  }
+  status = Complete(round, outcome);
+  if (!status.ok()) return status;
+  outcome->seconds = Seconds(Clock::now() - start);
+  return Emit(round, started_unix, outcome);
+}
+
+Status RoundPipeline::Refresh(int round, RoundOutcome* outcome) {
+  const DeploymentConfig& config = *parts_.config;
+  bool finished = false;
+  Status status = parts_.guard(
+      "Refresh", [&] { return parts_.plugin->Refresh(round, parts_.problem, &finished); });
+  if (!status.ok()) return status;
+  if (finished) {
+    outcome->finished = true;
+    return Status::Ok();
+  }
+  std::string error;
+  if (!parts_.problem->Validate(&error)) {
+    return InvalidArgument("plugin '" + config.plugin + "' set invalid parameters for round " +
+                           std::to_string(round) + ": " + error);
+  }
+  return Status::Ok();
+}
+
+Status RoundPipeline::Solve(int round, std::stop_token stop, RoundOutcome* outcome) {
+  const DeploymentConfig& config = *parts_.config;
+  const Problem& problem = *parts_.problem;
+  Status status;
+  if (parts_.admm != nullptr) {
+    double seed_seconds = 0.0;
+    if (!admm_started_ && config.cold_start == ColdStart::kRepair) {
+      // The plugin's repair of nothing is its heuristic allocation: start ADMM there.
+      const Clock::time_point seed_start = Clock::now();
+      Allocation seed;
+      seed.values.assign(problem.num_variables(), 0.0);
+      status = parts_.guard("Repair", [&] { return parts_.plugin->Repair(problem, &seed); });
+      if (!status.ok()) return status;
+      if (static_cast<int>(seed.values.size()) != problem.num_variables()) {
+        return Internal("plugin '" + config.plugin + "' repair returned " +
+                        std::to_string(seed.values.size()) + " values for a problem with " +
+                        std::to_string(problem.num_variables()) + " variables");
+      }
+      parts_.admm->WarmStart(seed.values);
+      seed_seconds = Seconds(Clock::now() - seed_start);
+    }
+    parts_.admm->Solve(stop, &outcome->allocation, &outcome->summary);
+    admm_started_ = true;
+    if (seed_seconds > 0) {
+      // The seed is part of this solve's set-up.
+      SolveSummary& s = outcome->summary;
+      s.setup_seconds = std::max(0.0, s.setup_seconds) + seed_seconds;
+      s.total_seconds = std::max(0.0, s.total_seconds) + seed_seconds;
+    }
+    return Status::Ok();
+  }
+  if (config.solver == SolverKind::kPlugin) {
+    const SolverServices services = MakeSolverServices(config.admm, config.exact, stop);
+    const Clock::time_point solve_start = Clock::now();
+    status = parts_.guard("SolveWith", [&] {
+      return parts_.plugin->SolveWith(
+          config.method, round, problem, services, &outcome->allocation, &outcome->summary);
+    });
+    if (!status.ok()) return status;
+    if (outcome->summary.method.empty()) outcome->summary.method = config.method;
+    if (outcome->summary.total_seconds < 0) {
+      outcome->summary.total_seconds = Seconds(Clock::now() - solve_start);
+    }
+    if (outcome->summary.termination != Termination::kCancelled &&
+        !outcome->allocation.values.empty() &&
+        static_cast<int>(outcome->allocation.values.size()) != problem.num_variables()) {
+      return Internal("plugin '" + config.plugin + "' method '" + config.method + "' returned " +
+                      std::to_string(outcome->allocation.values.size()) +
+                      " values for a problem with " + std::to_string(problem.num_variables()) +
+                      " variables");
+    }
+    return Status::Ok();
+  }
+  SolveExact(problem, config.exact, &outcome->allocation, &outcome->summary);
+  return Status::Ok();
+}
+
+Status RoundPipeline::Complete(int round, RoundOutcome* outcome) {
+  const Problem& problem = *parts_.problem;
+  if (static_cast<int>(outcome->allocation.values.size()) != problem.num_variables()) {
+    return Status::Ok();  // a failed solve: recorded without an allocation
+  }
+  SolveSummary& s = outcome->summary;
+  // ADMM measured this very allocation with the same functions; if the plugin's repair leaves
+  // it as it is, that measure stands (a copy to compare costs far less than a second measure:
+  // 1.5M constraints on Kdl).
+  const bool solver_measured = parts_.admm != nullptr && s.max_violation >= 0;
+  std::vector<double> solved;
+  if (solver_measured) solved = outcome->allocation.values;
+  Status status =
+      parts_.guard("Repair", [&] { return parts_.plugin->Repair(problem, &outcome->allocation); });
+  if (!status.ok()) return status;
+  if (!solver_measured || outcome->allocation.values != solved) {
+    s.objective = MeasureObjective(problem, outcome->allocation.values);
+    s.max_violation = MeasureViolation(problem, outcome->allocation.values).Max();
+  }
+  s.feasible = s.max_violation <= parts_.config->admm.feasibility_tolerance;
+  return parts_.guard("Report", [&] {
+    return parts_.plugin->Report(round, problem, outcome->allocation, &outcome->report);
+  });
+}
+
+Status RoundPipeline::Emit(int round, double started_unix, RoundOutcome* outcome) {
+  if (sinks_.empty()) return Status::Ok();
+  const DeploymentConfig& config = *parts_.config;
+  RoundRecord record;
+  record.round = round;
+  record.started_unix_seconds = started_unix;
+  record.solver = parts_.admm != nullptr                 ? "admm"
+                  : config.solver == SolverKind::kPlugin ? "plugin"
+                                                         : "exact";
+  record.summary = outcome->summary;
+  record.report = outcome->report;
+  record.events = outcome->events;
+  bool needs_state = false;
+  for (const RoundSink* sink : sinks_) needs_state = needs_state || sink->NeedsState();
+  if (needs_state) {
+    Status status =
+        parts_.guard("SaveState", [&] { return parts_.plugin->SaveState(round, &record.state); });
+    if (!status.ok()) return status;
+    record.has_state = !record.state.empty();
+  }
+  const std::vector<double>& values = outcome->allocation.values;
+  if (static_cast<int>(values.size()) == parts_.problem->num_variables()) {
+    for (VarId v = 0; v < parts_.problem->num_variables(); ++v) {
+      if (std::abs(values[v]) > 1e-12) record.allocation.emplace_back(v, values[v]);
+    }
+  }
+  // A failed solve is recorded (termination and message) without an allocation: the last good
+  // allocation stays the latest one in the database.
+  for (RoundSink* sink : sinks_) {
+    Status status = sink->Write(record, *outcome);
+    if (!status.ok()) return status;
+  }
+  return Status::Ok();
+}
+
+}  // namespace dede::internal
