@@ -11,6 +11,10 @@
 //       redistribution, link failures; the paper's section 7.2), each normalised by the exact
 //       optimum of the same instance: eval-out/robustness.csv (same columns as `run`; the study
 //       and level lead the instance name), robustness.md and one plot per study.
+//   dede_eval deployments configs/te_b4.yaml configs/lb_small.yaml --rounds 3 --out eval-out
+//       every method (exact, admm at each --threads count, the plugin's baselines) on the same
+//       rounds of each deployment, through the product's own round path (deployments.h); --set
+//       overlays vary settings, --value picks a reported metric; the same outputs as `run`.
 //   dede_eval convergence --out eval-out
 //       the residual and objective trace of one ADMM solve of a synthetic transport LP, with
 //       the exact optimum for reference, as CSV and a plot.
@@ -35,6 +39,7 @@
 #include <vector>
 
 #include "dede/solver.h"
+#include "deployments.h"
 #include "eval.h"
 #include "synthetic.h"
 #ifdef DEDE_EVAL_HAS_TE
@@ -252,6 +257,28 @@ std::vector<int> ParseThreads(const std::string& text) {
   return threads;
 }
 
+// summary.md (the tables), the plots, and where they went.
+void WriteOutputs(const std::map<Key, Aggregate>& table,
+                  const fs::path& out_dir,
+                  bool plots,
+                  const std::string& command) {
+  const std::string summary = SummaryMarkdown(table);
+  {
+    std::ofstream out(out_dir / "summary.md");
+    out << "<!-- " << command << " -->\n" << summary;
+  }
+  std::cout << summary;
+  if (plots) {
+    const bool gnuplot = HaveGnuplot();
+    if (!gnuplot) std::cerr << "dede_eval: gnuplot not found: writing .gp/.dat files only\n";
+    for (const std::string& f : WritePlots(table, out_dir, gnuplot)) {
+      std::cout << "wrote " << f << "\n";
+    }
+  }
+  std::cout << "wrote " << (out_dir / "results.csv").string() << ", "
+            << (out_dir / "summary.md").string() << "\n";
+}
+
 int RunCommand(EvalOptions options,
                const std::vector<std::string>& domains_wanted,
                const fs::path& out_dir,
@@ -329,21 +356,54 @@ int RunCommand(EvalOptions options,
     }
     std::cout << "   " << rows << " rows in " << Number(seconds, "%.1f") << " s\n";
   }
-  const std::string summary = SummaryMarkdown(table);
-  {
-    std::ofstream out(out_dir / "summary.md");
-    out << "<!-- dede_eval run --size " << options.size << " -->\n" << summary;
+  WriteOutputs(table, out_dir, plots, "dede_eval run --size " + options.size);
+  return exit_code;
+}
+
+int DeploymentsCommand(const dede::eval::DeploymentSuite& suite,
+                       const fs::path& out_dir,
+                       bool plots,
+                       bool check,
+                       const std::string& command_line) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    std::cerr << "dede_eval: cannot create " << out_dir << ": " << ec.message() << "\n";
+    return 2;
   }
-  std::cout << summary;
-  if (plots) {
-    const bool gnuplot = HaveGnuplot();
-    if (!gnuplot) std::cerr << "dede_eval: gnuplot not found: writing .gp/.dat files only\n";
-    for (const std::string& f : WritePlots(table, out_dir, gnuplot)) {
-      std::cout << "wrote " << f << "\n";
-    }
+  CsvWriter csv(out_dir / "results.csv");
+  if (!csv.ok()) {
+    std::cerr << "dede_eval: cannot write " << (out_dir / "results.csv") << "\n";
+    return 2;
   }
-  std::cout << "wrote " << (out_dir / "results.csv").string() << ", "
-            << (out_dir / "summary.md").string() << "\n";
+  std::map<Key, Aggregate> table;
+  int rows = 0;
+  int bad = 0;
+  const dede::Status status = dede::eval::RunDeployments(suite, [&](const EvalRow& r) {
+    csv.Write(r);
+    Accumulate(r, &table);
+    ++rows;
+    if (check && (r.method == "admm" || r.method == "exact") && !r.feasible) ++bad;
+    std::cout << "  " << r.objective << "  " << r.method << " x" << r.threads << "  round "
+              << r.round << "  value " << Number(r.value, "%.6g") << "  quality "
+              << Number(r.quality, "%.6f") << "  " << Number(r.seconds, "%.3f") << " s"
+              << (r.feasible ? "" : "  INFEASIBLE") << "  (" << r.note << ")\n"
+              << std::flush;
+  });
+  int exit_code = 0;
+  if (!status.ok()) {
+    std::cerr << "dede_eval: " << status.message() << "\n";
+    exit_code = 1;
+  }
+  if (rows == 0) {
+    std::cerr << "dede_eval: no rows\n";
+    exit_code = 1;
+  }
+  if (bad > 0) {
+    std::cerr << "dede_eval: " << bad << " ADMM/exact rows are infeasible\n";
+    exit_code = 1;
+  }
+  WriteOutputs(table, out_dir, plots, command_line);
   return exit_code;
 }
 
@@ -623,18 +683,64 @@ int main(int argc, char** argv) {
   bool conv_no_plots = false;
   conv->add_flag("--no-plots", conv_no_plots);
 
+  dede::eval::DeploymentSuite suite;
+  std::string dep_threads_text = "1,all";
+  std::string dep_out = "eval-out";
+  bool dep_no_plots = false;
+  bool dep_check = false;
+  auto* dep = app.add_subcommand(
+      "deployments",
+      "every method on the rounds of deployment files, through the product's round path");
+  dep->add_option("configs", suite.configs, "deployment YAML files")
+      ->required()
+      ->check(CLI::ExistingFile);
+  dep->add_option("--set",
+                  suite.overlays,
+                  "override a key of every deployment (YAML value), e.g. "
+                  "solver.admm.time_limit_seconds=10; repeatable");
+  dep->add_option("--methods",
+                  suite.methods,
+                  "admm, exact, or the plugin's methods (plugin:NAME for one called exact or "
+                  "admm), comma-separated (default: exact, admm and every plugin method)")
+      ->delimiter(',');
+  dep->add_option("--threads",
+                  dep_threads_text,
+                  "ADMM thread counts, comma-separated; all = every "
+                  "hardware thread")
+      ->capture_default_str();
+  dep->add_option("--rounds", suite.rounds, "rounds per deployment and method")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  dep->add_option("--value",
+                  suite.value_metric,
+                  "a metric of the plugin's report as each row's value (default: the objective)");
+  dep->add_option("--reference", suite.reference, "the method quality is relative to (empty: none)")
+      ->capture_default_str();
+  dep->add_option("--out", dep_out, "output directory")->capture_default_str();
+  dep->add_flag("--no-plots", dep_no_plots, "skip gnuplot");
+  dep->add_flag("--check", dep_check, "also fail if an ADMM or exact row is infeasible");
+
   try {
     app.parse(argc, argv);
     if (run->parsed()) options.threads = ParseThreads(threads_text);
     if (rob->parsed()) rob_options.threads = ParseThreads(rob_threads_text);
+    if (dep->parsed()) suite.threads = ParseThreads(dep_threads_text);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception&) {
-    std::cerr << "dede_eval: --threads " << (rob->parsed() ? rob_threads_text : threads_text)
+    std::cerr << "dede_eval: --threads "
+              << (rob->parsed()   ? rob_threads_text
+                  : dep->parsed() ? dep_threads_text
+                                  : threads_text)
               << ": expected comma-separated counts >= 0 or 'all'\n";
     return 2;
   }
   if (run->parsed()) return RunCommand(options, domains, out_dir, !no_plots, check);
+  if (dep->parsed()) {
+    std::string command = "dede_eval";
+    for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+    return DeploymentsCommand(suite, dep_out, !dep_no_plots, dep_check, command);
+  }
   if (rob->parsed()) {
 #ifdef DEDE_EVAL_HAS_TE
     return RobustnessCommand(rob_options, robustness, rob_out, !rob_no_plots, rob_check);

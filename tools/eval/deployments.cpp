@@ -1,0 +1,204 @@
+#include "deployments.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <utility>
+
+#include "config/deployment.h"
+#include "plugin/plugin_loader.h"
+#include "runtime/runner.h"
+
+namespace dede::eval {
+namespace {
+
+using internal::DeploymentConfig;
+using internal::PluginInstance;
+using internal::PluginRegistry;
+
+std::string Num(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.6g", v);
+  return buffer;
+}
+
+// One run of a deployment: a method at a thread count.
+struct MethodRun {
+  std::string label;                  // the row's method
+  std::vector<std::string> overlays;  // appended to the suite's
+  int threads = 1;                    // for the row (ADMM: the solver's count)
+};
+
+std::vector<MethodRun> Runs(const std::string& method, const std::vector<int>& threads) {
+  if (method == "admm") {
+    std::vector<MethodRun> runs;
+    for (int t : threads) {
+      runs.push_back({"admm",
+                      {"solver.kind=admm",
+                       "solver.method=none",
+                       "solver.admm.num_threads=" + std::to_string(t)},
+                      t});
+    }
+    return runs;
+  }
+  if (method == "exact") return {{"exact", {"solver.kind=exact", "solver.method=none"}, 1}};
+  const std::string name = method.rfind("plugin:", 0) == 0 ? method.substr(7) : method;
+  return {{method, {"solver.kind=plugin", "solver.method=" + name}, 1}};
+}
+
+Result<PluginInstance> CreatePlugin(const DeploymentConfig& config,
+                                    PluginRegistry* registry,
+                                    std::string* version) {
+  (void)registry->Add(internal::PluginSearchPath(config.plugin_paths));
+  Result<PluginInstance> plugin = registry->Create(config.plugin);
+  if (!plugin.ok()) {
+    return Status(
+        plugin.status().code(),
+        config.file + ": plugin.name = '" + config.plugin + "': " + plugin.status().message());
+  }
+  *version = internal::InfoOf(plugin.value()).version;
+  return plugin;
+}
+
+// The method list when none is given: exact, admm, then the plugin's own methods ("plugin:"
+// before a name that is also a solver kind).
+Result<std::vector<std::string>> DefaultMethods(const DeploymentConfig& config,
+                                                PluginRegistry* registry) {
+  std::string version;
+  Result<PluginInstance> plugin = CreatePlugin(config, registry, &version);
+  if (!plugin.ok()) return plugin.status();
+  std::vector<std::string> methods = {"exact", "admm"};
+  for (const MethodInfo& m : plugin.value()->Methods()) {
+    methods.push_back(m.name == "exact" || m.name == "admm" ? "plugin:" + m.name : m.name);
+  }
+  return methods;
+}
+
+double Quality(double value, double reference, bool maximize) {
+  if (std::isnan(value) || std::isnan(reference)) return std::nan("");
+  if (maximize) return reference != 0 ? value / reference : std::nan("");
+  return value != 0 ? reference / value : (reference == 0 ? 1.0 : std::nan(""));
+}
+
+// The value of a round: the named metric of the plugin's report, or the objective.
+Result<double> ValueOf(const internal::RoundOutcome& outcome, const std::string& metric) {
+  if (metric.empty()) return outcome.summary.objective;
+  for (const Metric& m : outcome.report.metrics) {
+    if (m.name == metric) return m.value;
+  }
+  std::string names;
+  for (const Metric& m : outcome.report.metrics) names += (names.empty() ? "" : ", ") + m.name;
+  return NotFound("--value " + metric + ": the plugin reports no such metric (it reports: " +
+                  (names.empty() ? std::string("none") : names) + ")");
+}
+
+// Every round of one method on one deployment. `reference` (by round) gets the values when
+// this is the reference method; otherwise it gives each row its quality.
+Status RunMethod(const std::string& file,
+                 const DeploymentSuite& suite,
+                 const MethodRun& run,
+                 bool is_reference,
+                 std::map<int, double>* reference,
+                 const RowSink& sink) {
+  std::vector<std::string> overlays = suite.overlays;
+  overlays.insert(overlays.end(), run.overlays.begin(), run.overlays.end());
+  Result<DeploymentConfig> config = internal::LoadDeployment(file, overlays);
+  if (!config.ok()) return config.status();
+  PluginRegistry registry;
+  std::string version;
+  Result<PluginInstance> plugin = CreatePlugin(config.value(), &registry, &version);
+  if (!plugin.ok()) return plugin.status();
+  std::ostringstream log;
+  internal::RunnerOptions options;
+  options.persist = false;
+  options.log = &log;
+  internal::Runner runner(config.value(), plugin.value().get(), version, nullptr, options);
+  Status status = runner.Setup();
+  if (!status.ok()) return status;
+  const bool maximize = runner.problem().objective_sense() == ObjectiveSense::kMaximize;
+  for (int round = 0; round < suite.rounds; ++round) {
+    internal::RoundOutcome outcome;
+    status = runner.RunRound({}, &outcome);
+    if (!status.ok()) return status;
+    if (outcome.finished) break;
+    const SolveSummary& s = outcome.summary;
+    EvalRow row;
+    row.domain = config->plugin;
+    row.objective = config->name;
+    row.method = run.label;
+    row.instance = config->name + "/r" + std::to_string(outcome.round);
+    row.round = outcome.round;
+    row.threads = s.num_threads > 0 ? s.num_threads : run.threads > 0 ? run.threads : 1;
+    row.seconds = outcome.seconds;
+    row.feasible = s.IsSolutionUsable() && s.feasible;
+    row.note = std::string(TerminationName(s.termination)) +
+               (s.iterations > 0 ? ", " + std::to_string(s.iterations) + " iterations" : "") +
+               ", max violation " + Num(s.max_violation);
+    if (!s.IsSolutionUsable()) row.note += ": " + s.message;
+    Result<double> value = ValueOf(outcome, suite.value_metric);
+    if (!value.ok()) return value.status();
+    row.value = s.IsSolutionUsable() ? value.value() : std::nan("");
+    row.reference = suite.reference.empty() ? "none" : suite.reference;
+    if (is_reference) {
+      if (row.feasible) (*reference)[outcome.round] = row.value;
+      row.quality = row.feasible ? 1.0 : std::nan("");
+    } else if (const auto it = reference->find(outcome.round); it != reference->end()) {
+      row.quality = Quality(row.value, it->second, maximize);
+    } else {
+      row.reference = "none";
+    }
+    sink(row);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunDeployments(const DeploymentSuite& suite, const RowSink& sink) {
+  Status result;
+  for (const std::string& file : suite.configs) {
+    std::vector<std::string> methods = suite.methods;
+    if (methods.empty()) {
+      Result<DeploymentConfig> config = internal::LoadDeployment(file, suite.overlays);
+      if (!config.ok()) return config.status();
+      PluginRegistry registry;
+      Result<std::vector<std::string>> found = DefaultMethods(config.value(), &registry);
+      if (!found.ok()) return found.status();
+      methods = std::move(found.value());
+    }
+    // The reference first, so that every other row carries its quality.
+    std::stable_partition(methods.begin(), methods.end(), [&](const std::string& m) {
+      return !suite.reference.empty() && m == suite.reference;
+    });
+    std::map<int, double> reference;
+    for (const std::string& method : methods) {
+      for (const MethodRun& run : Runs(method, suite.threads)) {
+        const bool is_reference = !suite.reference.empty() && method == suite.reference;
+        Status status = RunMethod(file, suite, run, is_reference, &reference, sink);
+        if (!status.ok()) {
+          // The failure is a row, and the exit status when the method was asked for by name
+          // (a plugin method the deployment's objective does not admit fails in the default
+          // list): the other methods still run.
+          EvalRow row;
+          row.domain = file;
+          row.objective = file;
+          row.method = run.label;
+          row.instance = file;
+          row.threads = run.threads;
+          row.note = "failed: " + status.message();
+          sink(row);
+          if (!suite.methods.empty()) {
+            result.Update(
+                Status(status.code(), file + ", method " + run.label + ": " + status.message()));
+          }
+        }
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace dede::eval
