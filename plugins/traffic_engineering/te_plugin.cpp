@@ -250,13 +250,24 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
   return Status::Ok();
 }
 
+// The topology, the link events, the pairs with a demand and their paths, then the model.
 Status TrafficEngineeringPlugin::Describe(Problem* problem) {
   Result<Topology> topology = LoadTopology(topology_file_, topology_options_);
   if (!topology.ok()) return topology.status();
   topology_ = std::move(topology.value());
-  const int num_links = static_cast<int>(topology_.links.size());
+  Status status = ResolveLinkEvents();
+  if (!status.ok()) return status;
+  std::set<std::pair<int, int>> wanted;
+  status = WantedPairs(&wanted);
+  if (!status.ok()) return status;
+  status = BuildPairs(wanted);
+  if (!status.ok()) return status;
+  return BuildModel(problem);
+}
 
-  // Link events: "a->b" (node ids) or a link index.
+// Link events: "a->b" (node ids) or a link index.
+Status TrafficEngineeringPlugin::ResolveLinkEvents() {
+  const int num_links = static_cast<int>(topology_.links.size());
   link_events_.clear();
   for (const RawLinkEvent& raw : raw_events_) {
     LinkEvent event;
@@ -274,9 +285,12 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
   std::stable_sort(link_events_.begin(),
                    link_events_.end(),
                    [](const LinkEvent& a, const LinkEvent& b) { return a.round < b.round; });
+  return Status::Ok();
+}
 
-  // Pairs with a positive demand in some round get variables (the structure is fixed).
-  std::set<std::pair<int, int>> wanted;
+// Pairs with a positive demand in some round get variables (the structure is fixed).
+Status TrafficEngineeringPlugin::WantedPairs(std::set<std::pair<int, int>>* wanted_out) {
+  std::set<std::pair<int, int>>& wanted = *wanted_out;
   if (traffic_.enabled) {
     for (const auto& p : GeneratedPairs(topology_, traffic_)) wanted.insert(p);
   } else if (!series_file_.empty()) {
@@ -297,6 +311,11 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
       for (const DemandEntry& d : matrix.value()) wanted.emplace(d.src, d.dst);
     }
   }
+  return Status::Ok();
+}
+
+// Each wanted pair's paths: from the paths file, the path cache, or computed (in parallel).
+Status TrafficEngineeringPlugin::BuildPairs(const std::set<std::pair<int, int>>& wanted) {
   std::map<std::pair<int, int>, std::vector<Path>> given;
   if (!paths_file_.empty()) {
     Result<std::vector<PairPaths>> paths = LoadPaths(paths_file_, topology_);
@@ -411,7 +430,12 @@ Status TrafficEngineeringPlugin::Describe(Problem* problem) {
   }
   generated_pairs_.clear();
   for (const PairModel& pair : pairs_) generated_pairs_.emplace_back(pair.src, pair.dst);
+  return Status::Ok();
+}
 
+// The path model (BuildPathModel) and the plugin's maps from pairs and paths to its variables.
+Status TrafficEngineeringPlugin::BuildModel(Problem* problem) {
+  const int num_links = static_cast<int>(topology_.links.size());
   // Variables are measured in units of the largest capacity, so flows, capacities and link
   // utilisations are all O(1): ADMM uses one rho for the consensus of flows and of the min-max
   // epigraph copies, and with flows in data units (thousands) it converged to points 2-15% off

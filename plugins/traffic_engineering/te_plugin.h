@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,6 +91,11 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   void SetPathFlows(const std::vector<std::vector<double>>& flows, Allocation* allocation) const;
 
  private:
+  // Describe's steps.
+  Status ResolveLinkEvents();
+  Status WantedPairs(std::set<std::pair<int, int>>* wanted);
+  Status BuildPairs(const std::set<std::pair<int, int>>& wanted);
+  Status BuildModel(Problem* problem);
   struct PairModel {
     int src = 0, dst = 0;
     std::vector<Path> paths;
