@@ -19,7 +19,9 @@ set(DEDE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/dede)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/framework/include/dede
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         COMPONENT sdk
-        FILES_MATCHING PATTERN "*.h")
+        FILES_MATCHING PATTERN "*.h"
+        # Host-side solvers: the SDK does not link them (plugins use SolverServices).
+        PATTERN "host_solvers.h" EXCLUDE)
 
 install(TARGETS dede_core dede_plugin_sdk
         EXPORT dedeTargets

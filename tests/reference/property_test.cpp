@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "dede/host_solvers.h"
 #include "dede/problem.h"
 #include "dede/solver.h"
 

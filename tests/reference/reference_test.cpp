@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "dede/host_solvers.h"
 #include "dede/problem.h"
 #include "dede/solver.h"
 #include "reference/reference_problems.h"

@@ -20,6 +20,7 @@
 
 #include "budget_bench.h"
 #include "convergence_bench.h"
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "synthetic.h"
 

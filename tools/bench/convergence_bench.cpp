@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/deployment.h"
+#include "dede/host_solvers.h"
 #include "dede/plugin.h"
 #include "dede/solver.h"
 #include "plugin/plugin_loader.h"

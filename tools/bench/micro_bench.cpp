@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "store/store.h"
 #include "subproblem/block_problem.h"

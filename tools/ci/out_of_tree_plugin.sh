@@ -48,6 +48,8 @@ for f in include/dede/plugin.h include/dede/problem.h include/dede/status.h \
   [ -f "$prefix/$f" ] || fail "the install lacks $f"
 done
 ls "$prefix"/lib/libdede_core.so* >/dev/null 2>&1 || fail "the install lacks lib/libdede_core.so"
+# The SDK exposes only what it links: the host's solvers (dede_admm, dede_exact) stay out.
+[ ! -e "$prefix/include/dede/host_solvers.h" ] || fail "the install has include/dede/host_solvers.h"
 
 step "configure and build examples/out_of_tree_plugin against the installed SDK"
 # The host's compiler: the loader rejects a plugin built with another toolchain.

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "config/deployment.h"
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "options_doc.h"
 #include "plugin/plugin_loader.h"

@@ -29,6 +29,7 @@
 
 #include "cluster_baselines.h"
 #include "cluster_plugin.h"
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "eval.h"
 #include "runtime/solver_services.h"

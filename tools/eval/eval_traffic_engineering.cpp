@@ -42,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "eval.h"
 #include "runtime/solver_services.h"

@@ -38,6 +38,7 @@
 #include <tuple>
 #include <vector>
 
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "deployments.h"
 #include "eval.h"

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "robustness.h"
 #include "runtime/solver_services.h"

@@ -45,6 +45,7 @@
 #include "admm/anderson.h"
 #include "admm/block_executor.h"
 #include "admm/flat_array.h"
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "subproblem/block_problem.h"
 

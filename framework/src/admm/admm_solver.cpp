@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "admm/admm_engine.h"
+#include "dede/host_solvers.h"
 
 namespace dede {
 namespace internal {

@@ -10,6 +10,7 @@
 //                                     Clp's quadratic objective instead.
 // Clp and Cbc minimise, so a maximised objective is negated internally and reported back in the
 // user's sense.
+#include "dede/host_solvers.h"
 #include "exact/exact_model.h"
 
 namespace dede {

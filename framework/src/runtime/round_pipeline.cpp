@@ -8,6 +8,7 @@
 #include <map>
 
 #include "admm/measure.h"
+#include "dede/host_solvers.h"
 #include "runtime/solver_services.h"
 
 namespace dede::internal {

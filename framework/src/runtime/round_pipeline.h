@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "config/deployment.h"
+#include "dede/host_solvers.h"
 #include "dede/plugin.h"
 #include "dede/solver.h"
 #include "dede/status.h"

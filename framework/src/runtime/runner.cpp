@@ -18,6 +18,7 @@
 #include "admm/measure.h"
 #include "config/json_node.h"
 #include "core/guard.h"
+#include "dede/host_solvers.h"
 #include "runtime/http_server.h"
 #include "runtime/solver_services.h"
 

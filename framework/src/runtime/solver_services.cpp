@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/guard.h"
+#include "dede/host_solvers.h"
 
 namespace dede::internal {
 

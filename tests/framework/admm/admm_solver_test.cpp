@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "framework/spare_capacity.h"
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dede/host_solvers.h"
 #include "dede/problem.h"
 #include "dede/solver.h"
 #include "framework/spare_capacity.h"

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "dede/host_solvers.h"
 #include "dede/problem.h"
 #include "dede/solver.h"
 

@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "dede/host_solvers.h"
 #include "dede/problem.h"
 #include "dede/solver.h"
 #include "exact/mps_reader.h"

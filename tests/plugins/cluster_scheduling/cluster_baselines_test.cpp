@@ -15,6 +15,7 @@
 #include "cluster_data.h"
 #include "cluster_model.h"
 #include "cluster_plugin.h"
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "runtime/solver_services.h"
 

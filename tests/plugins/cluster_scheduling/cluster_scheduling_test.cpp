@@ -13,6 +13,7 @@
 
 #include "cluster_data.h"
 #include "cluster_model.h"
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 
 namespace dede::cluster {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "config/deployment.h"
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "runtime/solver_services.h"
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "lb_core.h"
 #include "lb_methods.h"

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "runtime/solver_services.h"
 #include "te_plugin.h"

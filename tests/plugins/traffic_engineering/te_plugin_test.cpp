@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "config/json_node.h"
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 
 namespace dede::te {

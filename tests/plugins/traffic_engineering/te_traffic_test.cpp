@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "te_plugin.h"
 #include "te_test_util.h"

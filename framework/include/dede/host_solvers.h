@@ -1,0 +1,62 @@
+// The framework's own solvers, for host programs (the runtime, the tools, the tests): the DeDe
+// ADMM solver (linked from dede_admm) and the exact baseline (dede_exact). Not part of the
+// installed plugin SDK, which does not link them: a plugin solves through the SolverServices
+// the host lends it (dede/plugin.h). The types both share are in dede/solver.h.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "dede/problem.h"
+#include "dede/solver.h"
+
+namespace dede {
+
+namespace internal {
+class AdmmEngine;
+}
+
+// The DeDe ADMM solver. Holds the subproblem solvers and the iterates between solves, so the
+// next Solve after a parameter change warm-starts (x, z, duals and rho). The problem must
+// outlive the solver and must not change structure after construction.
+class AdmmSolver {
+ public:
+  AdmmSolver(const Problem& problem, const AdmmOptions& options);
+  ~AdmmSolver();
+  AdmmSolver(const AdmmSolver&) = delete;
+  AdmmSolver& operator=(const AdmmSolver&) = delete;
+
+  // Never throws. On kFailure *allocation is left unchanged.
+  void Solve(std::stop_token stop, Allocation* allocation, SolveSummary* summary);
+  void Solve(Allocation* allocation, SolveSummary* summary) { Solve({}, allocation, summary); }
+  // Forget the iterates: the next solve starts cold.
+  void Reset();
+  // Start the next solve from a full assignment (by VarId), e.g. an allocation restored from
+  // the database after a restart. Ignored if the size does not match.
+  void WarmStart(const std::vector<double>& values);
+  // Options that take effect at the next Solve (threads, tolerances, budgets).
+  void SetOptions(const AdmmOptions& options);
+  // Called on the solving thread at every termination check with that check's summary (after
+  // it is added to the trace); returning false ends the solve as kCancelled, with the current
+  // iterate returned as for a stop request. For progress displays and benchmarks that stop
+  // at their own criterion. An empty function (the default) is not called.
+  using Observer = std::function<bool(const IterationSummary&)>;
+  void SetObserver(Observer observer);
+  const AdmmOptions& options() const;
+  // Why the solver could not be built (empty if it can be used).
+  const std::string& setup_error() const;
+
+ private:
+  std::unique_ptr<internal::AdmmEngine> engine_;
+};
+
+// The whole problem as one LP/QP (Clp) or MILP (Cbc). Same summary type. Never throws.
+void SolveExact(const Problem& problem,
+                const ExactOptions& options,
+                Allocation* allocation,
+                SolveSummary* summary);
+
+}  // namespace dede
