@@ -1,13 +1,9 @@
 // dally_bench: the results table of issue 7 (2/4/8/16 racks x batch/Poisson x six policies on the
 // synthetic 500-job workload, or a dally-workloads CSV), with Dally's change against Tiresias and
-// Gandiva next to the paper's claims, and the wall time of every simulation.
-//
-//   dally_bench [--work-model artist_linear|trace_runtime] [--jobs 500] [--seed 2025]
-//               [--jobs-per-day 100] [--racks 2,4,8,16] [--arrivals batch,poisson]
-//               [--lease-s 3600] [--history-leases 48] [--tiresias paper|code] [--trace FILE]
-//               [--tiresias-priority discretized|continuous] [--starvation-clock
-//               queue_entry|last_assignment]
-//               [--never-run first|last]
+// Gandiva next to the paper's claims, and the wall time of every simulation. `dally_bench --help`
+// lists the options: the cluster shape (--racks, --machines-per-rack, --gpus-per-machine) and
+// the arrival modes (--arrivals batch|poisson|trace, the plugin's workload.arrivals).
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,67 +29,98 @@ double Change(double dally, double other) {
   return other > 0 ? 100.0 * (dally - other) / other : 0.0;
 }
 
-int Usage() {
-  std::fprintf(
-      stderr,
-      "usage: dally_bench [--work-model artist_linear|trace_runtime] [--jobs N] [--seed S]\n"
-      "                   [--jobs-per-day R] [--racks 2,4,8,16] [--arrivals batch,poisson]\n"
-      "                   [--lease-s L] [--history-leases H] [--tiresias paper|code] [--trace "
-      "FILE]\n"
-      "                   [--tiresias-priority discretized|continuous] [--starvation-clock "
-      "queue_entry|last_assignment]\n"
-      "                   [--never-run first|last]\n");
-  return 1;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string work_model = "artist_linear", racks_arg = "2,4,8,16", arrivals_arg = "batch,poisson";
+  CLI::App app{
+      "dally_bench: Dally, its variants, Tiresias and Gandiva on the synthetic 500-job workload "
+      "or a trace, per cluster size and arrival mode"};
+  std::string work_model = "artist_linear", racks_arg = "2,4,8,16", arrivals_arg;
   std::string tiresias = "paper", trace, las = "discretized", clock = "queue_entry",
               never_run = "last";
   int jobs = 500;
   unsigned long long seed = 2025;
   double jobs_per_day = 100, lease_s = 3600, history = 48;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (i + 1 >= argc) return Usage();
-    const std::string v = argv[++i];
-    if (a == "--work-model")
-      work_model = v;
-    else if (a == "--jobs")
-      jobs = std::atoi(v.c_str());
-    else if (a == "--seed")
-      seed = std::strtoull(v.c_str(), nullptr, 10);
-    else if (a == "--jobs-per-day")
-      jobs_per_day = std::atof(v.c_str());
-    else if (a == "--racks")
-      racks_arg = v;
-    else if (a == "--arrivals")
-      arrivals_arg = v;
-    else if (a == "--lease-s")
-      lease_s = std::atof(v.c_str());
-    else if (a == "--history-leases")
-      history = std::atof(v.c_str());
-    else if (a == "--tiresias")
-      tiresias = v;
-    else if (a == "--trace")
-      trace = v;
-    else if (a == "--tiresias-priority")
-      las = v;
-    else if (a == "--starvation-clock")
-      clock = v;
-    else if (a == "--never-run")
-      never_run = v;
-    else
-      return Usage();
+  dede::gpu::ClusterShape shape;
+  app.add_option("--work-model", work_model, "ideal runtime model")
+      ->check(CLI::IsMember({"artist_linear", "trace_runtime"}))
+      ->capture_default_str();
+  app.add_option("--jobs", jobs, "synthetic jobs")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--seed", seed, "generator and policy seed")->capture_default_str();
+  app.add_option("--jobs-per-day", jobs_per_day, "Poisson arrival rate (synthetic)")
+      ->check(CLI::Range(1e-6, 1e9))
+      ->capture_default_str();
+  app.add_option("--racks", racks_arg, "cluster sizes in racks, comma-separated")
+      ->capture_default_str();
+  app.add_option("--machines-per-rack", shape.machines_per_rack, "machines per rack")
+      ->check(CLI::Range(1, 1 << 16))
+      ->capture_default_str();
+  app.add_option("--gpus-per-machine", shape.gpus_per_machine, "GPUs per machine")
+      ->check(CLI::Range(1, 1 << 10))
+      ->capture_default_str();
+  app.add_option("--arrivals",
+                 arrivals_arg,
+                 "arrival modes, comma-separated: batch (every job at time 0), poisson (generated; "
+                 "synthetic workload only), trace (the trace's own times; with --trace only), as "
+                 "the plugin's workload.arrivals (default: batch,poisson; with --trace: "
+                 "batch,trace)");
+  app.add_option("--lease-s", lease_s, "lease length")
+      ->check(CLI::Range(1e-3, 1e9))
+      ->capture_default_str();
+  app.add_option("--history-leases", history, "auto-tuner window in leases")
+      ->check(CLI::Range(1e-3, 1e9))
+      ->capture_default_str();
+  app.add_option(
+         "--tiresias", tiresias, "Tiresias placement: the paper's text or ArtISt-sim's code")
+      ->check(CLI::IsMember({"paper", "code"}))
+      ->capture_default_str();
+  app.add_option("--trace", trace, "a dally-workloads CSV instead of the synthetic workload")
+      ->check(CLI::ExistingFile);
+  app.add_option("--tiresias-priority", las, "Tiresias' LAS")
+      ->check(CLI::IsMember({"discretized", "continuous"}))
+      ->capture_default_str();
+  app.add_option("--starvation-clock", clock, "Dally's starvation clock")
+      ->check(CLI::IsMember({"queue_entry", "last_assignment"}))
+      ->capture_default_str();
+  app.add_option("--never-run", never_run, "order of never-run jobs in Dally's queue")
+      ->check(CLI::IsMember({"first", "last"}))
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  if (arrivals_arg.empty()) arrivals_arg = trace.empty() ? "batch,poisson" : "batch,trace";
+  for (const std::string& mode : Split(arrivals_arg)) {
+    const bool known = mode == "batch" || mode == "poisson" || mode == "trace";
+    if (!known || (mode == "poisson" && !trace.empty()) || (mode == "trace" && trace.empty())) {
+      std::fprintf(stderr,
+                   "dally_bench: --arrivals %s: %s\n",
+                   mode.c_str(),
+                   !known ? "expected batch, poisson or trace"
+                   : mode == "poisson"
+                       ? "poisson generates arrivals for the synthetic workload; a trace has its "
+                         "own (trace) or all at time 0 (batch)"
+                       : "trace needs --trace");
+      return 2;
+    }
   }
-  if ((work_model != "artist_linear" && work_model != "trace_runtime") ||
-      (tiresias != "paper" && tiresias != "code") ||
-      (las != "discretized" && las != "continuous") ||
-      (clock != "queue_entry" && clock != "last_assignment") ||
-      (never_run != "first" && never_run != "last"))
-    return Usage();
+  std::vector<int> racks;
+  for (const std::string& r : Split(racks_arg)) {
+    std::size_t used = 0;
+    int value = 0;
+    try {
+      value = std::stoi(r, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != r.size() || value < 1 || value > (1 << 16)) {
+      std::fprintf(stderr,
+                   "dally_bench: --racks %s: '%s' is not a rack count in [1, 65536]\n",
+                   racks_arg.c_str(),
+                   r.c_str());
+      return 2;
+    }
+    racks.push_back(value);
+  }
   std::vector<dede::gpu::JobSpec> trace_jobs;
   if (!trace.empty()) {
     std::string error;
@@ -145,12 +172,14 @@ int main(int argc, char** argv) {
               "util",
               "wall_s");
   double total_wall = 0;
-  for (const std::string& r : Split(racks_arg)) {
+  for (const int rack_count : racks) {
+    const std::string r = std::to_string(rack_count);
     for (const std::string& arrival : Split(arrivals_arg)) {
       const bool poisson = arrival == "poisson";
       auto w = trace.empty() ? dede::gpu::GenerateWorkload(jobs, poisson, jobs_per_day, seed)
                              : trace_jobs;
-      if (!trace.empty() && !poisson)
+      // batch: every job at time 0 (a trace's own times are the "trace" mode).
+      if (arrival == "batch")
         for (auto& j : w) j.arrival_s = 0;
       std::vector<dede::gpu::Metrics> m;
       std::vector<std::pair<double, double>> split;  // avg JCT (h) of 1-GPU and of multi-GPU jobs
@@ -164,7 +193,8 @@ int main(int argc, char** argv) {
                        Policy::kTiresias,
                        Policy::kGandiva}) {
         dede::gpu::SimOptions o;
-        o.cluster.racks = std::atoi(r.c_str());
+        o.cluster = shape;
+        o.cluster.racks = rack_count;
         o.policy = p;
         o.lease_s = lease_s;
         o.history_leases = history;

@@ -56,6 +56,7 @@ struct DomainSettings {
   int trace_jobs_skipped = 0;        // csv: jobs of the trace beyond `jobs` (reported)
   int trace_zero_work_jobs = 0;      // csv: jobs without work, dropped (reported)
   bool poisson = false;              // synthetic arrivals
+  bool trace_batch = false;          // a trace's jobs all at time 0 (workload.arrivals: batch)
   double jobs_per_day = 100;
   uint64_t workload_seed = 1;
   // Communication overhead by model (fractions of compute time); models not listed take

@@ -187,14 +187,24 @@ Status ParseSettings(const ConfigNode& settings,
       CheckMap(w, {"source", "trace", "jobs", "arrivals", "jobs_per_day", "seed", "work_model"}));
   st.Update(w.ReadChoice("source", {"synthetic", "dally_csv", "tiresias_csv"}, &s.source));
   st.Update(w.Read("jobs", &s.jobs, 0, 1 << 20));
-  std::string arrivals = "batch", work_model = "artist_linear";
-  st.Update(w.ReadChoice("arrivals", {"batch", "poisson"}, &arrivals));
+  std::string arrivals, work_model = "artist_linear";
+  st.Update(w.ReadChoice("arrivals", {"batch", "poisson", "trace"}, &arrivals));
   st.Update(w.Read("jobs_per_day", &s.jobs_per_day, 1e-6, 1e9));
   int seed = -1;
   st.Update(w.Read("seed", &seed, 0, std::numeric_limits<int>::max()));
   if (seed >= 0) s.workload_seed = static_cast<uint64_t>(seed);
   st.Update(w.ReadChoice("work_model", {"artist_linear", "trace_runtime"}, &work_model));
+  // batch: every job at time 0; poisson: generated (synthetic); trace: the trace's own times
+  // (the default with a trace), as dally_bench --arrivals.
+  if (arrivals.empty()) arrivals = s.source == "synthetic" ? "batch" : "trace";
   s.poisson = arrivals == "poisson";
+  s.trace_batch = s.source != "synthetic" && arrivals == "batch";
+  if (st.ok() && s.source == "synthetic" && arrivals == "trace")
+    return Bad(*w.Find("arrivals"), "'trace' arrivals need a trace (workload.source)");
+  if (st.ok() && s.source != "synthetic" && arrivals == "poisson")
+    return Bad(*w.Find("arrivals"),
+               "'poisson' generates arrivals for the synthetic workload; a trace has its own "
+               "(trace) or all at time 0 (batch)");
   s.sim.work_model =
       work_model == "artist_linear" ? WorkModel::kArtistLinear : WorkModel::kTraceRuntime;
   if (!st.ok()) return st;
@@ -321,6 +331,8 @@ Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped,
                              (zero_work_jobs > 0
                                   ? " with work (" + std::to_string(zero_work_jobs) + " without)"
                                   : std::string()));
+    if (s.trace_batch)
+      for (JobSpec& j : jobs) j.arrival_s = 0;  // workload.arrivals: batch
     if (s.jobs > 0 && static_cast<int>(jobs.size()) > s.jobs) {
       trace_jobs_skipped = static_cast<int>(jobs.size()) - s.jobs;  // reported every round
       jobs.resize(s.jobs);

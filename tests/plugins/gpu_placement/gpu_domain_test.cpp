@@ -2,6 +2,7 @@
 // checkpoints, settings and the combined ADMM + Dally mode.
 #include "gpu_domain.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -401,6 +402,47 @@ TEST(GpuPlacementWorkload, TraceJobsDefaultToAllAndACutIsCounted) {
   DomainSettings synthetic;
   ASSERT_TRUE(ParseSettings(Settings("workload: {source: synthetic}\n"), ctx, &synthetic).ok());
   EXPECT_EQ(synthetic.jobs, 100);
+}
+
+// workload.arrivals as dally_bench --arrivals: a trace keeps its own times by default ("trace"),
+// "batch" puts every job at time 0; "poisson" (generated) is for the synthetic workload and
+// "trace" needs a trace: both mismatches are errors naming the key.
+TEST(GpuPlacementWorkload, ArrivalModesShareDallyBenchSemantics) {
+  PluginContext ctx;
+  ctx.config_dir = kData;
+  const auto load = [&](const std::string& arrivals) {
+    DomainSettings s;
+    Status st = ParseSettings(Settings("workload: {source: tiresias_csv, trace: "
+                                       "tiresias_jobs_60.csv" +
+                                       arrivals + "}\n"),
+                              ctx,
+                              &s);
+    if (!st.ok()) return Result<std::vector<JobSpec>>(st);
+    return LoadWorkload(s);
+  };
+  Result<std::vector<JobSpec>> own = load("");
+  ASSERT_TRUE(own.ok()) << own.status().message();
+  double latest = 0;
+  for (const JobSpec& j : own.value()) latest = std::max(latest, j.arrival_s);
+  EXPECT_GT(latest, 0);  // the trace's own times
+  Result<std::vector<JobSpec>> same = load(", arrivals: trace");
+  ASSERT_TRUE(same.ok());
+  ASSERT_EQ(same->size(), own->size());
+  for (std::size_t i = 0; i < own->size(); ++i)
+    EXPECT_EQ(same.value()[i].arrival_s, own.value()[i].arrival_s);
+  Result<std::vector<JobSpec>> batch = load(", arrivals: batch");
+  ASSERT_TRUE(batch.ok());
+  ASSERT_EQ(batch->size(), own->size());
+  for (const JobSpec& j : batch.value()) EXPECT_EQ(j.arrival_s, 0);
+  Result<std::vector<JobSpec>> poisson = load(", arrivals: poisson");
+  ASSERT_FALSE(poisson.ok());
+  EXPECT_THAT(poisson.status().message(), ::testing::HasSubstr("workload.arrivals"));
+  EXPECT_THAT(poisson.status().message(), ::testing::HasSubstr("synthetic"));
+  DomainSettings synthetic;
+  const Status st =
+      ParseSettings(Settings("workload: {source: synthetic, arrivals: trace}\n"), ctx, &synthetic);
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(st.message(), ::testing::HasSubstr("need a trace"));
 }
 
 // Jobs without work (a trace's jobs that failed at once) are dropped by the plugin and by
