@@ -161,6 +161,7 @@ class ExactSolver {
 
  private:
   void Build();
+  void AddInitialCuts();
   void AddLogCut(int k, double e0);
   void AddSquareCut(int k, double v0);
   // Cuts at x wherever the linearisation misses by more than the tolerance; returns how many.
@@ -183,6 +184,14 @@ class ExactSolver {
   // first: load and solve from scratch; after_unbounded: the previous round was unbounded.
   RoundResult SolveClpRound(bool first, bool after_unbounded);
   RoundResult SolveCbcRound(const std::vector<double>* start);
+  bool RetryUnbounded(RoundResult* round, int* retries);
+  void EndOnFailedRound(const RoundResult& previous,
+                        bool outer,
+                        int rounds,
+                        RoundResult* round,
+                        Termination* termination,
+                        std::string* message,
+                        bool* have_bound) const;
 
   // Work-conserving max-min on a plain LP: fixes alpha at the optimum (less fill_slack) and
   // re-solves for the largest total of the expressions, warm. Returns a note for the message.

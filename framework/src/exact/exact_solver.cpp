@@ -123,8 +123,12 @@ void ExactSolver::Build() {
   }
 
   base_rows_ = model_.num_rows();
-  // Initial cuts: a handful spread over the range the expression can take, so the first
-  // relaxation is bounded and already close to the curve wherever the optimum lies.
+  AddInitialCuts();
+}
+
+// Initial cuts: a handful spread over the range each expression can take, so the first
+// relaxation is bounded and already close to the curve wherever the optimum lies.
+void ExactSolver::AddInitialCuts() {
   for (int k = 0; k < static_cast<int>(logs_.size()); ++k) {
     const double lo = logs_[k].range_lower, hi = logs_[k].range_upper;
     const double low = IsFinite(lo) ? std::max(lo, kLogFloor) : kLogFloor;
@@ -384,6 +388,65 @@ void ExactSolver::Finish(const RoundResult& round,
   summary->message = text;
 }
 
+// An unbounded outer approximation: true to solve again with the outermost cuts pushed out
+// (only the linearisation is unbounded), false with the round's detail saying why not.
+bool ExactSolver::RetryUnbounded(RoundResult* round, int* retries) {
+  if (HasImprovingRay()) {
+    round->detail +=
+        ", and a recession direction of the feasible set improves the "
+        "objective itself (through its linear part or a log argument)";
+    return false;
+  }
+  if (*retries < kMaxUnboundedRetries) {
+    // Only the linearisation is unbounded (a log tangent rises faster than a linear cost
+    // falls, or no tangent of v^2 is steep enough yet): push the outermost cuts out.
+    ++*retries;
+    ExtendCuts();
+    return true;
+  }
+  round->status = RoundResult::Status::kFailure;
+  round->detail =
+      "The outer approximation stayed unbounded after moving its outermost "
+      "cuts out " +
+      std::to_string(*retries) + " times, although no improving recession direction was found";
+  return false;
+}
+
+// A round that did not reach its optimum ends the run: its termination and message, and, at a
+// time limit, the previous cut round's point when the interrupted one is no solution.
+void ExactSolver::EndOnFailedRound(const RoundResult& previous,
+                                   bool outer,
+                                   int rounds,
+                                   RoundResult* round,
+                                   Termination* termination,
+                                   std::string* message,
+                                   bool* have_bound) const {
+  switch (round->status) {
+    case RoundResult::Status::kInfeasible:
+      *termination = Termination::kInfeasible;
+      break;
+    case RoundResult::Status::kTimeLimit:
+      *termination = Termination::kTimeLimit;
+      break;
+    default:
+      *termination = Termination::kFailure;
+      break;
+  }
+  *message = round->detail;
+  if (round->status == RoundResult::Status::kUnbounded)
+    *message = "The problem is unbounded: " + round->detail;
+  *have_bound = *termination == Termination::kTimeLimit && integer_;
+  if (*termination == Termination::kTimeLimit && !round->x_is_solution && !previous.x.empty()) {
+    // The last completed round's point satisfies every constraint; an interrupted simplex
+    // iterate need not. Its relaxation bound stays valid too.
+    round->x = previous.x;
+    round->internal_bound = previous.internal_bound;
+    *have_bound = true;
+    *message += "; returning the previous cut round's solution";
+  }
+  if (outer) *message += " (cut round " + std::to_string(rounds + 1) + ")";
+}
+
 void ExactSolver::Run(Allocation* allocation, SolveSummary* summary) {
   Build();
   const bool outer = !logs_.empty() || !squares_.empty();
@@ -429,51 +492,12 @@ void ExactSolver::Run(Allocation* allocation, SolveSummary* summary) {
                    round.iterations,
                    sign_ * round.internal_objective + problem_.objective_constant(),
                    Seconds(start_, Clock::now()));
-    if (round.status == RoundResult::Status::kUnbounded && outer) {
-      if (HasImprovingRay()) {
-        round.detail +=
-            ", and a recession direction of the feasible set improves the "
-            "objective itself (through its linear part or a log argument)";
-      } else if (unbounded_retries < kMaxUnboundedRetries) {
-        // Only the linearisation is unbounded (a log tangent rises faster than a linear cost
-        // falls, or no tangent of v^2 is steep enough yet): push the outermost cuts out.
-        ++unbounded_retries;
-        ExtendCuts();
-        continue;
-      } else {
-        round.status = RoundResult::Status::kFailure;
-        round.detail =
-            "The outer approximation stayed unbounded after moving its outermost "
-            "cuts out " +
-            std::to_string(unbounded_retries) +
-            " times, although no improving recession direction was found";
-      }
+    if (round.status == RoundResult::Status::kUnbounded && outer &&
+        RetryUnbounded(&round, &unbounded_retries)) {
+      continue;
     }
     if (round.status != RoundResult::Status::kOptimal) {
-      switch (round.status) {
-        case RoundResult::Status::kInfeasible:
-          termination = Termination::kInfeasible;
-          break;
-        case RoundResult::Status::kTimeLimit:
-          termination = Termination::kTimeLimit;
-          break;
-        default:
-          termination = Termination::kFailure;
-          break;
-      }
-      message = round.detail;
-      if (round.status == RoundResult::Status::kUnbounded)
-        message = "The problem is unbounded: " + round.detail;
-      have_bound = termination == Termination::kTimeLimit && integer_;
-      if (termination == Termination::kTimeLimit && !round.x_is_solution && !previous.x.empty()) {
-        // The last completed round's point satisfies every constraint; an interrupted simplex
-        // iterate need not. Its relaxation bound stays valid too.
-        round.x = previous.x;
-        round.internal_bound = previous.internal_bound;
-        have_bound = true;
-        message += "; returning the previous cut round's solution";
-      }
-      if (outer) message += " (cut round " + std::to_string(rounds + 1) + ")";
+      EndOnFailedRound(previous, outer, rounds, &round, &termination, &message, &have_bound);
       break;
     }
     ++rounds;
