@@ -1,5 +1,6 @@
 #include "runtime/round_pipeline.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -139,6 +140,16 @@ Status RoundPipeline::Solve(int round, std::stop_token stop, RoundOutcome* outco
       parts_.admm->WarmStart(seed.values);
       seed_seconds = Seconds(Clock::now() - seed_start);
     }
+    // The budget is the round's: leave the plugin's repair and report the time they took in
+    // the last round (at most half the budget; a tenth before the first).
+    AdmmOptions options = config.admm;
+    const double budget = options.time_limit_seconds;
+    if (std::isfinite(budget)) {
+      const double reserve =
+          last_plugin_seconds_ >= 0 ? std::min(last_plugin_seconds_, 0.5 * budget) : 0.1 * budget;
+      options.time_limit_seconds = std::max(0.05 * budget, budget - reserve - seed_seconds);
+    }
+    parts_.admm->SetOptions(options);
     parts_.admm->Solve(stop, &outcome->allocation, &outcome->summary);
     admm_started_ = true;
     if (seed_seconds > 0) {
@@ -180,6 +191,7 @@ Status RoundPipeline::Complete(int round, RoundOutcome* outcome) {
   if (static_cast<int>(outcome->allocation.values.size()) != problem.num_variables()) {
     return Status::Ok();  // a failed solve: recorded without an allocation
   }
+  const Clock::time_point start = Clock::now();
   SolveSummary& s = outcome->summary;
   // ADMM measured this very allocation with the same functions; if the plugin's repair leaves
   // it as it is, that measure stands (a copy to compare costs far less than a second measure:
@@ -195,9 +207,11 @@ Status RoundPipeline::Complete(int round, RoundOutcome* outcome) {
     s.max_violation = MeasureViolation(problem, outcome->allocation.values).Max();
   }
   s.feasible = s.max_violation <= parts_.config->admm.feasibility_tolerance;
-  return parts_.guard("Report", [&] {
+  status = parts_.guard("Report", [&] {
     return parts_.plugin->Report(round, problem, outcome->allocation, &outcome->report);
   });
+  last_plugin_seconds_ = Seconds(Clock::now() - start);
+  return status;
 }
 
 Status RoundPipeline::Emit(int round, double started_unix, RoundOutcome* outcome) {

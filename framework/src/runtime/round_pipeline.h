@@ -114,6 +114,10 @@ class RoundPipeline {
   Parts parts_;
   std::vector<RoundSink*> sinks_;
   bool admm_started_ = false;
+  // Wall time of the plugin's repair and report in the last round (-1: none yet). The ADMM
+  // budget (solver.admm.time_limit_seconds) is the whole round's: the next solve leaves this
+  // much of it to them (at most half; a tenth before the first round).
+  double last_plugin_seconds_ = -1;
 };
 
 }  // namespace dede::internal

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "runtime/solver_services.h"
@@ -469,6 +471,37 @@ TEST(RoundPipeline, MeasuresTheRepairedAllocation) {
     EXPECT_DOUBLE_EQ(outcome.summary.max_violation, 1.5) << static_cast<int>(kind);
     EXPECT_FALSE(outcome.summary.feasible);
   }
+}
+
+// The ADMM budget is the whole round's: from the second round on, the solve leaves the plugin's
+// repair and report the time they took in the round before.
+class SlowRepairPlugin : public CounterPlugin {
+ public:
+  Status Repair(const Problem&, Allocation*) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    return Status::Ok();
+  }
+};
+
+TEST(RoundPipeline, AdmmBudgetLeavesTimeForThePluginsRepair) {
+  DeploymentConfig config = Config("zeros");
+  config.solver = SolverKind::kAdmm;
+  config.admm.time_limit_seconds = 1.0;
+  config.admm.max_iterations = 1000000000;  // runs to the time limit: no check converges
+  config.admm.check_termination_every = 100000000;
+  config.admm.rho_update = RhoUpdate::kFixed;
+  config.admm.repair = false;
+  SlowRepairPlugin plugin;
+  std::ostringstream log;
+  Runner runner(config, &plugin, "1.0", nullptr, RunnerOptions{.persist = false, .log = &log});
+  ASSERT_TRUE(runner.Setup().ok());
+  RoundOutcome first, second;
+  ASSERT_TRUE(runner.RunRound({}, &first).ok());
+  ASSERT_TRUE(runner.RunRound({}, &second).ok());
+  EXPECT_EQ(second.summary.termination, Termination::kTimeLimit) << second.summary.message;
+  // Without the reservation the round took the whole budget plus the 0.4 s repair.
+  EXPECT_LT(second.seconds, 1.2) << "round 0 " << first.seconds << " s";
+  EXPECT_GT(second.seconds, 0.8);
 }
 
 }  // namespace
