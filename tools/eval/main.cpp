@@ -31,6 +31,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -258,6 +259,22 @@ std::vector<int> ParseThreads(const std::string& text) {
   return threads;
 }
 
+// The output directory and its CSV file (nullptr, with the reason on stderr, if either fails).
+std::unique_ptr<CsvWriter> OpenResults(const fs::path& out_dir, const std::string& name) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    std::cerr << "dede_eval: cannot create " << out_dir << ": " << ec.message() << "\n";
+    return nullptr;
+  }
+  auto csv = std::make_unique<CsvWriter>(out_dir / name);
+  if (!csv->ok()) {
+    std::cerr << "dede_eval: cannot write " << (out_dir / name) << "\n";
+    return nullptr;
+  }
+  return csv;
+}
+
 // summary.md (the tables), the plots, and where they went.
 void WriteOutputs(const std::map<Key, Aggregate>& table,
                   const fs::path& out_dir,
@@ -308,17 +325,9 @@ int RunCommand(EvalOptions options,
     std::cerr << "dede_eval: no domain is built into this binary\n";
     return 1;
   }
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) {
-    std::cerr << "dede_eval: cannot create " << out_dir << ": " << ec.message() << "\n";
-    return 2;
-  }
-  CsvWriter csv(out_dir / "results.csv");
-  if (!csv.ok()) {
-    std::cerr << "dede_eval: cannot write " << (out_dir / "results.csv") << "\n";
-    return 2;
-  }
+  std::unique_ptr<CsvWriter> csv_file = OpenResults(out_dir, "results.csv");
+  if (!csv_file) return 2;
+  CsvWriter& csv = *csv_file;
   std::map<Key, Aggregate> table;
   int exit_code = 0;
   for (const Domain& domain : domains) {
@@ -366,17 +375,9 @@ int DeploymentsCommand(const dede::eval::DeploymentSuite& suite,
                        bool plots,
                        bool check,
                        const std::string& command_line) {
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) {
-    std::cerr << "dede_eval: cannot create " << out_dir << ": " << ec.message() << "\n";
-    return 2;
-  }
-  CsvWriter csv(out_dir / "results.csv");
-  if (!csv.ok()) {
-    std::cerr << "dede_eval: cannot write " << (out_dir / "results.csv") << "\n";
-    return 2;
-  }
+  std::unique_ptr<CsvWriter> csv_file = OpenResults(out_dir, "results.csv");
+  if (!csv_file) return 2;
+  CsvWriter& csv = *csv_file;
   std::map<Key, Aggregate> table;
   int rows = 0;
   int bad = 0;
@@ -414,18 +415,10 @@ int RobustnessCommand(const EvalOptions& options,
                       const fs::path& out_dir,
                       bool plots,
                       bool check) {
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) {
-    std::cerr << "dede_eval: cannot create " << out_dir << ": " << ec.message() << "\n";
-    return 2;
-  }
+  std::unique_ptr<CsvWriter> csv_file = OpenResults(out_dir, "robustness.csv");
+  if (!csv_file) return 2;
+  CsvWriter& csv = *csv_file;
   robustness.work_dir = (out_dir / "robustness-data").string();
-  CsvWriter csv(out_dir / "robustness.csv");
-  if (!csv.ok()) {
-    std::cerr << "dede_eval: cannot write " << (out_dir / "robustness.csv") << "\n";
-    return 2;
-  }
   dede::eval::RobustnessReport report;
   int rows = 0;
   int bad = 0;
