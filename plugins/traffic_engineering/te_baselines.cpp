@@ -2,6 +2,9 @@
 // the path model (Clp), POP-k (random split of the demands into k sub-problems, each with 1/k
 // of every link's capacity) and demand pinning (the small demands on their shortest path, an LP
 // over the rest).
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -244,22 +247,18 @@ Status TrafficEngineeringPlugin::SolvePop(int k,
   std::vector<SolveSummary> group_summary(k);
   std::vector<Status> group_status(k);
   std::vector<double> group_seconds(k, 0.0);
-  std::atomic<int> next{0};
-  auto work = [&] {
-    for (int g = next++; g < k; g = next++) {
+  // Each group writes its own slots: the split does not change the result.
+  tbb::task_arena(workers).execute([&] {
+    tbb::parallel_for(0, k, [&](int g) {
       if (services.stop.stop_requested()) {
         group_status[g] = Status(StatusCode::kCancelled, "cancelled");
-        continue;
+        return;
       }
       const auto t0 = std::chrono::steady_clock::now();
       group_status[g] = SolveLp(groups[g], capacity, services, &group_flows[g], &group_summary[g]);
       group_seconds[g] = Seconds(t0);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int w = 1; w < workers; ++w) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
+    });
+  });
 
   // Merge: every pair's path flows are the sums over its pieces.
   std::vector<std::vector<double>> flows(pairs_.size());

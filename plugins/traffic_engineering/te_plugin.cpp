@@ -5,6 +5,9 @@
 #include "te_plugin.h"
 
 #include <fnmatch.h>
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <atomic>
@@ -366,27 +369,19 @@ Status TrafficEngineeringPlugin::BuildPairs(const std::set<std::pair<int, int>>&
         ++paths_from_cache_;
       }
     }
-    const int workers =
-        static_cast<int>(std::max(1u,
-                                  std::min(std::thread::hardware_concurrency(),
-                                           static_cast<unsigned>(wanted_list.size() / 64 + 1))));
-    std::atomic<std::size_t> next{0};
-    constexpr std::size_t kChunk = 256;
-    auto work = [&] {
-      EdgeDisjointPathFinder finder(topology_);
-      for (std::size_t begin = next.fetch_add(kChunk); begin < wanted_list.size();
-           begin = next.fetch_add(kChunk)) {
-        const std::size_t end = std::min(wanted_list.size(), begin + kChunk);
-        for (std::size_t i = begin; i < end; ++i) {
-          if (cached[i]) continue;
-          computed[i] = finder.Find(wanted_list[i].first, wanted_list[i].second, num_paths_);
-        }
-      }
-    };
-    std::vector<std::thread> threads;
-    for (int w = 1; w < workers; ++w) threads.emplace_back(work);
-    work();
-    for (std::thread& t : threads) t.join();
+    // Pairs are independent: any split gives the same paths. One finder (its residual network)
+    // per worker thread.
+    tbb::enumerable_thread_specific<EdgeDisjointPathFinder> finders(
+        [&] { return EdgeDisjointPathFinder(topology_); });
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, wanted_list.size(), 256),
+                      [&](const tbb::blocked_range<std::size_t>& range) {
+                        EdgeDisjointPathFinder& finder = finders.local();
+                        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                          if (cached[i]) continue;
+                          computed[i] =
+                              finder.Find(wanted_list[i].first, wanted_list[i].second, num_paths_);
+                        }
+                      });
     paths_computed_ = static_cast<int>(wanted_list.size()) - paths_from_cache_;
     if (!path_cache_file_.empty() && paths_computed_ > 0) {
       // Everything known, sorted by (src, dst): the cache's pairs and the new ones.
