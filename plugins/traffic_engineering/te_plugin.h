@@ -44,6 +44,10 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   Status Describe(Problem* problem) override;
   Status Refresh(int round, Problem* problem, bool* finished) override;
   Status Repair(const Problem& problem, Allocation* allocation) override;
+  // Repair caps every demand, scales each path by the worst overload on its links (max total
+  // flow) or routes every demand in full (min max utilisation), and sets the entries to the
+  // path loads: any allocation comes out feasible.
+  bool RepairMakesFeasible() const override { return true; }
   Status Report(int round,
                 const Problem& problem,
                 const Allocation& allocation,

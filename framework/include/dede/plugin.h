@@ -26,7 +26,8 @@ namespace dede {
 
 // Bumped on any incompatible change of the types below or of the model they pass (4: the
 // layout of dede::Problem, whose entry index is no longer a hash map; 5: dede::Constraint
-// without its name, which Problem::constraint_name keeps apart).
+// without its name, which Problem::constraint_name keeps apart, and
+// DomainPlugin::RepairMakesFeasible).
 inline constexpr std::uint32_t kPluginAbiVersion = 5;
 
 #define DEDE_PLUGIN_STRINGIFY2(x) #x
@@ -204,6 +205,13 @@ class DomainPlugin {
     *rejection = "this plugin accepts no events";
     return Status::Ok();
   }
+
+  // --- Since ABI 5 -----------------------------------------------------------------------
+  // True if Repair turns any allocation into one that satisfies every constraint of the
+  // problem (capping, scaling, rerouting): the host then skips its own feasibility repair of
+  // ADMM's allocation (alternating projections, a half step's cost per projection round on a
+  // large instance) and leaves it to the plugin. False (the default): the host repairs first.
+  virtual bool RepairMakesFeasible() const { return false; }
 };
 
 // Standard layout; append fields, never reorder.
