@@ -97,12 +97,15 @@ Result<double> ValueOf(const internal::RoundOutcome& outcome, const std::string&
 
 // Every round of one method on one deployment. `reference` (by round) gets the values when
 // this is the reference method; otherwise it gives each row its quality.
+// *in_rounds: the failure (if any) came from a round, not from loading the deployment.
 Status RunMethod(const std::string& file,
                  const DeploymentSuite& suite,
                  const MethodRun& run,
                  bool is_reference,
                  std::map<int, double>* reference,
-                 const RowSink& sink) {
+                 const RowSink& sink,
+                 bool* in_rounds) {
+  *in_rounds = false;
   std::vector<std::string> overlays = suite.overlays;
   overlays.insert(overlays.end(), run.overlays.begin(), run.overlays.end());
   Result<DeploymentConfig> config = internal::LoadDeployment(file, overlays);
@@ -119,6 +122,7 @@ Status RunMethod(const std::string& file,
   Status status = runner.Setup();
   if (!status.ok()) return status;
   const bool maximize = runner.problem().objective_sense() == ObjectiveSense::kMaximize;
+  *in_rounds = true;
   for (int round = 0; round < suite.rounds; ++round) {
     internal::RoundOutcome outcome;
     status = runner.RunRound({}, &outcome);
@@ -133,14 +137,18 @@ Status RunMethod(const std::string& file,
     row.round = outcome.round;
     row.threads = s.num_threads > 0 ? s.num_threads : run.threads > 0 ? run.threads : 1;
     row.seconds = outcome.seconds;
-    row.feasible = s.IsSolutionUsable() && s.feasible;
+    // A time-limited solve returns an allocation too (a fixed budget is the setting the
+    // comparison is about): the row has a value whenever there is a full allocation.
+    const bool have_allocation =
+        static_cast<int>(outcome.allocation.values.size()) == runner.problem().num_variables();
+    row.feasible = have_allocation && s.feasible;
     row.note = std::string(TerminationName(s.termination)) +
                (s.iterations > 0 ? ", " + std::to_string(s.iterations) + " iterations" : "") +
                ", max violation " + Num(s.max_violation);
-    if (!s.IsSolutionUsable()) row.note += ": " + s.message;
+    if (!have_allocation) row.note += ": " + s.message;
     Result<double> value = ValueOf(outcome, suite.value_metric);
     if (!value.ok()) return value.status();
-    row.value = s.IsSolutionUsable() ? value.value() : std::nan("");
+    row.value = have_allocation ? value.value() : std::nan("");
     row.reference = suite.reference.empty() ? "none" : suite.reference;
     if (is_reference) {
       if (row.feasible) (*reference)[outcome.round] = row.value;
@@ -177,11 +185,18 @@ Status RunDeployments(const DeploymentSuite& suite, const RowSink& sink) {
     for (const std::string& method : methods) {
       for (const MethodRun& run : Runs(method, suite.threads)) {
         const bool is_reference = !suite.reference.empty() && method == suite.reference;
-        Status status = RunMethod(file, suite, run, is_reference, &reference, sink);
+        bool in_rounds = false;
+        Status status = RunMethod(file, suite, run, is_reference, &reference, sink, &in_rounds);
         if (!status.ok()) {
-          // The failure is a row, and the exit status when the method was asked for by name
-          // (a plugin method the deployment's objective does not admit fails in the default
-          // list): the other methods still run.
+          // A method asked for by name that fails is a row and the exit status; one of the
+          // default list that fails in its rounds (a plugin method the deployment's objective
+          // does not admit) is skipped, said on stderr; a deployment that does not load is an
+          // error either way. The other methods still run.
+          if (suite.methods.empty() && in_rounds) {
+            std::cerr << "dede_eval: " << file << ": method " << run.label
+                      << " skipped: " << status.message() << "\n";
+            continue;
+          }
           EvalRow row;
           row.domain = file;
           row.objective = file;
@@ -190,10 +205,8 @@ Status RunDeployments(const DeploymentSuite& suite, const RowSink& sink) {
           row.threads = run.threads;
           row.note = "failed: " + status.message();
           sink(row);
-          if (!suite.methods.empty()) {
-            result.Update(
-                Status(status.code(), file + ", method " + run.label + ": " + status.message()));
-          }
+          result.Update(
+              Status(status.code(), file + ", method " + run.label + ": " + status.message()));
         }
       }
     }
