@@ -150,7 +150,7 @@ Status RoundPipeline::Solve(int round, std::stop_token stop, RoundOutcome* outco
       options.time_limit_seconds = std::max(0.05 * budget, budget - reserve - seed_seconds);
     }
     // A plugin whose repair makes any allocation feasible does the repair alone.
-    if (options.repair && parts_.plugin->RepairMakesFeasible()) options.repair = false;
+    if (options.repair && parts_.repair_makes_feasible) options.repair = false;
     parts_.admm->SetOptions(options);
     parts_.admm->Solve(stop, &outcome->allocation, &outcome->summary);
     admm_started_ = true;

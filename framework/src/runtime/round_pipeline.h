@@ -90,6 +90,8 @@ class RoundPipeline {
     DomainPlugin* plugin = nullptr;
     Problem* problem = nullptr;
     AdmmSolver* admm = nullptr;  // when solver.kind is admm
+    // DomainPlugin::RepairMakesFeasible, asked once (through the guard) by the runner.
+    bool repair_makes_feasible = false;
     // Calls into the plugin, with what it throws turned into a Status naming the call.
     std::function<Status(const char* what, const std::function<Status()>& call)> guard;
     // The events stage: the due inbox events applied for `round` (may be empty).

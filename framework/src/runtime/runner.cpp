@@ -67,6 +67,33 @@ Status Runner::GuardPlugin(const char* what, const std::function<Status()>& call
   return returned;
 }
 
+// The round path of this deployment: the pipeline over the plugin and the solver, and its
+// CSV sink (the store's is added once the deployment is registered).
+Status Runner::BuildPipeline() {
+  RoundPipeline::Parts parts;
+  parts.config = &config_;
+  parts.plugin = plugin_;
+  parts.problem = problem_.get();
+  parts.admm = admm_.get();
+  Status status = GuardPlugin("RepairMakesFeasible", [&] {
+    parts.repair_makes_feasible = plugin_->RepairMakesFeasible();
+    return Status::Ok();
+  });
+  if (!status.ok()) return status;
+  parts.guard = [this](const char* what, const std::function<Status()>& call) {
+    return GuardPlugin(what, call);
+  };
+  parts.apply_events = [this](int round, std::vector<EventOutcome>* outcomes) {
+    return ApplyPendingEvents(round, outcomes);
+  };
+  pipeline_ = std::make_unique<RoundPipeline>(std::move(parts));
+  if (!options_.csv_path.empty()) {
+    csv_sink_ = std::make_unique<CsvSink>(options_.csv_path);
+    pipeline_->AddSink(csv_sink_.get());
+  }
+  return Status::Ok();
+}
+
 Status Runner::Setup() {
   PluginContext context;
   context.config_file = config_.file;
@@ -110,22 +137,8 @@ Status Runner::Setup() {
       return InvalidArgument(config_.file + ": solver.admm: " + admm_->setup_error());
     }
   }
-  RoundPipeline::Parts parts;
-  parts.config = &config_;
-  parts.plugin = plugin_;
-  parts.problem = problem_.get();
-  parts.admm = admm_.get();
-  parts.guard = [this](const char* what, const std::function<Status()>& call) {
-    return GuardPlugin(what, call);
-  };
-  parts.apply_events = [this](int round, std::vector<EventOutcome>* outcomes) {
-    return ApplyPendingEvents(round, outcomes);
-  };
-  pipeline_ = std::make_unique<RoundPipeline>(std::move(parts));
-  if (!options_.csv_path.empty()) {
-    csv_sink_ = std::make_unique<CsvSink>(options_.csv_path);
-    pipeline_->AddSink(csv_sink_.get());
-  }
+  status = BuildPipeline();
+  if (!status.ok()) return status;
   if (store_ != nullptr) {
     DeploymentRecord record;
     record.name = config_.name;

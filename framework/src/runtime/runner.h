@@ -72,6 +72,7 @@ class Runner {
 
  private:
   Status GuardPlugin(const char* what, const std::function<Status()>& call);
+  Status BuildPipeline();
   // Hands one inbox event to the plugin; *outcome says applied or rejected (and why).
   Status ApplyEvent(const EventRow& row, bool replay, int round, EventOutcome* outcome);
   // Before Refresh(round): the deployment's pending events that are due, in inbox order.
