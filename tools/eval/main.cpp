@@ -195,8 +195,12 @@ std::vector<std::string> WritePlots(const std::map<Key, Aggregate>& table,
   std::vector<std::string> written;
   for (const auto& [group, points] : groups) {
     const std::string base = Slug(group.first + "_" + group.second);
-    bool use_quality = false;
-    for (const auto& [label, a] : points) use_quality = use_quality || a.with_quality > 0;
+    bool use_quality = false, any_value = false;
+    for (const auto& [label, a] : points) {
+      use_quality = use_quality || a.with_quality > 0;
+      any_value = any_value || a.with_value > 0;
+    }
+    if (!use_quality && !any_value) continue;  // only failed rows: nothing to plot
     const fs::path data = dir / (base + ".dat");
     {
       std::ofstream out(data);

@@ -10,18 +10,11 @@
 
 #include "admm/measure.h"
 #include "dede/host_solvers.h"
+#include "runtime/clock.h"
 #include "runtime/solver_services.h"
 
 namespace dede::internal {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-double UnixSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // Shortest text that reads back as the same double; empty for "not measured" (NaN).
 std::string CsvNumber(double value) {
@@ -48,11 +41,20 @@ Status StoreSink::Write(const RoundRecord& record, const RoundOutcome&) {
   return store_->WriteRound(deployment_id_, record);
 }
 
+Status CsvSink::Open() {
+  out_.open(path_, std::ios::out | std::ios::trunc);
+  if (!out_) return InvalidArgument(path_ + ": cannot open for writing (CSV of the rounds)");
+  return Status::Ok();
+}
+
 Status CsvSink::Write(const RoundRecord& record, const RoundOutcome& outcome) {
   const SolveSummary& s = record.summary;
   if (!out_.is_open()) {
-    out_.open(path_, std::ios::out | std::ios::trunc);
-    if (!out_) return InvalidArgument(path_ + ": cannot open for writing (CSV of the rounds)");
+    Status opened = Open();
+    if (!opened.ok()) return opened;
+  }
+  if (!header_written_) {
+    header_written_ = true;
     for (const Metric& m : record.report.metrics) metric_names_.push_back(m.name);
     out_ << "round,solver,method,termination,iterations,setup_seconds,solve_seconds,"
             "repair_seconds,round_seconds,objective,max_violation,feasible";

@@ -13,7 +13,8 @@
 //          admm/measure.h); every method's allocation is judged against the deployment's
 //          solver.admm.feasibility_tolerance
 // report   the plugin's metrics, entity parameters and records
-// sinks    every sink gets the finished round (the SQLite store, a CSV file)
+// sinks    every sink gets the finished round, in the order added (the SQLite store first,
+//          then a CSV file: a failing CSV write never costs the stored round)
 //
 // A round whose solve was interrupted, or for which the plugin has no data, reaches no sink.
 #pragma once
@@ -75,11 +76,14 @@ class StoreSink final : public RoundSink {
 class CsvSink final : public RoundSink {
  public:
   explicit CsvSink(std::string path) : path_(std::move(path)) {}
+  // Creates (truncates) the file: an unwritable path is an error before any round runs.
+  Status Open();
   Status Write(const RoundRecord& record, const RoundOutcome& outcome) override;
 
  private:
   std::string path_;
   std::ofstream out_;
+  bool header_written_ = false;
   std::vector<std::string> metric_names_;
 };
 

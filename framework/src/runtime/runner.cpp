@@ -19,19 +19,12 @@
 #include "config/json_node.h"
 #include "core/guard.h"
 #include "dede/host_solvers.h"
+#include "runtime/clock.h"
 #include "runtime/http_server.h"
 #include "runtime/solver_services.h"
 
 namespace dede::internal {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-double UnixSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 std::string Format(const char* fmt, double value) {
   char buffer[64];
@@ -67,8 +60,8 @@ Status Runner::GuardPlugin(const char* what, const std::function<Status()>& call
   return returned;
 }
 
-// The round path of this deployment: the pipeline over the plugin and the solver, and its
-// CSV sink (the store's is added once the deployment is registered).
+// The round path of this deployment: the pipeline over the plugin and the solver (its sinks
+// are added by Setup: the store's once the deployment is registered, then the CSV file).
 Status Runner::BuildPipeline() {
   RoundPipeline::Parts parts;
   parts.config = &config_;
@@ -89,7 +82,7 @@ Status Runner::BuildPipeline() {
   pipeline_ = std::make_unique<RoundPipeline>(std::move(parts));
   if (!options_.csv_path.empty()) {
     csv_sink_ = std::make_unique<CsvSink>(options_.csv_path);
-    pipeline_->AddSink(csv_sink_.get());
+    return csv_sink_->Open();  // added to the pipeline after the store's sink (Setup)
   }
   return Status::Ok();
 }
@@ -196,6 +189,7 @@ Status Runner::Setup() {
       *log_ << ")\n";
     }
   }
+  if (csv_sink_) pipeline_->AddSink(csv_sink_.get());
   return Status::Ok();
 }
 
