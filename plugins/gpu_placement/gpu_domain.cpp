@@ -25,6 +25,7 @@ Status GpuPlacementDomain::Configure(const ConfigNode& settings, const PluginCon
       LoadWorkload(settings_, &settings_.trace_jobs_skipped, &settings_.trace_zero_work_jobs);
   if (!jobs.ok()) return jobs.status();
   jobs_ = std::move(jobs.value());
+  workload_jobs_ = jobs_.size();
   origin_s_ = jobs_.front().arrival_s;
   policy_ = settings_.policy;
   return Status::Ok();
@@ -32,7 +33,10 @@ Status GpuPlacementDomain::Configure(const ConfigNode& settings, const PluginCon
 
 Status GpuPlacementDomain::Describe(Problem* problem) {
   const int K = static_cast<int>(settings_.types.size());
-  const int J = static_cast<int>(jobs_.size());
+  // Describe starts from the workload alone: a resumed run re-applies the submissions.
+  jobs_.resize(workload_jobs_);
+  submitted_round_.clear();
+  const int J = static_cast<int>(workload_jobs_) + settings_.event_job_slots;
   *problem = Problem(K, J);
   problem->SetObjectiveSense(ObjectiveSense::kMaximize);
   const int x = problem->AddAllocation("gpus", Domain::NonNegative());
@@ -43,8 +47,11 @@ Status GpuPlacementDomain::Describe(Problem* problem) {
   std::vector<LinearExpr> rows(K), exprs;
   std::vector<int> blocks;
   double largest = 0;
+  column_.assign(J, -1);
+  // A free slot is a one-GPU job of unit speed until a submission fills it (WriteSubmittedSlots).
+  JobSpec free_slot;
   for (int j = 0; j < J; ++j) {
-    const JobSpec& job = jobs_[j];
+    const JobSpec& job = j < static_cast<int>(workload_jobs_) ? jobs_[j] : free_slot;
     auto speed = [&](int k) { return job.pool_speed.empty() ? 1.0 : job.pool_speed[k]; };
     for (int k = 0; k < K; ++k)
       t_equal_[j] += settings_.types[k].shape.TotalGpus() / total * speed(k);
@@ -57,9 +64,9 @@ Status GpuPlacementDomain::Describe(Problem* problem) {
       column.Add(v, 1.0);
       value.Add(v, coef);
       rows[k].Add(v, 1.0);
-      largest = std::max(largest, coef * job.gpus);
+      if (j < static_cast<int>(workload_jobs_)) largest = std::max(largest, coef * job.gpus);
     }
-    problem->AddDemandConstraint(j, column, Sense::kLessEqual, job.gpus);
+    column_[j] = problem->AddDemandConstraint(j, column, Sense::kLessEqual, job.gpus);
     blocks.push_back(j);
     exprs.push_back(value);
   }
@@ -70,6 +77,7 @@ Status GpuPlacementDomain::Describe(Problem* problem) {
   problem->SetGlobalTerm(GlobalKind::kMaxMin, Side::kDemand, blocks, exprs);
   for (int j = 0; j < J; ++j) problem->SetGlobalConstant(j, inactive_constant_);
   active_.assign(J, 0);
+  written_slots_ = workload_jobs_;
   ResetSimulation(policy_);
   return Status::Ok();
 }
@@ -78,21 +86,31 @@ void GpuPlacementDomain::ResetSimulation(Policy policy) {
   policy_ = policy;
   SimOptions o = settings_.sim;
   o.policy = policy;
-  sim_ = std::make_unique<Simulation>(jobs_, o);
+  // The submitted jobs join at their rounds' ticks (SubmitDue), as in the run being replayed.
+  sim_ = std::make_unique<Simulation>(
+      std::vector<JobSpec>(jobs_.begin(), jobs_.begin() + workload_jobs_), o);
   sim_round_ = 0;
-  credit_.assign(jobs_.size(), std::vector<double>(settings_.types.size(), 0.0));
+  credit_.assign(active_.size(), std::vector<double>(settings_.types.size(), 0.0));
   ResetReportBaseline();
 }
 
 void GpuPlacementDomain::ResetReportBaseline() {
-  job_signature_.assign(jobs_.size(), std::string());
+  job_signature_.assign(active_.size(), std::string());
   reported_samples_.assign(settings_.types.size(), {});
   reported_timers_.clear();
   reported_time_s_ = sim_round_ == 0 ? origin_s_ : TickEnd(sim_round_ - 1);
   reported_busy_gpu_s_ = sim_->BusyGpuSecondsAt(std::max(reported_time_s_, sim_->now()));
 }
 
+void GpuPlacementDomain::SubmitDue(int round) {
+  for (size_t j = sim_->jobs().size(); j < jobs_.size(); ++j) {
+    if (submitted_round_[j - workload_jobs_] > round) break;
+    sim_->Submit(jobs_[j]);
+  }
+}
+
 void GpuPlacementDomain::Tick(int round) {
+  SubmitDue(round);
   sim_->AdvanceTo(TickEnd(round));
   sim_round_ = round + 1;
 }
@@ -106,6 +124,7 @@ Status GpuPlacementDomain::AdvanceTo(int round) {
         ": the combined mode of several GPU types replays only from a checkpoint "
         "(its pool choices come from the solver's shares)");
   while (sim_round_ < round) Tick(sim_round_);
+  SubmitDue(round);
   return Status::Ok();
 }
 
@@ -119,8 +138,10 @@ Status GpuPlacementDomain::Refresh(int round, Problem* problem, bool* finished) 
   Status st = AdvanceTo(round);
   if (!st.ok()) return st;
   refreshed_round_ = round;
-  *finished = sim_->Done();
+  // With free slots the deployment waits for submissions (idle rounds) until its stop rule.
+  *finished = sim_->Done() && active_.size() == jobs_.size();
   if (*finished) return Status::Ok();
+  WriteSubmittedSlots(problem);
   const auto& sj = sim_->jobs();
   const double end = TickEnd(round);
   const int K = static_cast<int>(settings_.types.size());
@@ -151,7 +172,7 @@ Status GpuPlacementDomain::Refresh(int round, Problem* problem, bool* finished) 
     ceiling = std::min(ceiling, best);
   }
   const double constant = std::isfinite(ceiling) && ceiling > 0 ? ceiling : inactive_constant_;
-  for (size_t j = 0; j < jobs_.size(); ++j) {
+  for (size_t j = 0; j < active_.size(); ++j) {
     problem->SetGlobalConstant(static_cast<int>(j), active_[j] ? 0 : constant);
   }
   return Status::Ok();
@@ -241,8 +262,8 @@ void GpuPlacementDomain::UpdateTargets(const Allocation& shares) {
   const int K = static_cast<int>(settings_.types.size());
   if (K == 1) return;
   const auto& sj = sim_->jobs();
-  std::vector<int> target(jobs_.size(), 0);
-  for (size_t j = 0; j < jobs_.size(); ++j) {
+  std::vector<int> target(sj.size(), 0);
+  for (size_t j = 0; j < sj.size(); ++j) {
     const double g = jobs_[j].gpus;
     int best = -1;  // the pool that fits the job where it is owed the most (ties: lower index)
     for (int k = 0; k < K; ++k) {
@@ -500,11 +521,12 @@ Status GpuPlacementDomain::RestoreState(int last_round, const std::string& state
     return Status::Ok();
   }
   if (magic != "gpu_placement-v1" || !ParseMethod(method, &p) || ticks != last_round + 1 ||
-      jobs != jobs_.size() || types != settings_.types.size())
+      jobs != active_.size() || types != settings_.types.size())
     return FailedPrecondition("gpu_placement: the checkpoint of round " +
                               std::to_string(last_round) +
                               " does not match this deployment's workload and cluster");
   ResetSimulation(p);
+  SubmitDue(last_round);  // the replayed submissions, so the state's job list matches
   for (auto& c : credit_)
     for (double& v : c) {
       std::string t;

@@ -64,6 +64,9 @@ struct DomainSettings {
   std::map<std::string, Overhead> overheads = TableIOverheads();
   Overhead default_overhead = {0.12, 0.12, 0.38};
   SimOptions sim;  // lease, timers, tuner, baselines (policy set per mode)
+  // Demand slots reserved for jobs submitted while the deployment runs (inbox events
+  // `job_arrive`); with slots the deployment runs idle rounds when every job is done.
+  int event_job_slots = 0;
 };
 
 // Parses `plugin.settings`; errors name file:line:column, key and value.
@@ -71,6 +74,13 @@ Status ParseSettings(const ConfigNode& settings, const PluginContext& context, D
 // Loads or generates the jobs, sorted by (arrival, id), with overheads and per-pool speeds.
 // *skipped (if given): jobs of a trace beyond `jobs`, dropped.
 // *zero_work (if given): jobs of a trace without work (zero iterations or time), dropped.
+// Fills a job's overheads (from its model; a dally_csv job of an unknown model keeps its own
+// with keep_trace_overheads) and per-pool speeds, and checks its size and work; errors start
+// with `where`.
+Status CompleteJob(const DomainSettings& s,
+                   const std::string& where,
+                   bool keep_trace_overheads,
+                   JobSpec* job);
 Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s,
                                           int* skipped = nullptr,
                                           int* zero_work = nullptr);
@@ -99,6 +109,11 @@ class GpuPlacementDomain : public DomainPlugin {
                    SolveSummary* summary) override;
   Status SaveState(int round, std::string* state) override;
   Status RestoreState(int last_round, const std::string& state) override;
+  // Inbox: `job_arrive` fills the next of settings.event_job_slots with a job that arrives at
+  // the start of the round's tick. Not in the checkpoint: a resumed run gets the events again
+  // (replay, before RestoreState) and submits the jobs at the same points of the simulation.
+  std::vector<EventKind> EventKinds() const override;
+  Status ApplyEvent(int round, const Event& event, std::string* rejection) override;
 
   // For tests and tools.
   const Simulation& simulation() const { return *sim_; }
@@ -109,7 +124,9 @@ class GpuPlacementDomain : public DomainPlugin {
  private:
   void ResetSimulation(Policy policy);
   Status AdvanceTo(int round);  // replays ticks until sim_round_ == round
-  void Tick(int round);         // one tick: sim time to TickEnd(round)
+  void Tick(int round);         // one tick: submissions due, then sim time to TickEnd(round)
+  void SubmitDue(int round);    // hands the simulator the submitted jobs of rounds <= round
+  void WriteSubmittedSlots(Problem* problem);  // the filled slots' rows and max-min terms
   void FillAllocation(const Problem& problem, Allocation* allocation) const;
   void UpdateTargets(const Allocation& shares);
   void ResetReportBaseline();
@@ -118,7 +135,11 @@ class GpuPlacementDomain : public DomainPlugin {
   }
 
   DomainSettings settings_;
-  std::vector<JobSpec> jobs_;
+  std::vector<JobSpec> jobs_;  // the workload's jobs, then the submitted ones (slot order)
+  size_t workload_jobs_ = 0;
+  std::vector<int> submitted_round_;  // per submitted job: the round its event applied in
+  std::vector<ConstraintId> column_;  // per slot: sum_k x[k, j] <= g_j
+  size_t written_slots_ = 0;          // slots whose rows and terms the problem holds
   double origin_s_ = 0;
   std::vector<VarId> vars_;
   std::vector<double> t_equal_;

@@ -137,9 +137,11 @@ Status ParseSettings(const ConfigNode& settings,
                         "lease_s",
                         "preemption",
                         "tiresias",
-                        "gandiva"});
+                        "gandiva",
+                        "event_job_slots"});
   if (!st.ok()) return st;
   st.Update(settings.Read("tick_s", &s.tick_s, 1e-3, 1e9));
+  st.Update(settings.Read("event_job_slots", &s.event_job_slots, 0, 1 << 20));
   st.Update(settings.Read("checkpoint_every", &s.checkpoint_every, 0, 1 << 30));
   std::string policy = "dally";
   st.Update(settings.ReadChoice(
@@ -311,6 +313,35 @@ Status ParseSettings(const ConfigNode& settings,
   return Status::Ok();
 }
 
+Status CompleteJob(const DomainSettings& s,
+                   const std::string& where,
+                   bool keep_trace_overheads,
+                   JobSpec* job) {
+  JobSpec& j = *job;
+  bool known = false;
+  const Overhead ov = ResolveOverhead(j.model, s, &known);
+  // dally_csv jobs of models outside the table keep the overheads of their slowdown columns.
+  if (known || !keep_trace_overheads) j.overhead = ov;
+  if (j.gpus < 1 || !(j.iterations > 0) || !(j.time_per_iteration_s > 0) || !(j.arrival_s >= 0))
+    return InvalidArgument(where + ": job " + std::to_string(j.id) + " has gpus " +
+                           std::to_string(j.gpus) +
+                           ", iterations, time per iteration or arrival out of range");
+  int largest_pool = 0;
+  for (const GpuType& t : s.types) largest_pool = std::max(largest_pool, t.shape.TotalGpus());
+  if (j.gpus > largest_pool)
+    return InvalidArgument(where + ": job " + std::to_string(j.id) + " needs " +
+                           std::to_string(j.gpus) + " GPUs, more than the largest GPU pool (" +
+                           std::to_string(largest_pool) + ")");
+  j.pool_speed.clear();
+  if (s.types.size() > 1) {
+    for (const GpuType& t : s.types) {
+      auto it = t.model_speed.find(j.model);
+      j.pool_speed.push_back(it != t.model_speed.end() ? it->second : t.speed);
+    }
+  }
+  return Status::Ok();
+}
+
 Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped, int* zero_work) {
   int trace_jobs_skipped = 0, zero_work_jobs = 0;
   std::vector<JobSpec> jobs;
@@ -341,35 +372,16 @@ Result<std::vector<JobSpec>> LoadWorkload(const DomainSettings& s, int* skipped,
   std::stable_sort(jobs.begin(), jobs.end(), [](const JobSpec& a, const JobSpec& b) {
     return a.arrival_s != b.arrival_s ? a.arrival_s < b.arrival_s : a.id < b.id;
   });
-  int largest_pool = 0;
-  for (const GpuType& t : s.types) largest_pool = std::max(largest_pool, t.shape.TotalGpus());
+  const std::string where = s.trace.empty() ? std::string("workload") : s.trace;
   for (JobSpec& j : jobs) {
-    bool known = false;
-    const Overhead ov = ResolveOverhead(j.model, s, &known);
-    // dally_csv jobs of models outside the table keep the overheads of their slowdown columns.
-    if (known || s.source != "dally_csv") j.overhead = ov;
-    if (j.gpus < 1 || !(j.iterations > 0) || !(j.time_per_iteration_s > 0) || !(j.arrival_s >= 0))
-      return InvalidArgument((s.trace.empty() ? std::string("workload") : s.trace) + ": job " +
-                             std::to_string(j.id) + " has gpus " + std::to_string(j.gpus) +
-                             ", iterations, time per iteration or arrival out of range");
-    if (j.gpus > largest_pool)
-      return InvalidArgument((s.trace.empty() ? std::string("workload") : s.trace) + ": job " +
-                             std::to_string(j.id) + " needs " + std::to_string(j.gpus) +
-                             " GPUs, more than the largest GPU pool (" +
-                             std::to_string(largest_pool) + ")");
-    if (s.types.size() > 1) {
-      for (const GpuType& t : s.types) {
-        auto it = t.model_speed.find(j.model);
-        j.pool_speed.push_back(it != t.model_speed.end() ? it->second : t.speed);
-      }
-    }
+    Status st = CompleteJob(s, where, /*keep_trace_overheads=*/s.source == "dally_csv", &j);
+    if (!st.ok()) return st;
   }
   std::vector<int> ids;
   for (const JobSpec& j : jobs) ids.push_back(j.id);
   std::sort(ids.begin(), ids.end());
   if (std::adjacent_find(ids.begin(), ids.end()) != ids.end())
-    return InvalidArgument((s.trace.empty() ? std::string("workload") : s.trace) +
-                           ": duplicate job id " +
+    return InvalidArgument(where + ": duplicate job id " +
                            std::to_string(*std::adjacent_find(ids.begin(), ids.end())));
   if (skipped != nullptr) *skipped = trace_jobs_skipped;
   if (zero_work != nullptr) *zero_work = zero_work_jobs;

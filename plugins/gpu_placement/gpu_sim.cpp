@@ -49,6 +49,8 @@ Simulation::Simulation(const std::vector<JobSpec>& jobs, const SimOptions& o)
   std::stable_sort(jobs_.begin(), jobs_.end(), [](const SimJob& a, const SimJob& b) {
     return a.spec.arrival_s < b.spec.arrival_s;
   });
+  order_.resize(jobs_.size());
+  std::iota(order_.begin(), order_.end(), size_t{0});
   remaining_ = jobs_.size();
   t0_ = now_ = jobs_.empty() ? 0 : jobs_.front().spec.arrival_s;
   next_ = jobs_.empty() ? kNever : now_;  // the first batch (the first arrivals) is pending
@@ -78,6 +80,31 @@ void Simulation::SetTargets(const std::vector<int>& pool_by_job) {
     jobs_[i].target = std::clamp(pool_by_job[i], 0, num_pools() - 1);
 }
 
+void Simulation::Submit(const JobSpec& spec) {
+  SimJob j;
+  j.spec = spec;
+  j.spec.arrival_s = std::max(spec.arrival_s, now_);
+  const double compute = spec.iterations * spec.time_per_iteration_s;
+  j.work = compute;
+  j.ideal_runtime_s = o_.work_model == WorkModel::kArtistLinear ? compute / spec.gpus : compute;
+  j.res.id = spec.id;
+  j.res.gpus = spec.gpus;
+  j.res.model = spec.model;
+  j.res.arrival_s = j.spec.arrival_s;
+  j.res.ideal_runtime_s = j.ideal_runtime_s;
+  const double arrival = j.spec.arrival_s;
+  jobs_.push_back(std::move(j));
+  // After every pending job that arrives at the same time or earlier: the order a constructor
+  // given the same jobs would have chosen (stable by arrival), whenever the job is submitted.
+  const auto pending = order_.begin() + static_cast<std::ptrdiff_t>(next_arrival_);
+  const auto at = std::upper_bound(pending, order_.end(), arrival, [&](double t, size_t i) {
+    return t < jobs_[i].spec.arrival_s;
+  });
+  order_.insert(at, jobs_.size() - 1);
+  ++remaining_;
+  next_ = std::min(next_, arrival);
+}
+
 void Simulation::AdvanceTo(double t) {
   while (next_ <= t && next_ != kNever) ProcessBatch();
 }
@@ -97,8 +124,9 @@ void Simulation::ProcessBatch() {
   }
   now_ = next_;
   const double now = now_;
-  while (next_arrival_ < jobs_.size() && jobs_[next_arrival_].spec.arrival_s <= now + kEps) {
-    auto& j = jobs_[next_arrival_++];
+  while (next_arrival_ < order_.size() &&
+         jobs_[order_[next_arrival_]].spec.arrival_s <= now + kEps) {
+    auto& j = jobs_[order_[next_arrival_++]];
     j.arrived = true;
     j.wait_since = j.last_assignment = j.spec.arrival_s;
   }
@@ -128,7 +156,7 @@ void Simulation::ProcessBatch() {
 
 double Simulation::NextEvent() const {
   double next = kInf;
-  if (next_arrival_ < jobs_.size()) next = jobs_[next_arrival_].spec.arrival_s;
+  if (next_arrival_ < order_.size()) next = jobs_[order_[next_arrival_]].spec.arrival_s;
   for (const auto& j : jobs_) {
     if (j.running) {
       next = std::min(next, std::min(j.lease_end, now_ + (j.work - j.done) / j.rate));

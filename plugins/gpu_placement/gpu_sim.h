@@ -236,6 +236,10 @@ class Simulation {
  public:
   Simulation(const std::vector<JobSpec>& jobs, const SimOptions& o);
 
+  // Adds a job after construction (a live submission): it arrives at max(spec.arrival_s, now())
+  // and takes the next index of jobs(). Submitting the same jobs at the same points of a run
+  // gives the same run (a replay from the start takes exactly the same decisions).
+  void Submit(const JobSpec& spec);
   // Processes every event batch at a time <= t.
   void AdvanceTo(double t);
   void RunToEnd() { AdvanceTo(kNever); }
@@ -291,6 +295,7 @@ class Simulation {
   std::vector<FreePool> pools_;
   std::mt19937_64 rng_;
   std::vector<SimJob> jobs_;
+  std::vector<size_t> order_;  // jobs_ indices by arrival (stable); next_arrival_ walks it
   std::vector<WaitHistory> history_;
   std::vector<std::vector<int>>
       machine_affinity_;  // Gandiva: per pool, demand a machine is affinitized to

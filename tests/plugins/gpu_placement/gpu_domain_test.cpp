@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "config/deployment.h"
@@ -661,6 +662,151 @@ TEST(GpuPlacementCombined, TwoGpuTypesShareByMaxMin) {
   for (const SimJob& j : c.r.d.simulation().jobs())
     slow_seen |= j.spec.pool_speed.size() == 2 && j.spec.pool_speed[1] < 1;
   EXPECT_TRUE(slow_seen);
+}
+
+// ---- Inbox events: jobs submitted while the deployment runs --------------------------------
+
+Event Arrival(std::int64_t id, const std::string& target, const std::string& payload_yaml) {
+  Event e;
+  e.id = id;
+  e.kind = "job_arrive";
+  e.target = target;
+  // The runner parses a payload with the origin "event <id>", so errors name the event.
+  Result<ConfigNode> root =
+      internal::ParseYamlString("payload: " + payload_yaml, "event " + std::to_string(id));
+  EXPECT_TRUE(root.ok()) << root.status().message();
+  e.payload = *root->Find("payload");
+  return e;
+}
+
+std::string Apply(Driver& r, int round, const Event& e) {
+  std::string rejection;
+  EXPECT_TRUE(r.d.ApplyEvent(round, e, &rejection).ok());
+  return rejection;
+}
+
+const std::string kSlots = std::string(kSmall) + "event_job_slots: 2\n";
+
+// A submitted job joins the simulation at the start of its round's tick: the schedule is the one
+// of a simulation that had the job in its list from the start with that arrival time.
+TEST(GpuPlacementEvents, SubmittedJobIsScheduledAsIfListedFromTheStart) {
+  for (const std::string& method : {std::string("dally"), std::string("tiresias")}) {
+    Driver r;
+    ASSERT_TRUE(r.Init(kSlots).ok());
+    const size_t workload = r.d.workload().size();
+    for (int round = 0; round < 3; ++round) ASSERT_TRUE(r.Round(method, round));
+    ASSERT_EQ(Apply(r, 3, Arrival(1, "900", "{gpus: 8, model: VGG19, duration_s: 20000}")), "");
+    int round = 3;
+    for (; round < 5000 && r.d.simulation().remaining() > 0; ++round) {
+      Allocation a;
+      ASSERT_TRUE(r.Round(method, round, nullptr, &a));
+      EXPECT_LE(r.p.MeasureViolation(a.values).Max(), 1e-9) << "round " << round;
+    }
+    const auto& jobs = r.d.simulation().jobs();
+    ASSERT_EQ(jobs.size(), workload + 1);
+    const SimJob& job = jobs.back();
+    EXPECT_EQ(job.spec.id, 900);
+    EXPECT_EQ(job.spec.arrival_s, r.d.TickEnd(2));
+    EXPECT_TRUE(job.finished) << method;
+    EXPECT_GE(job.res.first_start_s, job.spec.arrival_s);
+    EXPECT_DOUBLE_EQ(job.ideal_runtime_s, 20000);
+    // One free slot left: the deployment runs idle rounds instead of finishing.
+    bool finished = true;
+    ASSERT_TRUE(r.d.Refresh(round, &r.p, &finished).ok());
+    EXPECT_FALSE(finished);
+
+    // workload(): the configured jobs and then the submitted one, as the simulator lists them.
+    SimOptions o = r.d.settings().sim;
+    ParseMethod(method, &o.policy);
+    const SimResult full = Simulate(r.d.workload(), o);
+    ASSERT_EQ(full.jobs.size(), jobs.size());
+    std::map<int, double> end;
+    for (const JobResult& j : full.jobs) end[j.id] = j.end_s;
+    for (const SimJob& j : jobs)
+      EXPECT_EQ(j.res.end_s, end.at(j.spec.id)) << method << " " << j.spec.id;
+  }
+}
+
+// Kill after k rounds: the new process gets the applied events again (replay, before
+// RestoreState) and reaches the straight run's state, with and without full checkpoints.
+TEST(GpuPlacementEvents, ResumeWithSubmissionsIsExact) {
+  const Event first = Arrival(1, "900", "{gpus: 8, iterations: 5000, time_per_iteration_s: 30}");
+  const Event second = Arrival(2, "901", "{gpus: 2, model: ResNet50, duration_s: 9000}");
+  for (const std::string& extra : {std::string(), std::string("checkpoint_every: 0\n")}) {
+    const std::string yaml = kSlots + extra;
+    auto run = [&](Driver& r, int from, int to) {
+      for (int round = from; round < to; ++round) {
+        if (round == 3) {
+          EXPECT_EQ(Apply(r, 3, first), "");
+        }
+        if (round == 6) {
+          EXPECT_EQ(Apply(r, 6, second), "");
+        }
+        ASSERT_TRUE(r.Round("dally", round));
+      }
+    };
+    Driver straight;
+    ASSERT_TRUE(straight.Init(yaml).ok());
+    run(straight, 0, 30);
+    for (int k : {4, 7}) {
+      Driver a;
+      ASSERT_TRUE(a.Init(yaml).ok());
+      run(a, 0, k);
+      std::string state;
+      ASSERT_TRUE(a.d.SaveState(k - 1, &state).ok());
+      Driver b;
+      ASSERT_TRUE(b.Init(yaml).ok());
+      Event replay = first;
+      replay.replay = true;
+      EXPECT_EQ(Apply(b, 3, replay), "");
+      if (k > 6) {
+        replay = second;
+        replay.replay = true;
+        EXPECT_EQ(Apply(b, 6, replay), "");
+      }
+      Status st = b.d.RestoreState(k - 1, state);
+      ASSERT_TRUE(st.ok()) << st.message();
+      run(b, k, 30);
+      EXPECT_EQ(b.d.simulation().Save(), straight.d.simulation().Save()) << extra << " k " << k;
+      EXPECT_EQ(b.Completions(), straight.Completions()) << extra << " k " << k;
+    }
+  }
+}
+
+TEST(GpuPlacementEvents, MalformedSubmissionsAreRejectedWithTheirReason) {
+  Driver none;
+  ASSERT_TRUE(none.Init(kSmall).ok());
+  EXPECT_THAT(Apply(none, 0, Arrival(3, "900", "{gpus: 1, duration_s: 10}")),
+              testing::HasSubstr("event 3 (job_arrive): the deployment reserved no slots"));
+  Driver r;
+  ASSERT_TRUE(r.Init(kSlots).ok());
+  const std::string used = std::to_string(r.d.workload().front().id);
+  const std::vector<std::pair<Event, std::string>> cases = {
+      {Arrival(4, "abc", "{gpus: 1, duration_s: 10}"), "target 'abc' is not a job id"},
+      {Arrival(5, used, "{gpus: 1, duration_s: 10}"), "job id " + used + " is already in use"},
+      {Arrival(6, "900", "{duration_s: 10}"), "gpus"},
+      {Arrival(7, "900", "{gpus: 64, duration_s: 10}"), "more than the largest GPU pool (32)"},
+      {Arrival(8, "900", "{gpus: 0, duration_s: 10}"), "gpus"},
+      {Arrival(9, "900", "{gpus: 1, duration_s: 10, iterations: 3}"), "not both"},
+      {Arrival(10, "900", "{gpus: 1, iterations: 3}"), "time_per_iteration_s"},
+      {Arrival(11, "900", "{gpus: 1, duration_s: -1}"), "duration_s"},
+      {Arrival(12, "900", "{gpus: 1, duration_s: 10, priority: 2}"), "priority"}};
+  for (const auto& [event, why] : cases) {
+    const std::string rejection = Apply(r, 0, event);
+    EXPECT_THAT(rejection, testing::HasSubstr(why)) << "event " << event.id;
+    EXPECT_THAT(rejection, testing::HasSubstr("event " + std::to_string(event.id)));
+  }
+  Event unknown = Arrival(13, "900", "{gpus: 1, duration_s: 10}");
+  unknown.kind = "job_cancel";
+  EXPECT_THAT(Apply(r, 0, unknown), testing::HasSubstr("event 13 (job_cancel): unknown kind"));
+  // Rejections change nothing; then two fill the slots and a third finds none.
+  EXPECT_EQ(Apply(r, 0, Arrival(14, "900", "{gpus: 1, duration_s: 10}")), "");
+  EXPECT_EQ(Apply(r, 0, Arrival(15, "901", "{gpus: 1, duration_s: 10}")), "");
+  EXPECT_THAT(Apply(r, 0, Arrival(16, "902", "{gpus: 1, duration_s: 10}")),
+              testing::HasSubstr("all 2 slots for submitted jobs are taken"));
+  ASSERT_TRUE(r.Round("dally", 0));
+  EXPECT_EQ(r.d.simulation().jobs().size(), r.d.workload().size());
+  EXPECT_EQ(r.d.workload().size(), 42u);
 }
 
 }  // namespace

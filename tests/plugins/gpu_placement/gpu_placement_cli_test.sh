@@ -85,4 +85,30 @@ done
 [ "$(q "$work/d.db" "$completions")" = "$(q "$work/e.db" "$completions")" ] || fail "two GPU types: resumed run differs"
 [ "$(q "$work/d.db" "SELECT count(*) FROM domain_records WHERE kind = 'job' AND json_extract(data, '$.state') = 'finished'")" = 40 ] \
   || fail "two GPU types, plugin method: 40 finished jobs expected"
+
+# Live submissions (inbox events): two slots; a job submitted for round 2, a malformed one
+# rejected with its reason; the same events on a run stopped and resumed give the same rounds.
+for x in live live2; do
+  sed -e "s|database: dede-gpu-dally.db|database: $work/$x.db|" -e "s|jobs: 60|jobs: 30|" \
+      -e "s|    tick_s: 3600 |    event_job_slots: 2\n    tick_s: 3600 |" "$src/configs/gpu_dally.yaml" > "$work/$x.yaml"
+  "$dede" run "$work/$x.yaml" --rounds 1 > /dev/null || fail "$x run 1"
+  "$dede" submit "$work/$x.db" job_arrive 9001 --json '{"gpus": 8, "model": "VGG19", "duration_s": 7200}' --from-round 2 > /dev/null \
+    || fail "submit $x"
+  "$dede" submit "$work/$x.db" job_arrive 9002 --json '{"gpus": 1000, "duration_s": 60}' > /dev/null || fail "submit $x (2)"
+done
+"$dede" run "$work/live.yaml" --rounds 7 > "$work/live.log" 2>&1 || { cat "$work/live.log"; fail "live run 2"; }
+"$dede" run "$work/live2.yaml" --rounds 2 > /dev/null 2>&1 || fail "live2 run 2"
+"$dede" run "$work/live2.yaml" --rounds 5 > "$work/live2.log" 2>&1 || { cat "$work/live2.log"; fail "live2 resume"; }
+grep -q "1 events\? re-applied" "$work/live2.log" || { cat "$work/live2.log"; fail "no replay on resume"; }
+[ "$(q "$work/live.db" "SELECT group_concat(status || ':' || coalesce(round, ''), ' ') FROM (SELECT * FROM events ORDER BY id)")" = "applied:2 rejected:1" ] \
+  || fail "live events: $(q "$work/live.db" "SELECT * FROM events")"
+q "$work/live.db" "SELECT reason FROM events WHERE target = '9002'" | grep -q "needs 1000 GPUs, more than the largest GPU pool (64)" \
+  || fail "rejection reason: $(q "$work/live.db" "SELECT reason FROM events WHERE target = '9002'")"
+[ "$(q "$work/live.db" "SELECT min(round) FROM domain_records WHERE kind = 'job' AND key = 'job9001'")" = 2 ] \
+  || fail "no record of job 9001 from round 2: $(q "$work/live.db" "SELECT round, data FROM domain_records WHERE key = 'job9001'")"
+[ "$(q "$work/live.db" "SELECT json_extract(data, '$.arrival_s') FROM domain_records WHERE kind = 'job' AND key = 'job9001' AND round = 2")" = 7200 ] \
+  || fail "job 9001 should arrive at the start of round 2's tick (7200 s)"
+[ "$(q "$work/live.db" "SELECT value FROM metrics WHERE name = 'arrived_jobs' AND round = 2")" = 31.0 ] || fail "arrived_jobs"
+rows="SELECT round, var_id, value FROM allocations ORDER BY round, var_id"
+[ "$(q "$work/live.db" "$rows")" = "$(q "$work/live2.db" "$rows")" ] || fail "resumed run with a submission differs"
 echo "gpu_placement cli test passed"
