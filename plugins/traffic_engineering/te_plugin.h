@@ -56,6 +56,9 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   // accepted) and "demand_pinning".
   std::vector<MethodInfo> Methods() const override;
   std::vector<EventKind> EventKinds() const override;
+  // `paths`: the model's paths in the path file format (te_export.cpp).
+  std::vector<ExportInfo> Exports() const override;
+  Status Export(const std::string& name, const std::string& file) override;
   Status ApplyEvent(int round, const Event& event, std::string* rejection) override;
   Status SolveWith(const std::string& method,
                    int round,

@@ -3,6 +3,7 @@
 //   dede run CONFIG        run a deployment: rounds on a timer, history in SQLite, resumable
 //   dede solve CONFIG      one round, nothing written; prints the summary and the metrics
 //   dede validate CONFIG   check the file, load the plugin, check its settings and problem
+//   dede export CONFIG [NAME FILE]  write a plugin's export (e.g. traffic engineering's paths)
 //   (run, solve and validate take --set KEY=VALUE: a key of the file overridden, repeatable)
 //   dede query DB SQL      read-only SQL over a deployment database (table, csv or json)
 //   dede plugins           list the plugins found, their versions and their methods
@@ -169,6 +170,52 @@ int ValidateCommand(const std::string& file, const std::vector<std::string>& ove
   return 0;
 }
 
+// Writes one of the plugin's exports of the configured and described deployment, or lists them.
+int ExportCommand(const std::string& file,
+                  const std::vector<std::string>& overlays,
+                  const std::string& name,
+                  const std::string& out) {
+  Loaded loaded;
+  if (int code = LoadDeploymentAndPlugin(file, overlays, &loaded); code != 0) return code;
+  const dede::internal::PluginInfo info = dede::internal::InfoOf(loaded.plugin);
+  std::vector<dede::ExportInfo> exports;
+  Status status = dede::internal::CallPlugin("Exports", info.name, info.path, [&] {
+    exports = loaded.plugin->Exports();
+    return Status::Ok();
+  });
+  if (!status.ok()) return Fail(status, kExitInvalidInput);
+  if (name.empty()) {
+    std::cout << "plugin " << info.name << ": " << (exports.empty() ? "no exports" : "exports")
+              << "\n";
+    for (const dede::ExportInfo& e : exports)
+      std::cout << "  " << e.name << ": " << e.description << "\n";
+    return 0;
+  }
+  bool known = false;
+  std::string names;
+  for (const dede::ExportInfo& e : exports) {
+    known = known || e.name == name;
+    names += (names.empty() ? "" : ", ") + e.name;
+  }
+  if (!known)
+    return Fail(dede::InvalidArgument("plugin " + info.name + " has no export '" + name + "' (" +
+                                      (names.empty() ? "it has none" : "exports: " + names) + ")"),
+                kExitUsage);
+  if (out.empty())
+    return Fail(dede::InvalidArgument("dede export: give the output FILE after NAME"), kExitUsage);
+  dede::internal::RunnerOptions options;
+  options.persist = false;
+  dede::internal::Runner runner(
+      loaded.config, loaded.plugin.get(), loaded.plugin_version, nullptr, options);
+  if (Status s = runner.Setup(); !s.ok()) return Fail(s, kExitInvalidInput);
+  status = dede::internal::CallPlugin(
+      "Export", info.name, info.path, [&] { return loaded.plugin->Export(name, out); });
+  if (!status.ok()) return Fail(status, kExitInvalidInput);
+  std::cout << "wrote " << name << " of deployment '" << loaded.config.name << "' to " << out
+            << "\n";
+  return 0;
+}
+
 int PluginsCommand(const std::vector<std::string>& extra) {
   dede::internal::PluginRegistry registry;
   const std::vector<std::string> paths = dede::internal::PluginSearchPath(extra);
@@ -204,6 +251,14 @@ int PluginsCommand(const std::vector<std::string>& extra) {
         std::cout << "      event " << k.name << " " << k.target << " " << k.payload << ": "
                   << k.description << "\n";
       }
+    }
+    std::vector<dede::ExportInfo> exports;
+    if (dede::internal::CallPlugin("Exports", info.name, info.path, [&] {
+          exports = plugin->Exports();
+          return dede::Status::Ok();
+        }).ok()) {
+      for (const dede::ExportInfo& e : exports)
+        std::cout << "      export " << e.name << ": " << e.description << "\n";
     }
   }
   for (const auto& r : registry.rejected()) {
@@ -306,6 +361,19 @@ int main(int argc, char** argv) {
       overlays,
       "override a key of the deployment file (YAML value), e.g. solver.admm.rho=1e7; repeatable");
 
+  std::string export_name, export_file;
+  auto* exporter = app.add_subcommand(
+      "export", "write a plugin's export of a deployment (e.g. paths); without NAME, list them");
+  exporter->add_option("config", config_file, "deployment YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  exporter->add_option("name", export_name, "what to write (see `dede plugins`)");
+  exporter->add_option("file", export_file, "output file (written through a temporary file)");
+  exporter->add_option(
+      "--set",
+      overlays,
+      "override a key of the deployment file (YAML value), e.g. solver.admm.rho=1e7; repeatable");
+
   auto* query = app.add_subcommand("query", "run read-only SQL on a deployment database");
   query->add_option("db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
   query->add_option("sql", sql, "SQL statement, or - to read it from standard input")->required();
@@ -371,6 +439,7 @@ int main(int argc, char** argv) {
   if (run->parsed()) return RunCommand(config_file, overlays, verbose, rounds, csv);
   if (solve->parsed()) return SolveCommand(config_file, overlays, verbose, round, csv);
   if (validate->parsed()) return ValidateCommand(config_file, overlays);
+  if (exporter->parsed()) return ExportCommand(config_file, overlays, export_name, export_file);
   if (query->parsed()) {
     if (sql == "-") {
       std::ostringstream text;

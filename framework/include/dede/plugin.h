@@ -28,7 +28,7 @@ namespace dede {
 // layout of dede::Problem, whose entry index is no longer a hash map; 5: dede::Constraint
 // without its name, which Problem::constraint_name keeps apart, and
 // DomainPlugin::RepairMakesFeasible).
-inline constexpr std::uint32_t kPluginAbiVersion = 5;
+inline constexpr std::uint32_t kPluginAbiVersion = 6;
 
 #define DEDE_PLUGIN_STRINGIFY2(x) #x
 #define DEDE_PLUGIN_STRINGIFY(x) DEDE_PLUGIN_STRINGIFY2(x)
@@ -116,6 +116,13 @@ struct Event {
   std::string writer;
   // True when a resumed run re-applies an event an earlier run applied (see ApplyEvent).
   bool replay = false;
+};
+
+// A file a plugin can write for other tools (`dede export CONFIG NAME FILE`), e.g. the traffic
+// engineering plugin's paths, so that another solver works on exactly the same model.
+struct ExportInfo {
+  std::string name;         // "paths"
+  std::string description;  // one line: what the file holds and its format
 };
 
 // An event kind a plugin accepts, for `dede plugins` and the docs.
@@ -212,6 +219,16 @@ class DomainPlugin {
   // ADMM's allocation (alternating projections, a half step's cost per projection round on a
   // large instance) and leaves it to the plugin. False (the default): the host repairs first.
   virtual bool RepairMakesFeasible() const { return false; }
+
+  // --- Since ABI 6 -----------------------------------------------------------------------
+  // The files Export can write (empty: none).
+  virtual std::vector<ExportInfo> Exports() const { return {}; }
+  // Writes export `name` of the configured and described deployment (after Configure and
+  // Describe, before any Refresh) to `file`. Errors name the file.
+  virtual Status Export(const std::string& name, const std::string& file) {
+    (void)file;
+    return Status(StatusCode::kInvalidArgument, "this plugin has no export '" + name + "'");
+  }
 };
 
 // Standard layout; append fields, never reorder.

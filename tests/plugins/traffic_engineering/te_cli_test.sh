@@ -53,4 +53,22 @@ grep -q "the file-size limit (ulimit -f) is 307200 bytes; the failed transaction
 before=$(sqlite3 "$work/small.db" "SELECT count(*) FROM rounds")
 "$dede" run "$work/small.yaml" --rounds 2 > "$work/small2.log" 2>&1 || { cat "$work/small2.log"; fail "resume after the size limit"; }
 [ "$(sqlite3 "$work/small.db" "SELECT count(*) FROM rounds")" = $((before + 2)) ] || fail "rounds after the resume"
+
+# dede export: the paths the plugin computes (no paths file) are written in the path file
+# format; on B4 they are the shipped path file, line for line, and a deployment that reads the
+# export solves the same round to the same objective.
+sed -e '/^    paths:/d' "$work/te.yaml" > "$work/computed.yaml"
+"$dede" export "$work/computed.yaml" | grep -q "paths: every modelled pair's paths" || fail "export list"
+"$dede" export "$work/computed.yaml" paths "$work/exported.csv" > /dev/null || fail "export paths"
+cmp -s "$work/exported.csv" "$src/tests/data/te/B4-paths.csv" || fail "exported paths differ from B4-paths.csv: $(diff "$work/exported.csv" "$src/tests/data/te/B4-paths.csv" | head -5)"
+sed -e "s|^    topology: .*|&\n    paths: $work/exported.csv|" "$work/computed.yaml" > "$work/reread.yaml"
+grep -q "paths: $work/exported.csv" "$work/reread.yaml" || fail "reread config"
+a=$("$dede" solve "$work/computed.yaml" | grep "total_flow =")
+b=$("$dede" solve "$work/reread.yaml" | grep "total_flow =")
+[ -n "$a" ] && [ "$a" = "$b" ] || fail "objective with exported paths: '$b' vs '$a'"
+set +e
+"$dede" export "$work/computed.yaml" flows "$work/x.csv" > "$work/export.err" 2>&1
+rc=$?
+set -e
+[ $rc = 1 ] && grep -q "has no export 'flows' (exports: paths)" "$work/export.err" || fail "unknown export: rc $rc, $(cat "$work/export.err")"
 echo "te cli test passed"
