@@ -88,6 +88,10 @@ struct TopologyOptions {
   ParallelLinks parallel_links = ParallelLinks::kReject;
   // Capacity of links the file gives none (Topology Zoo GraphML); NaN: such a link is an error.
   double default_capacity = std::numeric_limits<double>::quiet_NaN();
+  // Links as the file says (`kFile`: an edge-list CSV is directed, the others declare it), or
+  // every link one-way / both ways whatever the file says (an edge list of undirected links, as
+  // SNDlib-derived CSVs are). The report says which (directed, reverse_links_added).
+  enum class Direction { kFile, kDirected, kUndirected } direction = Direction::kFile;
 };
 
 Result<TopologyFormat> ParseTopologyFormat(const std::string& name);

@@ -93,6 +93,7 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
                                       "topology_format",
                                       "parallel_links",
                                       "topology_default_capacity",
+                                      "topology_directed",
                                       "traffic_matrix_pattern",
                                       "traffic_series",
                                       "traffic_series_first_row",
@@ -112,8 +113,12 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
   std::string format = "auto";
   status.Update(settings.ReadChoice(
       "topology_format", {"auto", "json", "csv", "graphml", "sndlib"}, &format));
-  std::string parallel = "reject";
+  std::string parallel = "reject", directed = "file";
   status.Update(settings.ReadChoice("parallel_links", {"reject", "sum", "max"}, &parallel));
+  status.Update(settings.ReadChoice("topology_directed", {"file", "true", "false"}, &directed));
+  topology_options_.direction = directed == "true"    ? TopologyOptions::Direction::kDirected
+                                : directed == "false" ? TopologyOptions::Direction::kUndirected
+                                                      : TopologyOptions::Direction::kFile;
   if (settings.Has("topology_default_capacity")) {
     status.Update(
         settings.Read("topology_default_capacity", &topology_options_.default_capacity, 0.0, 1e15));

@@ -623,6 +623,8 @@ Result<Topology> LoadTopology(const std::string& file, const TopologyOptions& op
       break;
   }
   if (!status.ok()) return status;
+  if (options.direction != TopologyOptions::Direction::kFile)
+    raw.directed = options.direction == TopologyOptions::Direction::kDirected;
   Topology topology;
   status = Build(file, raw, options, &topology);
   if (!status.ok()) return status;

@@ -236,6 +236,25 @@ TEST(TopologyFormats, SndlibNativeMatchesTheCsvConversion) {
   EXPECT_EQ(reference.size(), 30u);
   EXPECT_EQ(Arcs(t.value()), reference);
   EXPECT_EQ(t->report.reverse_links_added, 15);
+  // The CSV conversion lists each undirected link once: read as undirected it is the same
+  // network, link for link, in the same order; as the file says (directed) it is half of it.
+  TopologyOptions undirected;
+  undirected.direction = TopologyOptions::Direction::kUndirected;
+  Result<Topology> csv = LoadTopology(kDataDir + "/abilene-links.csv", undirected);
+  ASSERT_TRUE(csv.ok()) << csv.status().message();
+  EXPECT_FALSE(csv->report.directed);
+  EXPECT_EQ(csv->report.reverse_links_added, 15);
+  EXPECT_EQ(Arcs(csv.value()), reference);
+  Result<Topology> one_way = LoadTopology(kDataDir + "/abilene-links.csv");
+  ASSERT_TRUE(one_way.ok());
+  EXPECT_EQ(one_way->links.size(), 15u);
+  // And a file's own "undirected" can be overridden the other way.
+  TopologyOptions directed;
+  directed.direction = TopologyOptions::Direction::kDirected;
+  Result<Topology> sndlib_one_way = LoadTopology(kDataDir + "/abilene-sndlib.txt", directed);
+  ASSERT_TRUE(sndlib_one_way.ok());
+  EXPECT_TRUE(sndlib_one_way->report.directed);
+  EXPECT_EQ(sndlib_one_way->links.size(), 15u);
 }
 
 }  // namespace
