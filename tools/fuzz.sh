@@ -15,11 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
-# fuzz_mps is not in the default set: it drives CoinMpsIO (CoinUtils), which still crashes on
-# some malformed COLUMNS lines (tests/fuzz/known/); the MPS reader serves the Netlib tests
-# only, no command of the product. Name it to run it.
-all=(fuzz_deployment fuzz_te_topology fuzz_te_traffic fuzz_cluster_data fuzz_gpu_trace
-     fuzz_lb_loads)
+all=(fuzz_deployment fuzz_mps fuzz_te_topology fuzz_te_traffic fuzz_cluster_data fuzz_gpu_trace
+     fuzz_lb_loads fuzz_events)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 

@@ -138,9 +138,22 @@ Status SolveMethod(const std::string& method,
                    Allocation* allocation,
                    SolveSummary* summary,
                    DomainRecord* record) {
+  // The method sees the up servers only (local indices); its placement is mapped back.
   const Instance in = model.instance();
+  const ServerSets& current = model.local_current();
   MethodResult r;
-  Status status = RunMethod(method, in, model.current(), model.allowed(), services, options, &r);
+  Status status;
+  const int pop = method == "pop-4" ? 4 : method == "pop-16" ? 16 : 0;
+  if (pop > 0 && model.options().servers % pop == 0 && in.servers % pop != 0) {
+    // The configured servers split into groups, the up ones this round do not: no placement
+    // this round (a failed round, the deployment goes on), not a configuration error.
+    status = FailedPrecondition("load_balancing: " + method + " needs the up servers (" +
+                                std::to_string(in.servers) + " of " +
+                                std::to_string(model.options().servers) + ") to be a multiple of " +
+                                std::to_string(pop));
+  } else {
+    status = RunMethod(method, in, current, model.local_allowed(), services, options, &r);
+  }
   summary->method = method;
   summary->total_seconds = r.seconds;
   summary->solve_seconds = r.seconds;
@@ -153,9 +166,9 @@ Status SolveMethod(const std::string& method,
     allocation->values.clear();
     return Status::Ok();
   }
-  status = model.ToAllocation(r.placement, problem, allocation);
+  status = model.ToAllocation(model.ToGlobal(r.placement), problem, allocation);
   if (!status.ok()) return status;
-  const Check c = Evaluate(in, model.current(), r.placement);
+  const Check c = Evaluate(in, current, r.placement);
   summary->termination = c.feasible ? Termination::kConverged : Termination::kFailure;
   summary->feasible = c.feasible;
   summary->objective = c.movements;

@@ -43,8 +43,12 @@ Status RunMethod(const std::string& method,
                  MethodOptions* options,
                  MethodResult* result);
 
-// The plugin's SolveWith: RunMethod on the model's round, written into an allocation of
-// `problem`; per-round method statistics in *record (kind "solve").
+// The plugin's SolveWith: RunMethod on the model's round over its up servers (the model's
+// compacted view), written into an allocation of `problem`; per-round method statistics in
+// *record (kind "solve"). A method that finds no placement (also POP-k when the up servers
+// are not a multiple of k, while the configured ones are) ends in Termination::kFailure
+// without an allocation and an ok Status; only an invalid method or configuration is an
+// error.
 Status SolveMethod(const std::string& method,
                    const LbModel& model,
                    const Problem& problem,

@@ -30,6 +30,14 @@ Status FieldError(const std::string& path,
                          "': " + why);
 }
 
+// "[1, 4, 7]"
+std::string ListText(const std::vector<int>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
 }  // namespace
 
 Status LoadShardLoads(const std::string& path, std::vector<std::vector<double>>* loads) {
@@ -128,6 +136,19 @@ Status LbModel::Build(const LbOptions& options,
     return InvalidArgument("load_balancing: memory_limit * servers = " +
                            std::to_string(static_cast<long>(opt_.memory_limit) * S) +
                            " < shards = " + std::to_string(K) + ": no placement fits");
+  std::vector<int> down = opt_.down_servers;
+  std::sort(down.begin(), down.end());
+  for (std::size_t i = 0; i < down.size(); ++i) {
+    std::string why;
+    if (down[i] < 0 || down[i] >= S)
+      why = "server " + std::to_string(down[i]) + " is not a server index 0.." +
+            std::to_string(S - 1);
+    else if (i > 0 && down[i] == down[i - 1])
+      why = "server " + std::to_string(down[i]) + " is listed twice";
+    if (!why.empty())
+      return InvalidArgument(opt_.down_servers_key + " = " + ListText(down) + ": " + why);
+  }
+  changes_.clear();
   for (auto& row : loads) row.resize(K);
   loads_ = std::move(loads);
   cand_.assign(K, {});
@@ -150,6 +171,8 @@ Status LbModel::Build(const LbOptions& options,
     std::sort(cand_[k].begin(), cand_[k].end());
   }
   if (opt_.candidates > 0 && opt_.candidates < S) allowed_ = cand_;
+  if (const std::string why = CheckUp(UpAt(-1)); !why.empty())
+    return InvalidArgument(opt_.down_servers_key + " = " + ListText(down) + ": " + why);
   // x[s,k] is the load of shard k served by server s (load units), so that a round changes
   // only right-hand sides and the coefficients of two-term linking rows: the band rows have
   // unit coefficients (Problem::SetCoefficient scans a row, and a server row has K terms).
@@ -181,16 +204,17 @@ Status LbModel::Build(const LbOptions& options,
   }
   low_.clear();
   high_.clear();
+  memory_.clear();
   for (int s = 0; s < S; ++s) {
     const BlockId b = BlockId::Resource(s);
     low_.push_back(p->AddConstraint(
         b, load_row[s], Sense::kGreaterEqual, 0.0, "low[" + std::to_string(s) + "]"));
     high_.push_back(p->AddConstraint(
         b, load_row[s], Sense::kLessEqual, 0.0, "high[" + std::to_string(s) + "]"));
-    p->AddConstraint(
-        b, mem_row[s], Sense::kLessEqual, opt_.memory_limit, "memory[" + std::to_string(s) + "]");
+    memory_.push_back(p->AddConstraint(
+        b, mem_row[s], Sense::kLessEqual, opt_.memory_limit, "memory[" + std::to_string(s) + "]"));
   }
-  return SetRound(0, InitialPlacement(S, K), p);
+  return SetRound(0, InitialPlacement(), p);
 }
 
 Status LbModel::SetRound(int round, const ServerSets& current, Problem* p) {
@@ -206,15 +230,38 @@ Status LbModel::SetRound(int round, const ServerSets& current, Problem* p) {
       if (s < 0 || s >= S || x_entry(s, k) < 0)
         return InvalidArgument("load_balancing: current placement puts shard " + std::to_string(k) +
                                " on server " + std::to_string(s) + ", not a candidate");
+  const std::vector<char> up = UpAt(round);
+  if (const std::string why = CheckUp(up); !why.empty())
+    return InvalidArgument("load_balancing: round " + std::to_string(round) + ": " + why);
   round_ = round;
   cur_ = current;
+  up_.clear();
+  local_of_.assign(S, -1);
+  for (int s = 0; s < S; ++s)
+    if (up[s]) {
+      local_of_[s] = static_cast<int>(up_.size());
+      up_.push_back(s);
+    }
+  local_cur_.assign(K, {});
+  for (int k = 0; k < K; ++k)
+    for (int s : current[k])
+      if (up[s]) local_cur_[k].push_back(local_of_[s]);  // ascending: local ids keep the order
+  local_allowed_.clear();
+  if (!allowed_.empty()) {
+    local_allowed_.assign(K, {});
+    for (int k = 0; k < K; ++k)
+      for (int s : allowed_[k])
+        if (up[s]) local_allowed_[k].push_back(local_of_[s]);
+  }
   const std::vector<double>& load = loads_[round];
   double total = 0;
   for (double v : load) total += v;
-  const double avg = total / S;
+  // The band is over the up servers; a down server may hold nothing (rows with rhs 0).
+  const double avg = total / static_cast<double>(up_.size());
   for (int s = 0; s < S; ++s) {
-    p->SetRhs(low_[s], (1 - opt_.epsilon) * avg);
-    p->SetRhs(high_[s], (1 + opt_.epsilon) * avg);
+    p->SetRhs(low_[s], up[s] ? (1 - opt_.epsilon) * avg : 0.0);
+    p->SetRhs(high_[s], up[s] ? (1 + opt_.epsilon) * avg : 0.0);
+    p->SetRhs(memory_[s], up[s] ? opt_.memory_limit : 0.0);
   }
   for (int k = 0; k < K; ++k) {
     p->SetRhs(demand_[k], load[k]);
@@ -230,7 +277,7 @@ Status LbModel::SetRound(int round, const ServerSets& current, Problem* p) {
 
 Instance LbModel::instance() const {
   Instance in;
-  in.servers = opt_.servers;
+  in.servers = static_cast<int>(up_.size());
   in.load = loads_[round_];
   in.epsilon = opt_.epsilon;
   in.memory_limit = opt_.memory_limit;
@@ -276,8 +323,29 @@ Placement LbModel::ToPlacement(const Allocation& a) const {
 }
 
 Check LbModel::Evaluate(const Allocation& a) const {
-  Check c = dede::lb::Evaluate(instance(), cur_, ToPlacement(a));
-  // y must be integral and cover x (x <= y).
+  const Placement global = ToPlacement(a);
+  Placement local;
+  local.shares.assign(opt_.shards, {});
+  std::string down;  // the first share on a down server
+  double down_moves = 0;
+  for (int k = 0; k < opt_.shards; ++k)
+    for (const auto& [s, f] : global.shares[k]) {
+      if (local_of_[s] >= 0) {
+        local.shares[k].push_back({local_of_[s], f});
+        continue;
+      }
+      if (!std::binary_search(cur_[k].begin(), cur_[k].end(), s)) down_moves += 1;
+      if (down.empty())
+        down = "shard " + std::to_string(k) + " placed on server " + std::to_string(s) +
+               ", which is down";
+    }
+  Check c = dede::lb::Evaluate(instance(), local_cur_, local);
+  c.movements += down_moves;
+  if (!down.empty()) {
+    c.feasible = false;
+    c.why = down;
+  }
+  // y must be integral and cover x (x <= y), and 0 on down servers.
   for (int k = 0; c.feasible && k < opt_.shards; ++k)
     for (std::size_t j = 0; j < cand_[k].size(); ++j) {
       const double x = a.values[xid_[k][j]], y = a.values[yid_[k][j]];
@@ -287,6 +355,12 @@ Check LbModel::Evaluate(const Allocation& a) const {
         c.why = "y not integral or below x for shard " + std::to_string(k);
         break;
       }
+      if (y > 0.5 && !is_up(cand_[k][j])) {
+        c.feasible = false;
+        c.why = "shard " + std::to_string(k) + " placed on server " + std::to_string(cand_[k][j]) +
+                ", which is down";
+        break;
+      }
     }
   return c;
 }
@@ -294,18 +368,20 @@ Check LbModel::Evaluate(const Allocation& a) const {
 bool LbModel::Repair(const Problem& p, Allocation* a) const {
   if (Evaluate(*a).feasible) return true;
   const int K = opt_.shards;
-  ServerSets start(K);
+  ServerSets start(K);  // local indices
   for (int k = 0; k < K; ++k) {
     for (std::size_t j = 0; j < cand_[k].size(); ++j)
-      if (a->values[xid_[k][j]] > 1e-2 * loads_[round_][k]) start[k].push_back(cand_[k][j]);
-    if (start[k].empty()) start[k] = cur_[k];
-    if (start[k].empty()) start[k] = {cand_[k][0]};
+      if (is_up(cand_[k][j]) && a->values[xid_[k][j]] > 1e-2 * loads_[round_][k])
+        start[k].push_back(local_of_[cand_[k][j]]);
+    if (start[k].empty()) start[k] = local_cur_[k];
+    for (std::size_t j = 0; start[k].empty() && j < cand_[k].size(); ++j)
+      if (is_up(cand_[k][j])) start[k] = {local_of_[cand_[k][j]]};
   }
   Placement placement;
   if (!RepairPlacement(instance(),
-                       cur_,
+                       local_cur_,
                        start,
-                       allowed_,
+                       local_allowed_,
                        /*prune=*/false,
                        /*keep_alive=*/false,
                        0,
@@ -314,8 +390,66 @@ bool LbModel::Repair(const Problem& p, Allocation* a) const {
                        nullptr)
            .ok())
     return false;
-  if (!ToAllocation(placement, p, a).ok()) return false;
+  if (!ToAllocation(ToGlobal(placement), p, a).ok()) return false;
   return Evaluate(*a).feasible;
+}
+
+Placement LbModel::ToGlobal(const Placement& local) const {
+  Placement out = local;
+  for (auto& shares : out.shares)
+    for (auto& share : shares) share.first = up_[share.first];
+  return out;
+}
+
+ServerSets LbModel::InitialPlacement() const {
+  const int S = opt_.servers, K = opt_.shards;
+  const std::vector<char> up = UpAt(-1);
+  ServerSets out(K);
+  for (int k = 0; k < K; ++k)
+    for (int j = 0; j < S && out[k].empty(); ++j)
+      if (up[(k + j) % S] && x_entry((k + j) % S, k) >= 0) out[k] = {(k + j) % S};
+  return out;
+}
+
+std::vector<char> LbModel::UpAt(int round) const {
+  std::vector<char> up(opt_.servers, 1);
+  for (int s : opt_.down_servers) up[s] = 0;
+  for (const ServerChange& c : changes_) {
+    if (c.round > round) break;
+    up[c.server] = c.up ? 1 : 0;
+  }
+  return up;
+}
+
+std::string LbModel::CheckUp(const std::vector<char>& up) const {
+  const long n = std::count(up.begin(), up.end(), 1);
+  if (n == 0) return "no server is up";
+  if (static_cast<long>(opt_.memory_limit) * n < opt_.shards)
+    return "memory_limit * up servers = " + std::to_string(opt_.memory_limit) + " * " +
+           std::to_string(n) + " = " + std::to_string(opt_.memory_limit * n) +
+           " < shards = " + std::to_string(opt_.shards);
+  for (int k = 0; k < opt_.shards; ++k)
+    if (std::none_of(cand_[k].begin(), cand_[k].end(), [&](int s) { return up[s] != 0; }))
+      return "shard " + std::to_string(k) +
+             " has no up candidate server (its candidates: " + ListText(cand_[k]) + ")";
+  return "";
+}
+
+std::string LbModel::ChangeServer(int round, int server, bool up) {
+  std::vector<char> now = UpAt(round);
+  const std::string name = "server " + std::to_string(server);
+  if ((now[server] != 0) == up) return name + " is already " + (up ? "up" : "down");
+  now[server] = up ? 1 : 0;
+  if (!up) {
+    if (std::count(now.begin(), now.end(), 1) == 0) return name + " is the last server up";
+    if (const std::string why = CheckUp(now); !why.empty()) return "with " + name + " down, " + why;
+  }
+  const auto at =
+      std::upper_bound(changes_.begin(), changes_.end(), round, [](int r, const ServerChange& c) {
+        return r < c.round;
+      });
+  changes_.insert(at, ServerChange{round, server, up});
+  return "";
 }
 
 }  // namespace dede::lb

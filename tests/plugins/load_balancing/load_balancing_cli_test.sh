@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # load_balancing end to end: configs/lb_small.yaml (copied; database and data paths rewritten)
 # -> `dede run` (plugin method dede) for 3 rounds -> SQLite rows; resume for 2 more rounds
-# equals a fresh 5-round run; the greedy and pop-16 methods from YAML, feasible every round.
+# equals a fresh 5-round run; the greedy and pop-16 methods from YAML, feasible every round;
+# inbox events (shard loads, servers down and up).
 # Usage: load_balancing_cli_test.sh <dede binary> <plugin dir> <source dir>
 set -euo pipefail
 dede=$1
@@ -82,4 +83,46 @@ DB=events.db q "SELECT reason FROM events WHERE id = 3" | grep -q "event 3: payl
   = "$(DB=events.db q "SELECT value FROM entity_parameters WHERE round = 0 AND side = 'demand' AND idx = 5 AND parameter = 'load'") 42.5 42.5" ] \
   || fail "shard 5 loads: $(DB=events.db q "SELECT round, value FROM entity_parameters WHERE side = 'demand' AND idx = 5 AND parameter = 'load'")"
 [ "$(DB=events.db q "SELECT count(*) FROM metrics WHERE name = 'feasible' AND value = 1")" = 3 ] || fail "events: feasible every round"
+# Servers: server 4 drained from round 3 (each round a new process: round 4 resumes, the event
+# is replayed before the checkpoint), back from round 5; a bad target is rejected. Nothing is
+# allocated on server 4 while it is down, the band is over 7 servers, then 8 again.
+"$dede" submit "$work/events.db" server_down 4 > /dev/null || fail "submit server_down"
+"$dede" submit "$work/events.db" server_down 99 > /dev/null || fail "submit server_down 99"
+for i in 1 2; do
+  "$dede" run "$work/events.yaml" --rounds 1 > "$work/down$i.log" || { cat "$work/down$i.log"; fail "server_down run $i"; }
+done
+"$dede" submit "$work/events.db" server_up 4 > /dev/null || fail "submit server_up"
+"$dede" run "$work/events.yaml" --rounds 1 > "$work/up.log" || { cat "$work/up.log"; fail "server_up run"; }
+E() { DB=events.db q "$1"; }
+[ "$(E "SELECT group_concat(status || ':' || round, ' ') FROM (SELECT * FROM events WHERE id > 3 ORDER BY id)")" = "applied:3 rejected:3 applied:5" ] \
+  || fail "server event states: $(E "SELECT * FROM events")"
+E "SELECT reason FROM events WHERE id = 5" | grep -q "event 5 (server_down): target '99' is not a server index 0..31" || fail "reason 5: $(E "SELECT reason FROM events WHERE id = 5")"
+grep -q "events re-applied" "$work/down2.log" || fail "no replay: $(cat "$work/down2.log")"
+alloc_on4() { E "SELECT count(*) FROM allocations a JOIN variables v USING (deployment_id, var_id) WHERE a.round = $1 AND v.resource = 4 AND a.value > 0"; }
+[ "$(E "SELECT count(*) FROM allocations WHERE round = 2")" -gt 0 ] || fail "round 2 allocation"
+[ "$(alloc_on4 2)" -gt 0 ] || fail "server 4 used before the drain"
+[ "$(alloc_on4 3)" = 0 ] || fail "round 3: $(alloc_on4 3) values on the down server 4"
+[ "$(alloc_on4 4)" = 0 ] || fail "round 4 (resumed): $(alloc_on4 4) values on the down server 4"
+[ "$(alloc_on4 5)" -gt 0 ] || fail "round 5: server 4 back but unused"
+[ "$(E "SELECT group_concat(value, ' ') FROM (SELECT value FROM metrics WHERE name = 'servers_up' AND round >= 2 ORDER BY round)")" = "32.0 31.0 31.0 32.0" ] \
+  || fail "servers_up: $(E "SELECT round, value FROM metrics WHERE name = 'servers_up'")"
+[ "$(E "SELECT group_concat(value, ' ') FROM (SELECT value FROM entity_parameters WHERE side = 'resource' AND idx = 4 AND parameter = 'up' AND round >= 2 ORDER BY round)")" = "1.0 0.0 0.0 1.0" ] \
+  || fail "server 4 up parameter"
+# The band of round 3 is over the 31 up servers: band_high = 1.1 * total load / 31.
+[ "$(E "SELECT abs(m.value - 1.1 * t.total / 31) <= 1e-9 * m.value FROM metrics m JOIN (SELECT round, sum(value) total FROM entity_parameters WHERE side = 'demand' AND parameter = 'load' GROUP BY round) t USING (round) WHERE m.round = 3 AND m.name = 'band_high'")" = 1 ] \
+  || fail "round 3 band_high"
+# Shards only on server 4 when it went down moved: at least that many movements in round 3.
+[ "$(E "SELECT m.value >= (SELECT count(*) FROM entity_parameters a JOIN entity_parameters b USING (deployment_id, round, side, idx) WHERE a.round = 3 AND a.side = 'demand' AND a.parameter = 'current_server' AND a.value = 4 AND b.parameter = 'current_copies' AND b.value = 1) AND m.value > 0 FROM metrics m WHERE m.round = 3 AND m.name = 'movements'")" = 1 ] \
+  || fail "round 3 movements"
+[ "$(E "SELECT count(*) FROM metrics WHERE name = 'feasible' AND value = 1")" = 6 ] || fail "server events: feasible every round"
+
+# POP-16 with 31 of 32 servers up: the round fails (no allocation), the deployment goes on.
+config pop.db -e "s|method: dede|method: pop-16|" > "$work/pop.yaml"
+"$dede" run "$work/pop.yaml" --rounds 1 > /dev/null || fail "pop run 1"
+"$dede" submit "$work/pop.db" server_down 0 > /dev/null || fail "submit pop server_down"
+"$dede" run "$work/pop.yaml" --rounds 2 > "$work/pop.log" || { cat "$work/pop.log"; fail "pop run 2"; }
+[ "$(DB=pop.db q "SELECT group_concat(termination, ' ') FROM (SELECT termination FROM rounds ORDER BY round)")" = "converged failure failure" ] \
+  || fail "pop terminations: $(DB=pop.db q "SELECT round, termination, message FROM rounds")"
+DB=pop.db q "SELECT message FROM rounds WHERE round = 1" | grep -q "pop-16 needs the up servers (31 of 32) to be a multiple of 16" || fail "pop message"
+[ "$(DB=pop.db q "SELECT count(*) FROM allocations WHERE round > 0")" = 0 ] || fail "pop: allocation of a failed round"
 echo "load_balancing cli test passed"
