@@ -44,4 +44,28 @@ if "$eval_bin" deployments "$src/configs/te_b4.yaml" --methods exact --value no_
 fi
 grep -q 'no such metric (it reports: total_flow' "$out/c.log" \
   || { cat "$out/c.log"; echo "FAIL: the error does not list the metrics"; exit 1; }
+
+# --sweep runs every value (rows grouped per value, the value reaches the plugin: twice the
+# scale, twice the demand); --budget-fraction gives ADMM a fraction of exact's median round
+# time (said in the note); --rounds 0 runs until the plugin has no more rounds (the GPU
+# simulation: until every job finished) and --last-round-only keeps the final round's row.
+"$eval_bin" deployments "$src/configs/te_b4.yaml" --methods exact,admm --threads 1 --rounds 1 \
+  --sweep plugin.settings.scale=1,2 --budget-fraction 0.5 --value total_demand \
+  --out "$out/d" --no-plots > "$out/d.log" 2>&1 || { cat "$out/d.log"; echo "FAIL: sweep run"; exit 1; }
+d1=$(awk -F, '$2 == "te-b4 plugin.settings.scale=1" && $3 == "exact" { print $7 }' "$out/d/results.csv")
+d2=$(awk -F, '$2 == "te-b4 plugin.settings.scale=2" && $3 == "exact" { print $7 }' "$out/d/results.csv")
+awk -v a="$d1" -v b="$d2" 'BEGIN { exit !(a > 0 && b > 1.999 * a && b < 2.001 * a) }' \
+  || { cat "$out/d/results.csv"; echo "FAIL: the sweep's scale did not reach the plugin ($d1, $d2)"; exit 1; }
+grep -q 'admm,.*budget [0-9.e-]* s' "$out/d/results.csv" || { cat "$out/d/results.csv"; echo "FAIL: no budget note"; exit 1; }
+if "$eval_bin" deployments "$src/configs/te_b4.yaml" --sweep plugin.settings.scale \
+     --out "$out/e" --no-plots > "$out/e.log" 2>&1; then
+  echo "FAIL: a sweep without values was accepted"; exit 1
+fi
+grep -q -- '--sweep plugin.settings.scale: expected KEY=V1,V2' "$out/e.log" || { cat "$out/e.log"; echo "FAIL: sweep error"; exit 1; }
+"$eval_bin" deployments "$src/configs/gpu_dally.yaml" --methods dally --rounds 0 --reference '' \
+  --set plugin.settings.workload.jobs=10 --value finished_jobs --last-round-only --out "$out/f" --no-plots \
+  > "$out/f.log" 2>&1 || { cat "$out/f.log"; echo "FAIL: --rounds 0"; exit 1; }
+[ "$(tail -n +2 "$out/f/results.csv" | wc -l)" = 1 ] || { cat "$out/f/results.csv"; echo "FAIL: --last-round-only: one row expected"; exit 1; }
+last=$(tail -1 "$out/f/results.csv" | awk -F, '{ print $7 }')
+[ "$last" = 10 ] || { cat "$out/f/results.csv"; echo "FAIL: --rounds 0 should run until every job finished ($last)"; exit 1; }
 echo "ok: $(tail -n +2 "$csv" | wc -l) rows"

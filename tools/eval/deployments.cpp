@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -24,6 +25,18 @@ std::string Num(double v) {
   std::snprintf(buffer, sizeof(buffer), "%.6g", v);
   return buffer;
 }
+
+// What the reference method measured on one deployment, by round.
+struct ReferenceRounds {
+  std::map<int, double> value;  // feasible rounds only
+  std::vector<double> seconds;  // every round
+  double Budget(double fraction) const {
+    if (seconds.empty()) return std::nan("");
+    std::vector<double> s = seconds;
+    std::nth_element(s.begin(), s.begin() + s.size() / 2, s.end());
+    return fraction * s[s.size() / 2];
+  }
+};
 
 // One run of a deployment: a method at a thread count.
 struct MethodRun {
@@ -100,14 +113,25 @@ Result<double> ValueOf(const internal::RoundOutcome& outcome, const std::string&
 // *in_rounds: the failure (if any) came from a round, not from loading the deployment.
 Status RunMethod(const std::string& file,
                  const DeploymentSuite& suite,
+                 const std::pair<std::string, std::vector<std::string>>& combination,
                  const MethodRun& run,
                  bool is_reference,
-                 std::map<int, double>* reference,
+                 ReferenceRounds* reference,
                  const RowSink& sink,
                  bool* in_rounds) {
   *in_rounds = false;
   std::vector<std::string> overlays = suite.overlays;
+  overlays.insert(overlays.end(), combination.second.begin(), combination.second.end());
   overlays.insert(overlays.end(), run.overlays.begin(), run.overlays.end());
+  std::string budget_note;
+  if (suite.budget_fraction > 0 && !is_reference) {
+    const double budget = reference->Budget(suite.budget_fraction);
+    if (!(budget > 0))
+      return FailedPrecondition("--budget-fraction: the reference method '" + suite.reference +
+                                "' measured no round to take the fraction of");
+    overlays.push_back("solver.admm.time_limit_seconds=" + Num(budget));
+    budget_note = ", budget " + Num(budget) + " s";
+  }
   Result<DeploymentConfig> config = internal::LoadDeployment(file, overlays);
   if (!config.ok()) return config.status();
   PluginRegistry registry;
@@ -123,7 +147,10 @@ Status RunMethod(const std::string& file,
   if (!status.ok()) return status;
   const bool maximize = runner.problem().objective_sense() == ObjectiveSense::kMaximize;
   *in_rounds = true;
-  for (int round = 0; round < suite.rounds; ++round) {
+  const int rounds = suite.rounds > 0 ? suite.rounds : std::numeric_limits<int>::max();
+  EvalRow last;
+  bool have_last = false;
+  for (int round = 0; round < rounds; ++round) {
     internal::RoundOutcome outcome;
     status = runner.RunRound({}, &outcome);
     if (!status.ok()) return status;
@@ -131,7 +158,7 @@ Status RunMethod(const std::string& file,
     const SolveSummary& s = outcome.summary;
     EvalRow row;
     row.domain = config->plugin;
-    row.objective = config->name;
+    row.objective = config->name + (combination.first.empty() ? "" : " " + combination.first);
     row.method = run.label;
     row.instance = config->name + "/r" + std::to_string(outcome.round);
     row.round = outcome.round;
@@ -144,28 +171,67 @@ Status RunMethod(const std::string& file,
     row.feasible = have_allocation && s.feasible;
     row.note = std::string(TerminationName(s.termination)) +
                (s.iterations > 0 ? ", " + std::to_string(s.iterations) + " iterations" : "") +
-               ", max violation " + Num(s.max_violation);
+               ", max violation " + Num(s.max_violation) + budget_note;
     if (!have_allocation) row.note += ": " + s.message;
     Result<double> value = ValueOf(outcome, suite.value_metric);
     if (!value.ok()) return value.status();
     row.value = have_allocation ? value.value() : std::nan("");
     row.reference = suite.reference.empty() ? "none" : suite.reference;
     if (is_reference) {
-      if (row.feasible) (*reference)[outcome.round] = row.value;
+      if (row.feasible) reference->value[outcome.round] = row.value;
+      reference->seconds.push_back(row.seconds);
       row.quality = row.feasible ? 1.0 : std::nan("");
-    } else if (const auto it = reference->find(outcome.round); it != reference->end()) {
+    } else if (const auto it = reference->value.find(outcome.round); it != reference->value.end()) {
       row.quality = Quality(row.value, it->second, maximize);
     } else {
       row.reference = "none";
     }
-    sink(row);
+    if (suite.last_round_only) {
+      last = row;
+      have_last = true;
+    } else {
+      sink(row);
+    }
   }
+  if (have_last) sink(last);
   return Status::Ok();
 }
 
 }  // namespace
 
+Result<std::vector<std::pair<std::string, std::vector<std::string>>>> SweepCombinations(
+    const std::vector<std::string>& sweeps) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out = {{"", {}}};
+  for (const std::string& sweep : sweeps) {
+    const std::size_t eq = sweep.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == sweep.size())
+      return InvalidArgument("--sweep " + sweep + ": expected KEY=V1,V2,...");
+    const std::string key = sweep.substr(0, eq);
+    std::vector<std::string> values;
+    std::stringstream in(sweep.substr(eq + 1));
+    for (std::string v; std::getline(in, v, ',');) {
+      if (v.empty()) return InvalidArgument("--sweep " + sweep + ": an empty value");
+      values.push_back(v);
+    }
+    std::vector<std::pair<std::string, std::vector<std::string>>> next;
+    for (const auto& [label, overlays] : out) {
+      for (const std::string& v : values) {
+        std::vector<std::string> o = overlays;
+        o.push_back(key + "=" + v);
+        next.push_back({(label.empty() ? "" : label + " ") + key + "=" + v, std::move(o)});
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
 Status RunDeployments(const DeploymentSuite& suite, const RowSink& sink) {
+  Result<std::vector<std::pair<std::string, std::vector<std::string>>>> combinations =
+      SweepCombinations(suite.sweeps);
+  if (!combinations.ok()) return combinations.status();
+  if (suite.budget_fraction > 0 && suite.reference.empty())
+    return InvalidArgument("--budget-fraction needs a reference method (--reference)");
   Status result;
   for (const std::string& file : suite.configs) {
     std::vector<std::string> methods = suite.methods;
@@ -177,36 +243,41 @@ Status RunDeployments(const DeploymentSuite& suite, const RowSink& sink) {
       if (!found.ok()) return found.status();
       methods = std::move(found.value());
     }
-    // The reference first, so that every other row carries its quality.
+    // The reference first, so that every other row carries its quality (and its time the
+    // others' budget).
     std::stable_partition(methods.begin(), methods.end(), [&](const std::string& m) {
       return !suite.reference.empty() && m == suite.reference;
     });
-    std::map<int, double> reference;
-    for (const std::string& method : methods) {
-      for (const MethodRun& run : Runs(method, suite.threads)) {
-        const bool is_reference = !suite.reference.empty() && method == suite.reference;
-        bool in_rounds = false;
-        Status status = RunMethod(file, suite, run, is_reference, &reference, sink, &in_rounds);
-        if (!status.ok()) {
+    for (const auto& combination : combinations.value()) {
+      ReferenceRounds reference;
+      for (const std::string& method : methods) {
+        for (const MethodRun& run : Runs(method, suite.threads)) {
+          const bool is_reference = !suite.reference.empty() && method == suite.reference;
+          bool in_rounds = false;
+          Status status =
+              RunMethod(file, suite, combination, run, is_reference, &reference, sink, &in_rounds);
+          if (status.ok()) continue;
           // A method asked for by name that fails is a row and the exit status; one of the
           // default list that fails in its rounds (a plugin method the deployment's objective
           // does not admit) is skipped, said on stderr; a deployment that does not load is an
           // error either way. The other methods still run.
+          const std::string where =
+              file + (combination.first.empty() ? "" : " [" + combination.first + "]");
           if (suite.methods.empty() && in_rounds) {
-            std::cerr << "dede_eval: " << file << ": method " << run.label
+            std::cerr << "dede_eval: " << where << ": method " << run.label
                       << " skipped: " << status.message() << "\n";
             continue;
           }
           EvalRow row;
           row.domain = file;
-          row.objective = file;
+          row.objective = where;
           row.method = run.label;
           row.instance = file;
           row.threads = run.threads;
           row.note = "failed: " + status.message();
           sink(row);
           result.Update(
-              Status(status.code(), file + ", method " + run.label + ": " + status.message()));
+              Status(status.code(), where + ", method " + run.label + ": " + status.message()));
         }
       }
     }

@@ -24,10 +24,23 @@ struct DeploymentSuite {
   std::vector<std::string> overlays;  // KEY=VALUE, applied to every run (before the method's)
   std::vector<std::string> methods;   // empty: exact, admm and every method of the plugin
   std::vector<int> threads = {1, 0};  // ADMM thread counts (0: every hardware thread)
-  int rounds = 1;                     // rounds per deployment and method
+  int rounds = 1;                     // rounds per deployment and method (0: until finished)
   std::string value_metric;           // a plugin metric as the row's value; "": the objective
   std::string reference = "exact";    // the method quality is relative to ("": none)
+  // KEY=V1,V2,...: every deployment runs once per combination of the listed values (an overlay
+  // each); its rows are grouped as "<deployment> KEY=V ...".
+  std::vector<std::string> sweeps;
+  // > 0: every method but the reference gets solver.admm.time_limit_seconds = this fraction of
+  // the reference's median round time on the same deployment (measured in the same run).
+  double budget_fraction = 0;
+  // Only each run's final round makes a row (a simulation's end-of-run figures: JCT, makespan).
+  bool last_round_only = false;
 };
+
+// The overlay sets of the sweeps (the cartesian product, first sweep outermost) with their
+// labels ("KEY=V KEY2=W"); one empty set without sweeps. Errors name the malformed sweep.
+Result<std::vector<std::pair<std::string, std::vector<std::string>>>> SweepCombinations(
+    const std::vector<std::string>& sweeps);
 
 // Emits one row per (deployment, method, thread count, round). Errors name the deployment and
 // the method; a method that fails leaves a row saying why and the others still run.

@@ -706,9 +706,21 @@ int main(int argc, char** argv) {
                   "ADMM thread counts, comma-separated; all = every "
                   "hardware thread")
       ->capture_default_str();
-  dep->add_option("--rounds", suite.rounds, "rounds per deployment and method")
-      ->check(CLI::PositiveNumber)
+  dep->add_option("--rounds", suite.rounds, "rounds per deployment and method (0: until finished)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  dep->add_option("--sweep",
+                  suite.sweeps,
+                  "KEY=V1,V2,...: run every deployment once per value (several: every "
+                  "combination), e.g. plugin.settings.scale=1,2,4; repeatable");
+  dep->add_option("--budget-fraction",
+                  suite.budget_fraction,
+                  "give every method but the reference an ADMM time limit of this fraction of "
+                  "the reference's median round time, measured in the same run")
+      ->check(CLI::Range(0.0, 1e6));
+  dep->add_flag("--last-round-only",
+                suite.last_round_only,
+                "a row for each run's final round only (a simulation's end-of-run figures)");
   dep->add_option("--value",
                   suite.value_metric,
                   "a metric of the plugin's report as each row's value (default: the objective)");
