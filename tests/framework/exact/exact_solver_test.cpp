@@ -571,6 +571,47 @@ TEST(SolveExact, TimeLimitIsHonoured) {
   EXPECT_LE(r.summary.bound, r.summary.objective + 1e-9);
 }
 
+TEST(SolveExact, ATimeLimitBeforeAnyIncumbentIsNotAProofOfInfeasibility) {
+  // The load-balancing MILP's shape (plugins/load_balancing: 256 shards of Zipf-like loads on
+  // 32 servers; x the load served, y binary placement, x <= load y, a band of +-10% of the
+  // average per server, at most 16 placements per server, placements cost 1): feasible, and
+  // its root LP takes longer than the budget. Cbc 2.10 then ends with status 0 and no incumbent,
+  // which its isProvenInfeasible() reads as a proof; the solve must say time limit.
+  constexpr int kServers = 32, kShards = 256;
+  Problem p(kServers, kShards);
+  const int xm = p.AddAllocation("x", Domain::NonNegative());
+  const int ym = p.AddAllocation("y", Domain::Binary());
+  const std::vector<VarId> x = p.AddDenseEntries(xm), y = p.AddDenseEntries(ym);
+  std::vector<double> load(kShards);
+  double total = 0;
+  for (int k = 0; k < kShards; ++k) total += load[k] = 100.0 / std::pow(k * 4.0 + 1, 0.5);
+  for (int s = 0; s < kServers; ++s) {
+    LinearExpr served, placed;
+    for (int k = 0; k < kShards; ++k) {
+      const std::size_t e = static_cast<std::size_t>(s) * kShards + k;
+      served.Add(x[e], 1);
+      placed.Add(y[e], 1);
+      p.AddLinearCost(y[e], k % kServers == s ? 0 : 1);
+      LinearExpr link;
+      link.Add(x[e], 1).Add(y[e], -load[k]);
+      p.AddResourceConstraint(s, link, Sense::kLessEqual, 0);
+    }
+    p.AddResourceConstraint(s, served, Sense::kGreaterEqual, 0.9 * total / kServers);
+    p.AddResourceConstraint(s, served, Sense::kLessEqual, 1.1 * total / kServers);
+    p.AddResourceConstraint(s, placed, Sense::kLessEqual, 16);
+  }
+  for (int k = 0; k < kShards; ++k) {
+    LinearExpr all;
+    for (int s = 0; s < kServers; ++s) all.Add(x[static_cast<std::size_t>(s) * kShards + k], 1);
+    p.AddDemandConstraint(k, all, Sense::kEqual, load[k]);
+  }
+  ExactOptions options;
+  options.time_limit_seconds = 0.3;
+  const Result r = Solve(p, options);
+  EXPECT_EQ(r.summary.termination, Termination::kTimeLimit) << r.summary.message;
+  EXPECT_LE(r.summary.total_seconds, 2.0);
+}
+
 TEST(SolveExact, TimeLimitStopsTheCutRounds) {
   // 40x40 log utilities take many cut rounds of a few thousand simplex iterations each.
   constexpr int kN = 40;
