@@ -181,11 +181,13 @@ std::string Slug(std::string text) {
   return text;
 }
 
-// Quality (or value, when no method has a quality) against mean time, one point per method
-// and thread count, as in the paper's quality-vs-time figures. Returns the files written.
+// Quality against mean time, one point per method and thread count, as in the paper's
+// quality-vs-time figures; without a reference, the mean value per method as bars (labelled
+// `value_label`). Returns the files written.
 std::vector<std::string> WritePlots(const std::map<Key, Aggregate>& table,
                                     const fs::path& dir,
-                                    bool run_gnuplot) {
+                                    bool run_gnuplot,
+                                    const std::string& value_label) {
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<std::string, Aggregate>>>
       groups;
   for (const auto& [key, a] : table) {
@@ -217,19 +219,28 @@ std::vector<std::string> WritePlots(const std::map<Key, Aggregate>& table,
     {
       std::ofstream gp(script);
       const std::string title = group.first + ": " + group.second;
-      const std::string ylabel = use_quality ? "quality (1 = reference optimum)" : "value";
+      const std::string ylabel = use_quality ? "quality (1 = reference optimum)"
+                                 : value_label.empty() ? "objective"
+                                                       : value_label;
       for (const char* terminal : {"pngcairo size 900,600", "svg size 900,600"}) {
         const bool png = std::string(terminal).rfind("png", 0) == 0;
         gp << "set terminal " << terminal << "\n"
            << "set output '" << (dir / (base + (png ? ".png" : ".svg"))).string() << "'\n"
            << "set title '" << title << "' noenhanced\n"
-           << "set xlabel 'mean solve time per round (s, log scale)'\n"
-           << "set ylabel '" << ylabel << "'\n"
-           << "set logscale x\nset grid\nset key off\nset offsets graph 0.1, graph 0.25, "
-              "graph 0.1, graph 0.1\n"
-           << "plot '" << data.string()
-           << "' using 2:3:($0 + 1) with points pt 7 ps 1.5 lc variable, \\\n"
-           << "     '' using 2:3:1 with labels offset 0,1 noenhanced\n";
+           << "set ylabel '" << ylabel << "' noenhanced\n"
+           << "set grid\nset key off\n";
+        if (use_quality) {
+          gp << "set xlabel 'mean solve time per round (s, log scale)'\n"
+             << "set logscale x\nset offsets graph 0.1, graph 0.25, graph 0.1, graph 0.1\n"
+             << "plot '" << data.string()
+             << "' using 2:3:($0 + 1) with points pt 7 ps 1.5 lc variable, \\\n"
+             << "     '' using 2:3:1 with labels offset 0,1 noenhanced\n";
+        } else {
+          gp << "set style fill solid 0.7\nset boxwidth 0.6\nset yrange [0:*]\n"
+             << "set xtics rotate by -30 noenhanced\n"
+             << "plot '" << data.string()
+             << "' using 0:3:($0 + 1):xtic(1) with boxes lc variable\n";
+        }
       }
     }
     written.push_back(script.string());
@@ -283,7 +294,8 @@ std::unique_ptr<CsvWriter> OpenResults(const fs::path& out_dir, const std::strin
 void WriteOutputs(const std::map<Key, Aggregate>& table,
                   const fs::path& out_dir,
                   bool plots,
-                  const std::string& command) {
+                  const std::string& command,
+                  const std::string& value_label = "") {
   const std::string summary = SummaryMarkdown(table);
   {
     std::ofstream out(out_dir / "summary.md");
@@ -293,7 +305,7 @@ void WriteOutputs(const std::map<Key, Aggregate>& table,
   if (plots) {
     const bool gnuplot = HaveGnuplot();
     if (!gnuplot) std::cerr << "dede_eval: gnuplot not found: writing .gp/.dat files only\n";
-    for (const std::string& f : WritePlots(table, out_dir, gnuplot)) {
+    for (const std::string& f : WritePlots(table, out_dir, gnuplot, value_label)) {
       std::cout << "wrote " << f << "\n";
     }
   }
@@ -409,7 +421,7 @@ int DeploymentsCommand(const dede::eval::DeploymentSuite& suite,
     std::cerr << "dede_eval: " << bad << " ADMM/exact rows are infeasible\n";
     exit_code = 1;
   }
-  WriteOutputs(table, out_dir, plots, command_line);
+  WriteOutputs(table, out_dir, plots, command_line, suite.value_metric);
   return exit_code;
 }
 
