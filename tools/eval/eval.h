@@ -1,10 +1,7 @@
-// The evaluation harness (`dede_eval`): every method of a domain on the same instances and
-// rounds, in one process run, one CSV row per (method, instance, round, threads).
-//
-// Each domain implements one Run* function in eval_<domain>.cpp (owned with its plugin); the
-// driver (main.cpp) writes the CSV, the summary table and the gnuplot plots. A domain reports
-// rows through the sink as soon as they are measured, so a long run can be watched and an
-// interrupted one keeps what it measured.
+// The evaluation harness's rows (`dede_eval deployments`, deployments.h): one CSV row per
+// (deployment, method, round, threads). The driver (main.cpp) writes the CSV, the summary
+// table and the plots; rows arrive through the sink as soon as they are measured, so a long
+// run can be watched and an interrupted one keeps what it measured.
 #pragma once
 
 #include <cstdint>
@@ -16,26 +13,6 @@
 #include "dede/status.h"
 
 namespace dede::eval {
-
-struct EvalOptions {
-  // "small": the test configuration (seconds, data shipped in tests/data);
-  // "medium": minutes; "paper": the paper's sizes (may need ../shared/data).
-  std::string size = "small";
-  std::vector<int> threads = {1, 0};  // DeDe thread counts to run; 0 = all hardware threads
-  int rounds = 0;                     // 0: the domain's default for the size
-  double exact_time_limit = 600;      // seconds per exact solve
-  std::uint64_t seed = 1;
-  std::string repo_dir;              // the source tree (tests/data lives here)
-  std::string shared_dir;            // ../shared/data, may not exist: say what is missing and skip
-  std::vector<std::string> methods;  // empty: all methods of the domain
-  bool Wants(const std::string& method) const {
-    if (methods.empty()) return true;
-    for (const std::string& m : methods) {
-      if (m == method) return true;
-    }
-    return false;
-  }
-};
 
 struct EvalRow {
   std::string domain;     // "traffic_engineering", "cluster_scheduling", "load_balancing"
@@ -57,11 +34,5 @@ struct EvalRow {
 };
 
 using RowSink = std::function<void(const EvalRow&)>;
-
-// One per domain; each returns an error naming what is missing (data, a method name) and
-// has already emitted the rows it measured.
-Status RunTrafficEngineering(const EvalOptions& options, const RowSink& sink);
-Status RunClusterScheduling(const EvalOptions& options, const RowSink& sink);
-Status RunLoadBalancing(const EvalOptions& options, const RowSink& sink);
 
 }  // namespace dede::eval

@@ -1,26 +1,17 @@
-// dede_eval: the evaluation harness (issue 8).
+// dede_eval: the evaluation harness, a thin driver over deployment files.
 //
-//   dede_eval run --domain all --size small --threads 1,2 --out eval-out
-//       every method of each domain on the same instances and rounds, in this one process:
-//       eval-out/results.csv (one row per method, instance, round, threads), summary.md (the
-//       tables for BENCHMARKS.md) and one quality-vs-time plot per domain and objective
-//       (gnuplot, PNG + SVG).
-//   dede_eval robustness --size small --out eval-out
-//       traffic engineering, max total flow: DeDe, exact, POP-4/16/64 and demand pinning on
-//       perturbed instances (problem granularity, temporal fluctuation, spatial
-//       redistribution, link failures; the paper's section 7.2), each normalised by the exact
-//       optimum of the same instance: eval-out/robustness.csv (same columns as `run`; the study
-//       and level lead the instance name), robustness.md and one plot per study.
 //   dede_eval deployments configs/te_b4.yaml configs/lb_small.yaml --rounds 3 --out eval-out
 //       every method (exact, admm at each --threads count, the plugin's baselines) on the same
 //       rounds of each deployment, through the product's own round path (deployments.h); --set
-//       overlays vary settings, --value picks a reported metric; the same outputs as `run`.
+//       overlays vary settings, --sweep runs a setting's values, --budget-fraction gives every
+//       method a fraction of the reference's time, --value picks a reported metric: results.csv
+//       (one row per method, round, threads), summary.md and one plot per deployment.
 //   dede_eval convergence --out eval-out
 //       the residual and objective trace of one ADMM solve of a synthetic transport LP, with
 //       the exact optimum for reference, as CSV and a plot.
 //
-// Exit status: 0 all requested domains ran; 1 a domain failed or produced no rows (with
-// --check: also when a DeDe or exact row is infeasible); 2 bad command line.
+// Exit status: 0 every requested method ran; 1 a method failed or no rows came (with --check:
+// also when an ADMM or exact row is infeasible); 2 bad command line.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -44,34 +35,11 @@
 #include "deployments.h"
 #include "eval.h"
 #include "synthetic.h"
-#ifdef DEDE_EVAL_HAS_TE
-#include "robustness.h"
-#endif
 
 namespace fs = std::filesystem;
-using dede::eval::EvalOptions;
 using dede::eval::EvalRow;
 
 namespace {
-
-struct Domain {
-  std::string name;
-  dede::Status (*run)(const EvalOptions&, const dede::eval::RowSink&);
-};
-
-std::vector<Domain> CompiledDomains() {
-  std::vector<Domain> domains;
-#ifdef DEDE_EVAL_HAS_TE
-  domains.push_back({"traffic_engineering", &dede::eval::RunTrafficEngineering});
-#endif
-#ifdef DEDE_EVAL_HAS_CLUSTER
-  domains.push_back({"cluster_scheduling", &dede::eval::RunClusterScheduling});
-#endif
-#ifdef DEDE_EVAL_HAS_LB
-  domains.push_back({"load_balancing", &dede::eval::RunLoadBalancing});
-#endif
-  return domains;
-}
 
 std::string CsvField(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
@@ -219,7 +187,7 @@ std::vector<std::string> WritePlots(const std::map<Key, Aggregate>& table,
     {
       std::ofstream gp(script);
       const std::string title = group.first + ": " + group.second;
-      const std::string ylabel = use_quality ? "quality (1 = reference optimum)"
+      const std::string ylabel = use_quality           ? "quality (1 = reference optimum)"
                                  : value_label.empty() ? "objective"
                                                        : value_label;
       for (const char* terminal : {"pngcairo size 900,600", "svg size 900,600"}) {
@@ -313,79 +281,6 @@ void WriteOutputs(const std::map<Key, Aggregate>& table,
             << (out_dir / "summary.md").string() << "\n";
 }
 
-int RunCommand(EvalOptions options,
-               const std::vector<std::string>& domains_wanted,
-               const fs::path& out_dir,
-               bool plots,
-               bool check) {
-  std::vector<Domain> domains;
-  for (const Domain& d : CompiledDomains()) {
-    if (domains_wanted.empty() ||
-        std::find(domains_wanted.begin(), domains_wanted.end(), d.name) != domains_wanted.end()) {
-      domains.push_back(d);
-    }
-  }
-  for (const std::string& wanted : domains_wanted) {
-    bool known = false;
-    for (const Domain& d : CompiledDomains()) known = known || d.name == wanted;
-    if (!known) {
-      std::string names;
-      for (const Domain& d : CompiledDomains()) names += (names.empty() ? "" : ", ") + d.name;
-      std::cerr << "dede_eval: --domain " << wanted
-                << ": not built into this binary (built: " << (names.empty() ? "none" : names)
-                << ")\n";
-      return 2;
-    }
-  }
-  if (domains.empty()) {
-    std::cerr << "dede_eval: no domain is built into this binary\n";
-    return 1;
-  }
-  std::unique_ptr<CsvWriter> csv_file = OpenResults(out_dir, "results.csv");
-  if (!csv_file) return 2;
-  CsvWriter& csv = *csv_file;
-  std::map<Key, Aggregate> table;
-  int exit_code = 0;
-  for (const Domain& domain : domains) {
-    int rows = 0;
-    int bad = 0;
-    const auto start = std::chrono::steady_clock::now();
-    std::cout << "== " << domain.name << " (size " << options.size << ")\n" << std::flush;
-    const dede::Status status = domain.run(options, [&](const EvalRow& row) {
-      EvalRow r = row;
-      if (r.domain.empty()) r.domain = domain.name;
-      csv.Write(r);
-      Accumulate(r, &table);
-      ++rows;
-      const bool must_be_feasible = r.method == "dede" || r.method == "exact";
-      if (check && must_be_feasible && !r.feasible) ++bad;
-      std::cout << "  " << r.objective << "  " << r.method << " x" << r.threads << "  "
-                << r.instance << " round " << r.round << "  value " << Number(r.value, "%.6g")
-                << "  quality " << Number(r.quality, "%.6f") << "  " << Number(r.seconds, "%.3f")
-                << " s" << (r.feasible ? "" : "  INFEASIBLE") << "\n"
-                << std::flush;
-    });
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!status.ok()) {
-      std::cerr << "dede_eval: " << domain.name << ": " << status.message() << "\n";
-      exit_code = 1;
-    }
-    if (rows == 0) {
-      std::cerr << "dede_eval: " << domain.name << " produced no rows\n";
-      exit_code = 1;
-    }
-    if (bad > 0) {
-      std::cerr << "dede_eval: " << domain.name << ": " << bad
-                << " DeDe/exact rows are infeasible\n";
-      exit_code = 1;
-    }
-    std::cout << "   " << rows << " rows in " << Number(seconds, "%.1f") << " s\n";
-  }
-  WriteOutputs(table, out_dir, plots, "dede_eval run --size " + options.size);
-  return exit_code;
-}
-
 int DeploymentsCommand(const dede::eval::DeploymentSuite& suite,
                        const fs::path& out_dir,
                        bool plots,
@@ -424,68 +319,6 @@ int DeploymentsCommand(const dede::eval::DeploymentSuite& suite,
   WriteOutputs(table, out_dir, plots, command_line, suite.value_metric);
   return exit_code;
 }
-
-#ifdef DEDE_EVAL_HAS_TE
-int RobustnessCommand(const EvalOptions& options,
-                      dede::eval::RobustnessOptions robustness,
-                      const fs::path& out_dir,
-                      bool plots,
-                      bool check) {
-  std::unique_ptr<CsvWriter> csv_file = OpenResults(out_dir, "robustness.csv");
-  if (!csv_file) return 2;
-  CsvWriter& csv = *csv_file;
-  robustness.work_dir = (out_dir / "robustness-data").string();
-  dede::eval::RobustnessReport report;
-  int rows = 0;
-  int bad = 0;
-  const auto start = std::chrono::steady_clock::now();
-  std::cout << "== traffic_engineering robustness (size " << options.size << ")\n" << std::flush;
-  const dede::Status status = dede::eval::RunTrafficEngineeringRobustness(
-      options, robustness, [&](const dede::eval::RobustnessRow& r) {
-        csv.Write(r.row);
-        report.Add(r);
-        ++rows;
-        if (check && (r.row.method == "dede" || r.row.method == "exact") && !r.row.feasible) ++bad;
-        std::cout << "  " << r.row.method << " x" << r.row.threads << "  " << r.row.instance
-                  << "  value " << Number(r.row.value, "%.6g") << "  quality "
-                  << Number(r.row.quality, "%.6f") << "  " << Number(r.row.seconds, "%.3f") << " s"
-                  << (r.row.feasible ? "" : "  INFEASIBLE") << "\n"
-                  << std::flush;
-      });
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  int exit_code = 0;
-  if (!status.ok()) {
-    std::cerr << "dede_eval: robustness: " << status.message() << "\n";
-    exit_code = 1;
-  }
-  if (rows == 0) {
-    std::cerr << "dede_eval: robustness produced no rows\n";
-    exit_code = 1;
-  }
-  if (bad > 0) {
-    std::cerr << "dede_eval: robustness: " << bad << " DeDe/exact rows are infeasible\n";
-    exit_code = 1;
-  }
-  std::cout << "   " << rows << " rows in " << Number(seconds, "%.1f") << " s\n";
-  const std::string summary = report.Markdown();
-  {
-    std::ofstream out(out_dir / "robustness.md");
-    out << "<!-- dede_eval robustness --size " << options.size << " -->\n" << summary;
-  }
-  std::cout << summary;
-  if (plots) {
-    const bool gnuplot = HaveGnuplot();
-    if (!gnuplot) std::cerr << "dede_eval: gnuplot not found: writing .gp/.dat files only\n";
-    for (const std::string& f : report.WritePlots(out_dir.string(), gnuplot)) {
-      std::cout << "wrote " << f << "\n";
-    }
-  }
-  std::cout << "wrote " << (out_dir / "robustness.csv").string() << ", "
-            << (out_dir / "robustness.md").string() << "\n";
-  return exit_code;
-}
-#endif
 
 int ConvergenceCommand(const dede::tools::SyntheticSpec& spec,
                        int threads,
@@ -568,113 +401,6 @@ int main(int argc, char** argv) {
   CLI::App app{"dede_eval: DeDe against exact, POP-k and the domain heuristics, side by side"};
   app.require_subcommand(1);
 
-  EvalOptions options;
-  options.repo_dir = DEDE_SOURCE_DIR;
-  options.shared_dir = (fs::path(DEDE_SOURCE_DIR) / ".." / "shared" / "data").lexically_normal();
-  std::vector<std::string> domains;
-  std::string threads_text = "1,all";
-  std::string out_dir = "eval-out";
-  bool no_plots = false;
-  bool check = false;
-  auto* run = app.add_subcommand("run", "run every method of the chosen domains");
-  run->add_option("--domain",
-                  domains,
-                  "traffic_engineering, cluster_scheduling, load_balancing (repeatable; "
-                  "default: all built)");
-  run->add_option("--size", options.size, "small (seconds), medium (minutes), paper")
-      ->check(CLI::IsMember({"small", "medium", "paper"}))
-      ->capture_default_str();
-  run->add_option("--threads",
-                  threads_text,
-                  "DeDe thread counts, comma-separated; all = every "
-                  "hardware thread")
-      ->capture_default_str();
-  run->add_option("--rounds", options.rounds, "rounds per instance (0: the size's default)")
-      ->check(CLI::NonNegativeNumber);
-  run->add_option("--exact-time-limit", options.exact_time_limit, "seconds per exact solve")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  run->add_option("--seed", options.seed, "seed for generated instances and POP partitions")
-      ->capture_default_str();
-  run->add_option(
-         "--methods", options.methods, "only these methods, comma-separated (default: all)")
-      ->delimiter(',');
-  run->add_option("--shared-data",
-                  options.shared_dir,
-                  "the shared data directory (topologies, traces) for medium and paper sizes")
-      ->capture_default_str();
-  run->add_option("--out", out_dir, "output directory")->capture_default_str();
-  run->add_flag("--no-plots", no_plots, "skip gnuplot");
-  run->add_flag("--check", check, "also fail if a DeDe or exact row is infeasible (for tests)");
-
-  // robustness: the same instance options as `run`, plus the study's own.
-  EvalOptions rob_options = options;
-  rob_options.threads = {0};
-  std::string rob_threads_text = "all";
-  std::string rob_out = "eval-out";
-  bool rob_no_plots = false;
-  bool rob_check = false;
-#ifdef DEDE_EVAL_HAS_TE
-  dede::eval::RobustnessOptions robustness;
-#endif
-  auto* rob = app.add_subcommand(
-      "robustness", "traffic engineering max total flow under perturbations (paper 7.2)");
-  rob->add_option("--size", rob_options.size, "small (seconds), medium (Kdl), paper (ASN2k)")
-      ->check(CLI::IsMember({"small", "medium", "paper"}))
-      ->capture_default_str();
-#ifdef DEDE_EVAL_HAS_TE
-  rob->add_option("--studies",
-                  robustness.studies,
-                  "granularity, temporal, spatial, failures, comma-separated (default: all)")
-      ->delimiter(',')
-      ->check(CLI::IsMember(dede::eval::RobustnessStudies()));
-  rob->add_option("--pair-fraction",
-                  robustness.pair_fraction,
-                  "medium/paper: share of the ordered pairs with a demand (0: 0.005 Kdl, 0.01 "
-                  "ASN2k)")
-      ->check(CLI::Range(0.0, 1.0));
-  rob->add_option("--dede-seconds",
-                  robustness.dede_seconds,
-                  "DeDe's time budget per round (0: unlimited small, 10 s medium, 30 s paper)")
-      ->check(CLI::NonNegativeNumber);
-  rob->add_option("--dede-rho",
-                  robustness.dede_rho,
-                  "DeDe's initial rho (0: the framework default small, 1e5 medium/paper)")
-      ->check(CLI::NonNegativeNumber);
-  rob->add_option("--exact-solver",
-                  robustness.exact_solver,
-                  "reference: framework (Clp on the whole model) or plugin (its exact method)")
-      ->check(CLI::IsMember({"framework", "plugin"}))
-      ->capture_default_str();
-  rob->add_option("--pop-split-fraction",
-                  robustness.pop_split_fraction,
-                  "POP's client splitting (0: off, as POP's papers; Teal runs POP with 0.25)")
-      ->check(CLI::Range(0.0, 16.0))
-      ->capture_default_str();
-#endif
-  rob->add_option("--threads",
-                  rob_threads_text,
-                  "DeDe thread counts, comma-separated; all = "
-                  "every hardware thread")
-      ->capture_default_str();
-  rob->add_option("--rounds", rob_options.rounds, "rounds per instance (0: 2)")
-      ->check(CLI::NonNegativeNumber);
-  rob->add_option("--exact-time-limit", rob_options.exact_time_limit, "seconds per exact solve")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  rob->add_option("--seed", rob_options.seed, "seed for traffic, perturbations and POP")
-      ->capture_default_str();
-  rob->add_option(
-         "--methods", rob_options.methods, "only these methods, comma-separated (default: all)")
-      ->delimiter(',');
-  rob->add_option("--shared-data",
-                  rob_options.shared_dir,
-                  "the shared data directory (Kdl, ASN2k) for medium and paper sizes")
-      ->capture_default_str();
-  rob->add_option("--out", rob_out, "output directory")->capture_default_str();
-  rob->add_flag("--no-plots", rob_no_plots, "skip gnuplot");
-  rob->add_flag("--check", rob_check, "also fail if a DeDe or exact row is infeasible");
-
   dede::tools::SyntheticSpec spec;
   spec.resources = 100;
   spec.demands = 1000;
@@ -744,35 +470,18 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-    if (run->parsed()) options.threads = ParseThreads(threads_text);
-    if (rob->parsed()) rob_options.threads = ParseThreads(rob_threads_text);
     if (dep->parsed()) suite.threads = ParseThreads(dep_threads_text);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception&) {
-    std::cerr << "dede_eval: --threads "
-              << (rob->parsed()   ? rob_threads_text
-                  : dep->parsed() ? dep_threads_text
-                                  : threads_text)
+    std::cerr << "dede_eval: --threads " << dep_threads_text
               << ": expected comma-separated counts >= 0 or 'all'\n";
     return 2;
   }
-  if (run->parsed()) return RunCommand(options, domains, out_dir, !no_plots, check);
   if (dep->parsed()) {
     std::string command = "dede_eval";
     for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
     return DeploymentsCommand(suite, dep_out, !dep_no_plots, dep_check, command);
-  }
-  if (rob->parsed()) {
-#ifdef DEDE_EVAL_HAS_TE
-    return RobustnessCommand(rob_options, robustness, rob_out, !rob_no_plots, rob_check);
-#else
-    (void)rob_check;
-    (void)rob_no_plots;
-    std::cerr << "dede_eval: robustness needs the traffic_engineering domain, which is not "
-                 "built into this binary\n";
-    return 1;
-#endif
   }
   return ConvergenceCommand(spec, conv_threads, rho, conv_out, !conv_no_plots);
 }
