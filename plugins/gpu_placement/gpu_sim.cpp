@@ -23,6 +23,22 @@ double Percentile(std::vector<double> v, double p) {
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kEps = 1e-6;
+
+// A job in its initial state, arriving at `arrival_s`.
+SimJob NewJob(const JobSpec& spec, double arrival_s, WorkModel work_model) {
+  SimJob j;
+  j.spec = spec;
+  j.spec.arrival_s = arrival_s;
+  const double compute = spec.iterations * spec.time_per_iteration_s;
+  j.work = compute;
+  j.ideal_runtime_s = work_model == WorkModel::kArtistLinear ? compute / spec.gpus : compute;
+  j.res.id = spec.id;
+  j.res.gpus = spec.gpus;
+  j.res.model = spec.model;
+  j.res.arrival_s = arrival_s;
+  j.res.ideal_runtime_s = j.ideal_runtime_s;
+  return j;
+}
 }  // namespace
 
 Simulation::Simulation(const std::vector<JobSpec>& jobs, const SimOptions& o)
@@ -33,19 +49,7 @@ Simulation::Simulation(const std::vector<JobSpec>& jobs, const SimOptions& o)
     machine_affinity_.emplace_back(c.racks * c.machines_per_rack, 0);
   }
   history_.resize(shapes_.size());
-  for (const auto& s : jobs) {
-    SimJob j;
-    j.spec = s;
-    const double compute = s.iterations * s.time_per_iteration_s;
-    j.work = compute;
-    j.ideal_runtime_s = o.work_model == WorkModel::kArtistLinear ? compute / s.gpus : compute;
-    j.res.id = s.id;
-    j.res.gpus = s.gpus;
-    j.res.model = s.model;
-    j.res.arrival_s = s.arrival_s;
-    j.res.ideal_runtime_s = j.ideal_runtime_s;
-    jobs_.push_back(std::move(j));
-  }
+  for (const auto& s : jobs) jobs_.push_back(NewJob(s, s.arrival_s, o.work_model));
   std::stable_sort(jobs_.begin(), jobs_.end(), [](const SimJob& a, const SimJob& b) {
     return a.spec.arrival_s < b.spec.arrival_s;
   });
@@ -81,19 +85,8 @@ void Simulation::SetTargets(const std::vector<int>& pool_by_job) {
 }
 
 void Simulation::Submit(const JobSpec& spec) {
-  SimJob j;
-  j.spec = spec;
-  j.spec.arrival_s = std::max(spec.arrival_s, now_);
-  const double compute = spec.iterations * spec.time_per_iteration_s;
-  j.work = compute;
-  j.ideal_runtime_s = o_.work_model == WorkModel::kArtistLinear ? compute / spec.gpus : compute;
-  j.res.id = spec.id;
-  j.res.gpus = spec.gpus;
-  j.res.model = spec.model;
-  j.res.arrival_s = j.spec.arrival_s;
-  j.res.ideal_runtime_s = j.ideal_runtime_s;
-  const double arrival = j.spec.arrival_s;
-  jobs_.push_back(std::move(j));
+  const double arrival = std::max(spec.arrival_s, now_);
+  jobs_.push_back(NewJob(spec, arrival, o_.work_model));
   // After every pending job that arrives at the same time or earlier: the order a constructor
   // given the same jobs would have chosen (stable by arrival), whenever the job is submitted.
   const auto pending = order_.begin() + static_cast<std::ptrdiff_t>(next_arrival_);
