@@ -1,11 +1,18 @@
-// traffic_engineering exports (`dede export CONFIG paths FILE`): the model's paths, so that
-// another solver or tool works on exactly the paths this deployment uses. See README.md.
+// traffic_engineering's answers to the host beyond the round loop: its recommended solver
+// settings and its exports (`dede export CONFIG paths FILE`: the model's paths, so that another
+// solver or tool works on exactly the paths this deployment uses). See README.md.
 #include <string>
 #include <vector>
 
 #include "te_plugin.h"
 
 namespace dede::te {
+
+std::vector<std::pair<std::string, std::string>> TrafficEngineeringPlugin::RecommendedSettings()
+    const {
+  if (objective_ != Objective::kMaxTotalFlow) return {};
+  return {{"solver.cold_start", "repair"}, {"solver.admm.final_iterate", "resource"}};
+}
 
 std::vector<ExportInfo> TrafficEngineeringPlugin::Exports() const {
   return {{"paths",

@@ -221,6 +221,14 @@ class DomainPlugin {
   virtual bool RepairMakesFeasible() const { return false; }
 
   // --- Since ABI 6 -----------------------------------------------------------------------
+  // Solver settings this plugin recommends for its configured problem, as (dotted key, YAML
+  // value) pairs under `solver.` ({"solver.admm.final_iterate", "resource"}). Asked after
+  // Configure; the host applies each one the deployment file and its --set overlays leave
+  // unset, says so in its log, and notes it in the stored deployment text. An explicit key
+  // always wins.
+  virtual std::vector<std::pair<std::string, std::string>> RecommendedSettings() const {
+    return {};
+  }
   // The files Export can write (empty: none).
   virtual std::vector<ExportInfo> Exports() const { return {}; }
   // Writes export `name` of the configured and described deployment (after Configure and

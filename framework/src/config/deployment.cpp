@@ -285,6 +285,7 @@ Result<DeploymentConfig> LoadDeployment(const std::string& path,
       }
       continue;
     }
+    config.keys_set.push_back(spec.info.key);
     if (Status status = spec.read(*parent, leaf, config.dir, &config); !status.ok()) {
       problems.push_back({node->line() > 0 ? node->line() : parent->line(), status.message()});
     }
@@ -341,6 +342,45 @@ Result<DeploymentConfig> LoadDeployment(const std::string& path,
     return InvalidArgument(message);
   }
   return config;
+}
+
+Status ApplyRecommendedSetting(const std::string& key,
+                               const std::string& value,
+                               const std::string& origin,
+                               DeploymentConfig* config,
+                               bool* applied) {
+  *applied = false;
+  const Spec* spec = nullptr;
+  for (const Spec& s : Specs()) {
+    if (s.info.key == key) spec = &s;
+  }
+  if (spec == nullptr || key.rfind("solver.", 0) != 0 || spec->info.type == "map" ||
+      spec->info.type == "list") {
+    return InvalidArgument(origin + ": recommends '" + key +
+                           "', which is not a scalar option under solver. (see `dede options`)");
+  }
+  const std::string leaf = Split(key).back();
+  Result<ConfigNode> parsed = ParseYamlString(leaf + ": " + value + "\n", origin);
+  if (!parsed.ok()) return parsed.status();
+  DeploymentConfig trial = *config;
+  if (Status status = spec->read(parsed.value(), leaf, trial.dir, &trial); !status.ok()) {
+    return InvalidArgument(origin + ": recommended " + key + " = " + value + ": " +
+                           status.message());
+  }
+  std::string why;
+  if (!trial.admm.IsValid(&why)) {
+    return InvalidArgument(origin + ": recommended " + key + " = " + value + ": " + why);
+  }
+  // Checked either way (a bad recommendation is the plugin's error); the deployment's own
+  // choice, or a recommendation applied before, wins.
+  if (std::find(config->keys_set.begin(), config->keys_set.end(), key) != config->keys_set.end()) {
+    return Status::Ok();
+  }
+  *config = std::move(trial);
+  config->keys_set.push_back(key);
+  config->text += "\n# Recommended by " + origin + " (applied): " + key + ": " + value + "\n";
+  *applied = true;
+  return Status::Ok();
 }
 
 Result<std::string> FormatOption(const DeploymentConfig& config, const std::string& key) {

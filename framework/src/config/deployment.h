@@ -47,7 +47,19 @@ struct DeploymentConfig {
   bool http_enabled = false;    // http.enabled: the read-only status endpoint
   std::string http_address = "127.0.0.1";  // http.address
   int http_port = 8642;                    // http.port (0: any free port, logged)
+  // The option keys the file or its overlays set (dotted, registry keys): what a plugin's
+  // recommended settings must not override.
+  std::vector<std::string> keys_set;
 };
+
+// A plugin's recommended setting (DomainPlugin::RecommendedSettings): `key` (a registry key
+// under solver.) set to the YAML `value` unless the deployment set it. *applied says whether it
+// was. Errors (an unknown key, a key outside solver., a bad value) name `origin` and the key.
+Status ApplyRecommendedSetting(const std::string& key,
+                               const std::string& value,
+                               const std::string& origin,
+                               DeploymentConfig* config,
+                               bool* applied);
 
 // One registry entry per option: generates validation, defaults and the reference text.
 struct OptionInfo {

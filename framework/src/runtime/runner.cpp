@@ -87,6 +87,28 @@ Status Runner::BuildPipeline() {
   return Status::Ok();
 }
 
+// The plugin's recommended solver settings for its configured problem, where the deployment
+// leaves them unset (an explicit key always wins); each applied one is logged.
+Status Runner::ApplyRecommendedSettings() {
+  std::vector<std::pair<std::string, std::string>> recommended;
+  Status status = GuardPlugin("RecommendedSettings", [&] {
+    recommended = plugin_->RecommendedSettings();
+    return Status::Ok();
+  });
+  if (!status.ok()) return status;
+  for (const auto& [key, value] : recommended) {
+    bool applied = false;
+    status =
+        ApplyRecommendedSetting(key, value, "plugin '" + config_.plugin + "'", &config_, &applied);
+    if (!status.ok()) return status;
+    if (applied && log_ != nullptr) {
+      *log_ << "plugin " << config_.plugin << " recommends " << key << ": " << value
+            << " (applied; set it in the deployment to choose otherwise)\n";
+    }
+  }
+  return Status::Ok();
+}
+
 Status Runner::Setup() {
   PluginContext context;
   context.config_file = config_.file;
@@ -94,6 +116,8 @@ Status Runner::Setup() {
   context.seed = config_.seed;
   Status status = GuardPlugin("Configure",
                               [&] { return plugin_->Configure(config_.plugin_settings, context); });
+  if (!status.ok()) return status;
+  status = ApplyRecommendedSettings();
   if (!status.ok()) return status;
   // Describe() sizes the problem itself: start from an empty one it may replace.
   problem_ = std::make_unique<Problem>(0, 0);

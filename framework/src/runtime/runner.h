@@ -73,13 +73,14 @@ class Runner {
  private:
   Status GuardPlugin(const char* what, const std::function<Status()>& call);
   Status BuildPipeline();
+  Status ApplyRecommendedSettings();
   // Hands one inbox event to the plugin; *outcome says applied or rejected (and why).
   Status ApplyEvent(const EventRow& row, bool replay, int round, EventOutcome* outcome);
   // Before Refresh(round): the deployment's pending events that are due, in inbox order.
   Status ApplyPendingEvents(int round, std::vector<EventOutcome>* outcomes);
   void LogRound(const RoundOutcome& outcome);
 
-  const DeploymentConfig& config_;
+  DeploymentConfig config_;  // a copy: the plugin's recommended settings are applied to it
   DomainPlugin* plugin_;
   std::string plugin_version_;
   Store* store_;

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -781,6 +782,52 @@ TEST(LoadDeployment, DuplicateKeyNamesBothLines) {
   EXPECT_THAT(loaded.status().message(),
               HasSubstr("duplicate_key.yaml:8:5: duplicate key 'rho' in solver.admm: defined at "
                         "line 6 and again at line 8"));
+}
+
+// A plugin's recommended settings: applied where the file and its overlays say nothing, never
+// over an explicit key; a key outside solver., a map, an unknown key or a bad value is an error
+// naming the plugin; an applied one is noted in the stored text.
+TEST(ApplyRecommendedSetting, FillsOnlyWhatTheDeploymentLeavesUnset) {
+  const std::string path = Fixture("minimal.yaml");
+  Result<DeploymentConfig> loaded = LoadDeployment(path, {"solver.admm.relaxation=1.2"});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  DeploymentConfig c = loaded.value();
+  const std::string origin = "plugin 'p'";
+  bool applied = false;
+  ASSERT_TRUE(
+      ApplyRecommendedSetting("solver.admm.final_iterate", "resource", origin, &c, &applied).ok());
+  EXPECT_TRUE(applied);
+  EXPECT_EQ(c.admm.final_iterate, FinalIterate::kResourceSide);
+  EXPECT_THAT(c.text,
+              HasSubstr("# Recommended by plugin 'p' (applied): "
+                        "solver.admm.final_iterate: resource"));
+  ASSERT_TRUE(ApplyRecommendedSetting("solver.cold_start", "repair", origin, &c, &applied).ok());
+  EXPECT_TRUE(applied);
+  EXPECT_EQ(c.cold_start, ColdStart::kRepair);
+  // Set by an overlay (or the file): the deployment's choice stays.
+  ASSERT_TRUE(ApplyRecommendedSetting("solver.admm.relaxation", "1.8", origin, &c, &applied).ok());
+  EXPECT_FALSE(applied);
+  EXPECT_EQ(c.admm.relaxation, 1.2);
+  // Applied once: a second recommendation of the same key does not apply again.
+  ASSERT_TRUE(ApplyRecommendedSetting("solver.cold_start", "zero", origin, &c, &applied).ok());
+  EXPECT_FALSE(applied);
+  EXPECT_EQ(c.cold_start, ColdStart::kRepair);
+  const DeploymentConfig before = c;
+  for (const auto& [key, value, why] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"storage.database", "x.db", "not a scalar option under solver."},
+           {"solver.admm.no_such", "1", "not a scalar option under solver."},
+           {"solver.admm.relaxationx", "1", "not a scalar option under solver."},
+           {"solver.admm.rho", "-3", "solver.admm.rho = -3"},
+           {"solver.admm.final_iterate", "sideways", "final_iterate"}}) {
+    const Status st = ApplyRecommendedSetting(key, value, origin, &c, &applied);
+    ASSERT_FALSE(st.ok()) << key;
+    EXPECT_THAT(st.message(), HasSubstr("plugin 'p'")) << key;
+    EXPECT_THAT(st.message(), HasSubstr(why)) << key;
+    EXPECT_FALSE(applied);
+  }
+  EXPECT_EQ(c.admm.rho, before.admm.rho);
+  EXPECT_EQ(c.text, before.text);
 }
 
 // --set KEY=VALUE: applied in order to the parsed file, as if it said so; maps created along

@@ -66,6 +66,16 @@ grep -q "paths: $work/exported.csv" "$work/reread.yaml" || fail "reread config"
 a=$("$dede" solve "$work/computed.yaml" | grep "total_flow =")
 b=$("$dede" solve "$work/reread.yaml" | grep "total_flow =")
 [ -n "$a" ] && [ "$a" = "$b" ] || fail "objective with exported paths: '$b' vs '$a'"
+# The plugin's recommended solver settings (max total flow: the resource copy as the final
+# iterate; the copy sets cold_start itself) fill what the deployment leaves unset, never an
+# explicit key, and none for min max utilisation.
+out=$("$dede" validate "$work/computed.yaml")
+grep -q "plugin traffic_engineering recommends solver.admm.final_iterate: resource (applied" <<< "$out" || fail "recommended settings: $out"
+! grep -q "recommends solver.cold_start" <<< "$out" || fail "cold_start is set by the deployment: $out"
+out=$("$dede" validate "$work/computed.yaml" --set solver.admm.final_iterate=demand)
+! grep -q "recommends" <<< "$out" || fail "an explicit final_iterate was overridden: $out"
+out=$("$dede" validate "$work/computed.yaml" --set plugin.settings.objective=min_max_utilization)
+! grep -q "recommends" <<< "$out" || fail "min max utilisation has no recommendations: $out"
 set +e
 "$dede" export "$work/computed.yaml" flows "$work/x.csv" > "$work/export.err" 2>&1
 rc=$?
