@@ -9,14 +9,13 @@
 #include <thread>
 #include <utility>
 
+#include "dede/stopwatch.h"
+
 namespace dede::cluster {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using Clock = dede::SteadyClock;
+using dede::SecondsSince;
 
 // Worse outcome first: the merged POP summary reports its worst part.
 int Rank(Termination t) {
@@ -134,7 +133,7 @@ Status SolvePop(const Instance& instance,
       part_status =
           services.exact(problem, services.exact_options, &part_allocation, &part_summary);
     }
-    const double seconds = Since(part_start);
+    const double seconds = SecondsSince(part_start);
     std::lock_guard<std::mutex> lock(mutex);
     local.max_part_seconds = std::max(local.max_part_seconds, seconds);
     local.sum_part_seconds += seconds;
@@ -180,7 +179,7 @@ Status SolvePop(const Instance& instance,
   if (summary->message.empty())
     summary->message = method + ": " + std::to_string(local.parts_solved) + " parts, slowest " +
                        std::to_string(local.max_part_seconds) + " s";
-  local.seconds = Since(start);
+  local.seconds = SecondsSince(start);
   summary->total_seconds = local.seconds;
   summary->solve_seconds = local.sum_part_seconds;
   summary->num_threads = threads;

@@ -8,13 +8,13 @@
 #include <numeric>
 #include <thread>
 
+#include "dede/stopwatch.h"
+
 namespace dede::lb {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using Clock = dede::SteadyClock;
+using dede::SecondsSince;
 
 // Dinic's max flow on doubles. Capacities below kFlowTol count as zero.
 class MaxFlow {
@@ -601,13 +601,13 @@ Status SolveDede(const Instance& in,
     admm.repair = false;
     admm.final_iterate = FinalIterate::kDemandSide;
     admm.fill_after_max_min = false;
-    admm.time_limit_seconds = std::max(0.0, 0.5 * opt.time_limit_seconds - Since(t0));
+    admm.time_limit_seconds = std::max(0.0, 0.5 * opt.time_limit_seconds - SecondsSince(t0));
     const Clock::time_point ta = Clock::now();
     SolveSummary summary;
     Status solved = opt.admm(relaxation, admm, &z, &summary);
     if (!solved.ok()) return solved;
     st.admm_iterations = std::max(0, summary.iterations);
-    st.admm_seconds = Since(ta);
+    st.admm_seconds = SecondsSince(ta);
     if (!summary.IsSolutionUsable()) st.message = "ADMM: " + summary.message;
     // Rounding: keep every current pair, open new pairs whose relaxed share exceeds the
     // threshold (largest first) where the server has memory room.
@@ -635,8 +635,8 @@ Status SolveDede(const Instance& in,
                                   placement,
                                   &st.added,
                                   &st.pruned);
-  st.repair_seconds = Since(tr);
-  st.total_seconds = Since(t0);
+  st.repair_seconds = SecondsSince(tr);
+  st.total_seconds = SecondsSince(t0);
   return status;
 }
 

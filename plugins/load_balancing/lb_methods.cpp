@@ -6,13 +6,13 @@
 #include <cmath>
 #include <thread>
 
+#include "dede/stopwatch.h"
+
 namespace dede::lb {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using Clock = dede::SteadyClock;
+using dede::SecondsSince;
 
 }  // namespace
 
@@ -112,7 +112,7 @@ Status RunMethod(const std::string& method,
                 notes += (notes.empty() ? "" : "; ") + r.note;
             }
           }
-          result->max_group_seconds = std::max(result->max_group_seconds, Since(tg));
+          result->max_group_seconds = std::max(result->max_group_seconds, SecondsSince(tg));
           return st;
         },
         &result->placement);
@@ -126,7 +126,7 @@ Status RunMethod(const std::string& method,
     return InvalidArgument("load_balancing has no method '" + method + "' (methods: " + names +
                            ")");
   }
-  result->seconds = Since(t0);
+  result->seconds = SecondsSince(t0);
   return status;
 }
 

@@ -17,16 +17,15 @@
 #include <vector>
 
 #include "config/deployment.h"
+#include "dede/stopwatch.h"
 #include "plugin/plugin_loader.h"
 #include "runtime/runner.h"
 
 namespace dede::tools {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using Clock = dede::SteadyClock;
+using dede::SecondsSince;
 
 std::string Name(const std::string& file) {
   std::string base = std::filesystem::path(file).stem().string();
@@ -91,7 +90,7 @@ int RunBudget(const BudgetOptions& options) {
                             runner_options);
     const auto t_setup = Clock::now();
     Status status = runner.Setup();
-    const double setup = Since(t_setup);
+    const double setup = SecondsSince(t_setup);
     const std::string solver = config->solver == internal::SolverKind::kAdmm    ? "admm"
                                : config->solver == internal::SolverKind::kExact ? "exact"
                                                                                 : config->method;
@@ -107,7 +106,7 @@ int RunBudget(const BudgetOptions& options) {
       internal::RoundOutcome outcome;
       const auto t = Clock::now();
       status = runner.RunRound({}, &outcome);
-      const double seconds = Since(t);
+      const double seconds = SecondsSince(t);
       if (!status.ok() || outcome.finished) break;
       ++rounds;
       worst = std::max(worst, seconds);

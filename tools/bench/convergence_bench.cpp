@@ -13,16 +13,14 @@
 #include "dede/host_solvers.h"
 #include "dede/plugin.h"
 #include "dede/solver.h"
+#include "dede/stopwatch.h"
 #include "plugin/plugin_loader.h"
 
 namespace dede::tools {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using Clock = dede::SteadyClock;
+using dede::SecondsSince;
 
 // The two accuracy levels of the table.
 constexpr double kLevels[2] = {1e-3, 1e-4};
@@ -108,7 +106,7 @@ Row RunOne(const std::string& file, const ConvergenceOptions& options, std::FILE
     SolveSummary summary;
     const auto t = Clock::now();
     SolveExact(problem, config->exact, &exact, &summary);
-    row.clp_seconds = Since(t);
+    row.clp_seconds = SecondsSince(t);
     row.clp_status = TerminationName(summary.termination);
     if (summary.termination != Termination::kConverged) {
       row.skipped = "Clp did not solve it (" + row.clp_status + ": " + summary.message + ")";
@@ -142,7 +140,7 @@ Row RunOne(const std::string& file, const ConvergenceOptions& options, std::FILE
   admm.time_limit_seconds = row.admm_budget;
   const auto t_setup = Clock::now();
   AdmmSolver solver(problem, admm);
-  row.admm_setup = Since(t_setup);
+  row.admm_setup = SecondsSince(t_setup);
   if (!solver.setup_error().empty()) {
     row.skipped = "ADMM setup: " + solver.setup_error();
     return row;
