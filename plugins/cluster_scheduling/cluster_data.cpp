@@ -11,6 +11,8 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "dede/config_node.h"
+
 namespace dede::cluster {
 namespace {
 
@@ -97,11 +99,7 @@ class CsvReader {
     if (!line.empty() && line.back() == ',') out.emplace_back();
     return out;
   }
-  static std::string Num(double v) {
-    std::ostringstream os;
-    os << v;
-    return os.str();
-  }
+  static std::string Num(double v) { return FormatNumber(v); }
 
   std::string path_;
   std::vector<std::string> header_;

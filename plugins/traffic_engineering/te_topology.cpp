@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "dede/config_node.h"
 #include "te_data.h"
 #include "te_text.h"
 
@@ -43,12 +44,6 @@ struct RawTopology {
   std::vector<RawLink> links;
   bool directed = true;
 };
-
-std::string FormatNumber(double v) {
-  std::ostringstream out;
-  out << v;
-  return out.str();
-}
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -13,6 +13,10 @@
 
 namespace dede {
 
+// The shortest text that reads back as the same double ("1e-05", "0.1", "1e+308", "inf",
+// "nan"): how errors and files of the project write numbers.
+std::string FormatNumber(double value);
+
 class ConfigNode {
  public:
   enum class Kind : std::uint8_t { kNull, kScalar, kList, kMap };

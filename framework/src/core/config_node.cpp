@@ -24,16 +24,6 @@ std::string JoinPath(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }
 
-// Shortest text that reads back as the same double ("1e-05", "0.1", "inf").
-std::string FormatNumber(double value) {
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  if (std::isnan(value)) return "nan";
-  std::array<char, 64> buffer{};
-  const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  if (ec != std::errc()) return "?";
-  return std::string(buffer.data(), end);
-}
-
 const char* KindName(ConfigNode::Kind kind) {
   switch (kind) {
     case ConfigNode::Kind::kNull:
@@ -87,6 +77,15 @@ bool ParseDouble(std::string_view text, double* out, bool* out_of_range) {
 }
 
 }  // namespace
+
+std::string FormatNumber(double value) {
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  if (std::isnan(value)) return "nan";
+  std::array<char, 64> buffer{};
+  const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  if (ec != std::errc()) return "?";
+  return std::string(buffer.data(), end);
+}
 
 ConfigNode ConfigNode::Scalar(
     std::string value, std::string file, int line, int column, std::string path) {

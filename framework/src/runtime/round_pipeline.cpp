@@ -17,12 +17,7 @@ namespace dede::internal {
 namespace {
 
 // Shortest text that reads back as the same double; empty for "not measured" (NaN).
-std::string CsvNumber(double value) {
-  if (std::isnan(value)) return "";
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, result.ptr);
-}
+std::string CsvNumber(double value) { return std::isnan(value) ? "" : FormatNumber(value); }
 
 // A CSV field: quoted when it holds a separator, a quote or a line break.
 std::string CsvField(const std::string& text) {
