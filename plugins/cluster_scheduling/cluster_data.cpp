@@ -178,6 +178,18 @@ Result<ThroughputTable> LoadThroughputs(const std::string& path) {
   }
   if (!status.ok()) return status;
   if (rows.empty()) return InvalidArgument(path + ": no rows");
+  // Within the cap, a table almost all empty is ids as well: 4 rows naming job type 87,487
+  // asked for 32 M cells (256 MB filled before a row was read). Real tables are dense over
+  // their types: a cell per row and scale factor, times 64 for the types some jobs lack.
+  const std::size_t cells = static_cast<std::size_t>(table.num_worker_types) *
+                            static_cast<std::size_t>(table.num_job_types) * kNumScaleFactors;
+  if (cells > 4096 + 64 * kNumScaleFactors * rows.size()) {
+    return InvalidArgument(
+        path + ": " + std::to_string(rows.size()) + " rows name worker types up to " +
+        std::to_string(table.num_worker_types - 1) + " and job types up to " +
+        std::to_string(table.num_job_types - 1) + ": a dense table of " + std::to_string(cells) +
+        " cells, almost all empty: type columns are indices 0..n-1, not ids");
+  }
   table.values.assign(
       static_cast<std::size_t>(table.num_worker_types) * table.num_job_types * kNumScaleFactors,
       0.0);
