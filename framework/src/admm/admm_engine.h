@@ -80,8 +80,12 @@ struct Block {
   int global_row = -1;                    // row index of e_b - t_b, or -1
   int global_expr = -1;                   // index into GlobalTerm::exprs
   std::vector<int> log_terms;             // problem log term ids, in BlockProblem::logs order
+  // Its prox_target is released (empty) when `solver` solves in place: the targets then come
+  // from the engine's arrays (the resource side's flat ones, a demand block's thread buffer).
   BlockProblem problem;
-  std::vector<double> v;                        // current solution
+  // The current solution of a demand block; a resource block's lives in the engine's flat
+  // array (AdmmEngine::Values).
+  std::vector<double> v;
   std::unique_ptr<BlockSolver> solver;          // continuous (relaxed) solver
   std::unique_ptr<BlockSolver> integer_solver;  // with integrality, built on demand
   // Feasibility repair of a block with log terms or integral variables, built on demand (the
@@ -132,7 +136,8 @@ class AdmmEngine {
   };
   struct Iterates {
     std::vector<PairState> ps;
-    std::vector<std::vector<double>> v[2];
+    std::vector<double> x;               // the resource side's flat array
+    std::vector<std::vector<double>> v;  // each demand block's solution
     double alpha = 0, rho = 0, global_weight = 1;
     std::vector<double> pair_weight, copy_factor, block_factor;
   };
@@ -213,9 +218,20 @@ class AdmmEngine {
   void MaterializeXh();
   // The resource side's flat arrays and each pair's position in them (once, in Build).
   void BuildSideArrays();
-  // Every resource block's solution into side0_x_ (after anything but a resource half step
-  // wrote the blocks: a start, a restore, the fill stage).
-  void SyncResourceX();
+  // The current solution of a block's slots: a resource block's range of side0_x_ (the only
+  // copy of it), a demand block's own vector.
+  double* Values(int side, Block& block) {
+    return side == 0 ? side0_x_.data() + side0_offset_[static_cast<std::size_t>(block.id.index)]
+                     : block.v.data();
+  }
+  const double* Values(int side, const Block& block) const {
+    return side == 0 ? side0_x_.data() + side0_offset_[static_cast<std::size_t>(block.id.index)]
+                     : block.v.data();
+  }
+  // Solves a block against targets t into v (n values each) with `solver`, in place where it
+  // can; otherwise through the problem's prox_target and a scratch vector that starts from v
+  // (branch and bound keeps it when it finds no integral point).
+  static BlockStatus SolveBlock(BlockSolver* solver, BlockProblem* bp, const double* t, double* v);
   // Anderson step on the demand half step's targets q = xh + u (see anderson.h).
   void Accelerate();
   // The second stage of a work-conserving max-min: BeginFill fixes every global copy at the

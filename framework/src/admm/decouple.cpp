@@ -42,6 +42,7 @@ void AdmmEngine::Build() {
   tbb::task_arena(ThreadCount()).execute([&] { RefreshParameters(); });
   rho_ = options_.rho;  // the solvers are built, and primed, with the penalty they start with
   InitPenaltyWeights();
+  BuildSideArrays();
   if (!CreateSolvers(&error)) {
     setup_error_ = error;
   } else {
@@ -50,7 +51,6 @@ void AdmmEngine::Build() {
   const std::size_t np = pairs_.size();
   ps_.assign(np, PairState{});
   norms_.assign(blocks_[1].size() + 1, Norms{});
-  BuildSideArrays();
 }
 
 // Every entry's resource-side copy x goes to its resource's block and its demand-side copy z
@@ -163,7 +163,7 @@ void AdmmEngine::Decompose() {
         }
         bp.logs.push_back(std::move(log));
       }
-      block.v.assign(n, 0.0);
+      if (s == 1) block.v.assign(n, 0.0);  // a resource block's values are in side0_x_
       double nnz = n;
       for (const BlockRow& row : bp.rows) nnz += static_cast<double>(row.index.size());
       block.work = nnz * (bp.rows.size() > 1 ? 10.0 : 1.0) * (block.has_integers ? 10.0 : 1.0);
@@ -363,6 +363,10 @@ bool AdmmEngine::CreateSolvers(std::string* error) {
         *error = (s == 0 ? "resource " : "demand ") + std::to_string(block.id.index) + ": " + why;
         return false;
       }
+      // A solver that solves in place never reads the problem's targets (8 bytes a slot);
+      // a block that builds a second solver from its problem (integral, log) keeps them.
+      if (block.solver->solves_in_place() && !OwnProjector(block))
+        std::vector<double>().swap(block.problem.prox_target);
     }
   }
   return true;
@@ -379,8 +383,9 @@ void AdmmEngine::PrimeSolvers() {
       ForEachBlock(s, [&](int b) {
         Block& block = blocks_[s][b];
         if (!block.solver) return;
-        std::vector<double> scratch = block.v;
-        (void)block.solver->Solve(block.problem, &scratch);
+        const std::size_t n = block.vars.size();
+        std::vector<double> zero(n, 0.0), scratch(Values(s, block), Values(s, block) + n);
+        (void)SolveBlock(block.solver.get(), &block.problem, zero.data(), scratch.data());
       });
     }
   });
@@ -393,7 +398,7 @@ void AdmmEngine::ColdStart() {
   alpha_ = 0;
   for (int s = 0; s < 2; ++s)
     for (Block& block : blocks_[s]) std::fill(block.v.begin(), block.v.end(), 0.0);
-  SyncResourceX();
+  std::fill(side0_x_.data(), side0_x_.data() + side0_x_.size(), 0.0);
   rho_ = options_.rho;
   RefreshProxWeights();
   if (anderson_) anderson_->Reset();
@@ -433,7 +438,7 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
         for (std::size_t i = 0; i < block.vars.size(); ++i) {
           const VarId var = block.vars[i].var;
           const double value = var >= 0 ? values[var] : expr_value[block.global_expr];
-          block.v[i] = value;
+          Values(s, block)[i] = value;
           const int p = block.vars[i].pair;
           if (p < 0) continue;
           if (var < 0) {
@@ -449,7 +454,6 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
   // A resource-side alpha is x of its pairs through X().
   if (global_side_ == 0)
     for (int p : global_pairs_) ps_[p].z = alpha_;
-  SyncResourceX();
 }
 
 }  // namespace dede::internal

@@ -24,10 +24,9 @@ using namespace engine;
 
 void AdmmEngine::SaveIterates(Iterates* out) const {
   out->ps = ps_;
-  for (int s = 0; s < 2; ++s) {
-    out->v[s].resize(blocks_[s].size());
-    for (std::size_t b = 0; b < blocks_[s].size(); ++b) out->v[s][b] = blocks_[s][b].v;
-  }
+  out->x.assign(side0_x_.data(), side0_x_.data() + side0_x_.size());
+  out->v.resize(blocks_[1].size());
+  for (std::size_t b = 0; b < blocks_[1].size(); ++b) out->v[b] = blocks_[1][b].v;
   out->alpha = alpha_;
   out->rho = rho_;
   out->global_weight = global_weight_;
@@ -46,11 +45,9 @@ void AdmmEngine::RestoreIterates(Iterates* in) {
   block_factor_ = std::move(in->block_factor);
   RefreshProxWeights();
   ps_ = std::move(in->ps);
-  for (int s = 0; s < 2; ++s) {
-    for (std::size_t b = 0; b < blocks_[s].size(); ++b) blocks_[s][b].v = std::move(in->v[s][b]);
-  }
+  std::copy(in->x.begin(), in->x.end(), side0_x_.data());
+  for (std::size_t b = 0; b < blocks_[1].size(); ++b) blocks_[1][b].v = std::move(in->v[b]);
   alpha_ = in->alpha;
-  SyncResourceX();
   if (anderson_) anderson_->Reset();
 }
 
@@ -93,14 +90,13 @@ void AdmmEngine::BeginFill(double* floor, double* total) {
       bp.linear[row.index[j]] += sign * global.weight * row.coef[j];
     }
     ++bp.revision;
-    block.v[t] = *floor;
+    Values(global_side_, block)[t] = *floor;
     PairState& q = ps_[global_pairs_[k]];
     q.z = *floor;  // and x: the block's value or alpha, both the floor
     q.u = 0;
   }
   alpha_ = *floor;
   filling_ = true;
-  SyncResourceX();
   InvalidateTargets();
   if (anderson_) anderson_->Reset();
 }

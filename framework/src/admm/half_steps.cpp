@@ -73,7 +73,9 @@ bool AdmmEngine::HalfStep(
     double* flat_x = side0_x_.data();
     double* flat_t = side0_t_.data();
     const double* xh_all = xh_.data();
-    double* target = bp.prox_target.data();
+    const bool integral = integer_phase && block.has_integers;
+    BlockSolver* solver = integral ? block.integer_solver.get() : block.solver.get();
+    const bool in_place = solver->solves_in_place();
     // xh of pair p (z still the previous one).
     const auto xh_of = [&](int p) {
       if (xh_ready) return xh_all[p];
@@ -82,42 +84,47 @@ bool AdmmEngine::HalfStep(
       return a * x + (1 - a) * ps[p].z;
     };
     if (side == 0) {
-      const double* flat = flat_t + side0_offset_[b];
-      if (side0_all_paired_[b]) {
-        std::memcpy(target, flat, n * sizeof(double));
-      } else {
-        for (std::size_t i = 0; i < n; ++i)
-          if (vars[i].pair >= 0) target[i] = flat[i];
+      // The targets and the solution stay in the flat arrays (a local's target there is
+      // never written: its penalty is 0).
+      double* x = flat_x + side0_offset_[b];
+      if (integral) bp.integral = block.integral_flags;
+      const BlockStatus st = SolveBlock(solver, &bp, flat_t + side0_offset_[b], x);
+      if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
+      if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) {
+        status[b] = st;
+        failed = true;
       }
-    } else {
-      for (std::size_t i = 0; i < n; ++i) {
-        const int p = vars[i].pair;
-        if (p < 0) continue;
-        // The streams run ahead of the hardware prefetcher: fetch x and the target's line a
-        // few entries early (3 ns of 25 per entry on the 1M-entry transport benchmark).
-        if (i + 8 < n && vars[i + 8].pair >= 0) {
-          const std::uint32_t jj = pos0[vars[i + 8].pair];
-          if (jj != kNoSlot) {
-            __builtin_prefetch(flat_x + jj);
-            __builtin_prefetch(flat_t + jj, 1);
-          }
-        }
-        target[i] = xh_of(p) + ps[p].u;
-      }
+      return;
     }
-    const bool integral = integer_phase && block.has_integers;
-    BlockSolver* solver = integral ? block.integer_solver.get() : block.solver.get();
+    // A demand block's targets xh + u: in a per-thread buffer for a solver that solves in
+    // place, else in its problem.
+    thread_local std::vector<double> buffer;
+    if (in_place && buffer.size() < n) buffer.resize(n);
+    double* target = in_place ? buffer.data() : bp.prox_target.data();
+    for (std::size_t i = 0; i < n; ++i) {
+      const int p = vars[i].pair;
+      if (p < 0) {
+        if (in_place) target[i] = 0.0;  // a local's (penalty 0): the buffer holds another's
+        continue;
+      }
+      // The streams run ahead of the hardware prefetcher: fetch x and the target's line a
+      // few entries early (3 ns of 25 per entry on the 1M-entry transport benchmark).
+      if (i + 8 < n && vars[i + 8].pair >= 0) {
+        const std::uint32_t jj = pos0[vars[i + 8].pair];
+        if (jj != kNoSlot) {
+          __builtin_prefetch(flat_x + jj);
+          __builtin_prefetch(flat_t + jj, 1);
+        }
+      }
+      target[i] = xh_of(p) + ps[p].u;
+    }
     if (integral) bp.integral = block.integral_flags;
-    const BlockStatus st = solver->Solve(bp, &block.v);
+    const BlockStatus st =
+        in_place ? solver->SolveInPlace(bp, target, block.v.data()) : solver->Solve(bp, &block.v);
     if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
     if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) {
       status[b] = st;
       failed = true;
-      return;
-    }
-    if (side == 0) {
-      // x stays on the resource side until the demand half step reads it.
-      std::memcpy(flat_x + side0_offset_[b], block.v.data(), n * sizeof(double));
       return;
     }
     const double* v = block.v.data();
@@ -268,11 +275,19 @@ void AdmmEngine::BuildSideArrays() {
   }
 }
 
-void AdmmEngine::SyncResourceX() {
-  ForEachBlockLocal(0, [&](const Block& block) {
-    const std::size_t b = static_cast<std::size_t>(block.id.index);
-    std::copy(block.v.begin(), block.v.end(), side0_x_.data() + side0_offset_[b]);
-  });
+BlockStatus AdmmEngine::SolveBlock(BlockSolver* solver,
+                                   BlockProblem* bp,
+                                   const double* t,
+                                   double* v) {
+  if (solver->solves_in_place()) return solver->SolveInPlace(*bp, t, v);
+  const std::size_t n = bp->lower.size();
+  if (t != bp->prox_target.data()) bp->prox_target.assign(t, t + n);
+  thread_local std::vector<double> scratch;
+  scratch.assign(v, v + n);
+  const BlockStatus st = solver->Solve(*bp, &scratch);
+  if (st == BlockStatus::kOptimal || st == BlockStatus::kNodeLimit)
+    std::copy(scratch.begin(), scratch.end(), v);
+  return st;
 }
 
 // Pairs are independent and each resource slot belongs to one pair: any split is

@@ -54,13 +54,14 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
         const bool own = OwnProjector(block);
         BlockProblem& pp = own ? *block.projection : block.problem;
         BlockSolver* projector = own ? block.projector.get() : block.solver.get();
-        std::vector<double> v(block.vars.size());
-        for (std::size_t i = 0; i < block.vars.size(); ++i) {
+        const std::size_t n = block.vars.size();
+        const double* current = Values(s, block);
+        std::vector<double> t(n), v(n);
+        for (std::size_t i = 0; i < n; ++i) {
           const VarId var = block.vars[i].var;
-          v[i] = var >= 0 ? (*values)[var] : block.v[i];
-          pp.prox_target[i] = v[i];
+          t[i] = v[i] = var >= 0 ? (*values)[var] : current[i];
         }
-        const BlockStatus st = projector->Solve(pp, &v);
+        const BlockStatus st = SolveBlock(projector, &pp, t.data(), v.data());
         if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) {
           bad[s][b] = 1;
           return;

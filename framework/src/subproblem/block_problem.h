@@ -207,6 +207,12 @@ class BlockSolver {
   // (a warm start; size num_vars) and the new one on exit. Not thread-safe per instance;
   // distinct instances may run concurrently.
   virtual BlockStatus Solve(const BlockProblem& problem, std::vector<double>* v) = 0;
+  // The engine's path for a solver that takes its targets from, and writes its solution into,
+  // the caller's arrays: problem.prox_target is not read (it may be empty), t[0 .. num_vars)
+  // are the targets and v[0 .. num_vars) receives the solution (partly written when the status
+  // is not kOptimal; its content on entry is not used). Only where solves_in_place().
+  virtual bool solves_in_place() const { return false; }
+  virtual BlockStatus SolveInPlace(const BlockProblem& problem, const double* t, double* v);
   // "clip", "one_row", "log", "clp", "bnb(clp)", ... for summaries and benchmarks.
   virtual std::string name() const = 0;
   // Human-readable reason for the last non-optimal status.

@@ -153,6 +153,10 @@ std::unique_ptr<BlockSolver> CreateContinuous(const BlockProblem& s,
 
 }  // namespace
 
+BlockStatus BlockSolver::SolveInPlace(const BlockProblem&, const double*, double*) {
+  return BlockStatus::kError;  // callers ask solves_in_place() first
+}
+
 const char* BlockStatusName(BlockStatus s) {
   switch (s) {
     case BlockStatus::kOptimal:

@@ -261,7 +261,7 @@ void SeparableCore::CollectBreakpoints(double lo, double hi, std::vector<double>
   out->erase(std::unique(out->begin(), out->end()), out->end());
 }
 
-double SeparableCore::RowActivity(const std::vector<double>& v) const {
+double SeparableCore::RowActivity(const double* v) const {
   double total = 0.0;
   if (compact_) {
     for (int i = 0; i < n_; ++i) total += 1.0 * v[i];
@@ -271,11 +271,7 @@ double SeparableCore::RowActivity(const std::vector<double>& v) const {
   return total;
 }
 
-void SeparableCore::FinishRow(double lambda,
-                              double lo_target,
-                              double hi_target,
-                              std::vector<double>* v) {
-  double* out = v->data();
+void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target, double* out) {
   double total = 0.0;
   std::vector<int>& ties = tie_scratch_;
   ties.clear();
@@ -383,9 +379,9 @@ bool SeparableCore::TryWarmNewton(double start,
   return true;
 }
 
-BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
+BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
   if (identity_row_) {
-    rq_g_view_ = g_.data();
+    rq_g_view_ = LinearData();
   } else {
     for (size_t k = 0; k < row_quadratic_.size(); ++k) rq_g_[k] = g_[row_var_[row_quadratic_[k]]];
     rq_g_view_ = rq_g_.data();
@@ -575,24 +571,23 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
     // multipliers. Both ends' solutions keep the bounds, and the optimum at the (unrepresentable)
     // crossing is their combination that puts the row on the target.
     FinishRow(left, target, target, v);
-    step_scratch_.assign(v->begin(), v->end());
-    const double r_left = RowActivity(*v);
+    step_scratch_.assign(v, v + n_);
+    const double r_left = RowActivity(v);
     FinishRow(right, target, target, v);
-    const double r_right = RowActivity(*v);
+    const double r_right = RowActivity(v);
     if (r_left > target && r_right < target) {
       const double theta = (target - r_right) / (r_left - r_right);
       // Every variable (a variable may appear in the row more than once; the others have
       // the same value at both ends).
-      for (std::size_t i = 0; i < v->size(); ++i)
-        (*v)[i] = theta * step_scratch_[i] + (1 - theta) * (*v)[i];
+      for (int i = 0; i < n_; ++i) v[i] = theta * step_scratch_[i] + (1 - theta) * v[i];
       // a'v sums terms that may be far larger than it: its rounding is relative to them.
       double magnitude = 0.0;
       if (compact_) {
-        for (int i = 0; i < n_; ++i) magnitude += std::fabs(1.0 * (*v)[i]);
+        for (int i = 0; i < n_; ++i) magnitude += std::fabs(1.0 * v[i]);
       }
       for (std::size_t pos = 0; pos < row_var_.size(); ++pos)
-        magnitude += std::fabs(row_a_[pos] * (*v)[row_var_[pos]]);
-      const double r = RowActivity(*v);
+        magnitude += std::fabs(row_a_[pos] * v[row_var_[pos]]);
+      const double r = RowActivity(v);
       if (std::fabs(r - target) <= tolerance * std::max(scale, magnitude)) {
         lambda_ = theta * left + (1 - theta) * right;
         return BlockStatus::kOptimal;
@@ -614,11 +609,9 @@ BlockStatus SeparableCore::SolveRow(double tolerance, std::vector<double>* v) {
   return BlockStatus::kOptimal;
 }
 
-BlockStatus SeparableCore::Solve(double tolerance, std::vector<double>* v) {
+BlockStatus SeparableCore::Solve(double tolerance, double* out) {
   error_.clear();
   const int n = num_vars();
-  v->resize(n);
-  double* out = v->data();
   if (bad_var_ >= 0) {
     error_ = "variable " + std::to_string(bad_var_) + ": " + bad_var_reason_ + " (bounds [" +
              std::to_string(lo_[bad_var_]) + ", " + std::to_string(hi_[bad_var_]) + "])";
@@ -633,7 +626,7 @@ BlockStatus SeparableCore::Solve(double tolerance, std::vector<double>* v) {
   lambda_ = 0.0;
   row_active_ = false;
   if (has_row_) {
-    const BlockStatus status = SolveRow(tolerance, v);
+    const BlockStatus status = SolveRow(tolerance, out);
     if (status != BlockStatus::kOptimal) return status;
     last_lambda_ = lambda_;
     have_last_lambda_ = true;

@@ -47,14 +47,27 @@ class SeparableCore {
 
   // Reloads bounds, curvature, log terms and the row (call when problem.revision changed).
   void LoadParameters(const BlockProblem& problem);
-  // Reloads g = c - p t (every solve).
-  void LoadLinear(const BlockProblem& problem);
+  // Reloads g = c - p t (every solve), t from problem.prox_target or from `target` (num_vars
+  // values: the engine's flat arrays, which the block's problem then need not copy).
+  void LoadLinear(const BlockProblem& problem) { LoadLinear(problem, problem.prox_target.data()); }
+  void LoadLinear(const BlockProblem& problem, const double* target);
   // g_i, writable: the log solver adds its shift -theta * a_i before calling Solve.
   std::vector<double>& linear() { return g_; }
+  // A compact core (LoadCompact: one row, unit coefficients, one curvature and one pair of
+  // bounds) holds no g of its own: LoadLinear and Solve use `buffer` (num_vars values, set
+  // between LoadParameters and each LoadLinear; nullptr after the solve).
+  bool compact() const { return compact_; }
+  void UseLinearBuffer(double* buffer) { linear_buffer_ = buffer; }
 
   // Solves with the current parameters. *v must have num_vars entries (its content is not
   // used). On kOptimal, multiplier() and inverse_curvature() describe the solution.
-  BlockStatus Solve(double tolerance, std::vector<double>* v);
+  BlockStatus Solve(double tolerance, std::vector<double>* v) {
+    v->resize(static_cast<std::size_t>(n_));
+    return Solve(tolerance, v->data());
+  }
+  // The same into out[0 .. num_vars), which may be partly written when the status is not
+  // kOptimal.
+  BlockStatus Solve(double tolerance, double* out);
 
   int num_vars() const { return n_; }
   bool has_row() const { return has_row_; }
@@ -104,9 +117,9 @@ class SeparableCore {
   // indifferent at lambda move (least first from the clip choice) so that a'v lands in
   // [lo_target, hi_target].
   // a'v over the row's variables.
-  double RowActivity(const std::vector<double>& v) const;
-  void FinishRow(double lambda, double lo_target, double hi_target, std::vector<double>* v);
-  BlockStatus SolveRow(double tolerance, std::vector<double>* v);
+  double RowActivity(const double* v) const;
+  void FinishRow(double lambda, double lo_target, double hi_target, double* v);
+  BlockStatus SolveRow(double tolerance, double* v);
   // Semismooth Newton on r(lambda) = rhs from `start`. Returns false to fall back to
   // breakpoints, with [*lambda_lo, *lambda_hi] narrowed to what the trial evaluations proved.
   // at_start: the evaluation at `start` if already known (else nullptr).
@@ -162,9 +175,11 @@ class SeparableCore {
   double uniform_hinv_ = 0.0, uniform_lo_ = 0.0, uniform_hi_ = 0.0;
   bool track_curvature_ = true;
   bool specialize_ = true;
-  int n_ = 0;                   // variables
-  std::size_t nq_ = 0;          // quadratic variables of the row (rq_* length when not compact)
-  bool compact_ = false;        // LoadCompact: only g_ is held per variable
+  int n_ = 0;             // variables
+  std::size_t nq_ = 0;    // quadratic variables of the row (rq_* length when not compact)
+  bool compact_ = false;  // LoadCompact: nothing is held per variable
+  double* linear_buffer_ = nullptr;
+  double* LinearData() { return linear_buffer_ != nullptr ? linear_buffer_ : g_.data(); }
   std::vector<int> free_vars_;  // variables outside the row
   // Per revision: reachable range of a'v (its ends open if only approached at a log
   // domain boundary), and the first variable whose own data make the block infeasible.
@@ -192,13 +207,15 @@ class SeparableSolver final : public BlockSolver {
                                                  std::string* error);
 
   BlockStatus Solve(const BlockProblem& problem, std::vector<double>* v) override;
+  bool solves_in_place() const override { return true; }
+  BlockStatus SolveInPlace(const BlockProblem& problem, const double* t, double* v) override;
   std::string name() const override { return core_.has_row() ? "one_row" : "clip"; }
   std::string last_error() const override { return error_; }
 
  private:
   SeparableSolver() = default;
 
-  std::vector<double> scratch_;
+  std::vector<double> scratch_;  // Solve's result until it is known to be optimal
   std::string error_;
   BlockSolverOptions options_;
   SeparableCore core_;

@@ -366,6 +366,7 @@ TEST(SeparableCore, SpecialisedRowLoopsAreBitwiseTheGeneralOnes) {
   // coefficients; one curvature and one pair of bounds), re-solved warm as the engine does,
   // against the same core with the general loops: every value and multiplier bitwise equal.
   std::mt19937 rng(1806);
+  int compact_solves = 0;
   for (int block = 0; block < 60; ++block) {
     const int n = 1 + static_cast<int>(rng() % 200);
     BlockProblem p = EmptyBlock(n);
@@ -390,7 +391,7 @@ TEST(SeparableCore, SpecialisedRowLoopsAreBitwiseTheGeneralOnes) {
     ASSERT_TRUE(general.Init(p, -1, &error)) << error;
     general.set_shape_specialization(false);
     for (SeparableCore* core : {&fast, &general}) core->set_track_curvature(false);
-    std::vector<double> a, b;
+    std::vector<double> a, b, buffer(n);
     for (int call = 0; call < 20; ++call) {
       for (int i = 0; i < n; ++i) {
         p.linear[i] = Uniform(rng, -2.0, 2.0);
@@ -398,6 +399,12 @@ TEST(SeparableCore, SpecialisedRowLoopsAreBitwiseTheGeneralOnes) {
       }
       if (call % 7 == 0) {
         for (SeparableCore* core : {&fast, &general}) core->LoadParameters(p);
+      }
+      // A compact core (the fast one, where the shape allows) keeps g in the caller's buffer.
+      ASSERT_FALSE(general.compact());
+      if (fast.compact()) {
+        fast.UseLinearBuffer(buffer.data());
+        ++compact_solves;
       }
       for (SeparableCore* core : {&fast, &general}) core->LoadLinear(p);
       const BlockStatus sa = fast.Solve(1e-10, &a);
@@ -410,6 +417,7 @@ TEST(SeparableCore, SpecialisedRowLoopsAreBitwiseTheGeneralOnes) {
       ASSERT_EQ(std::memcmp(&la, &lb, sizeof la), 0) << "block " << block << " call " << call;
     }
   }
+  EXPECT_GT(compact_solves, 100);
 }
 
 TEST(SeparableSolver, RevisionBumpReloadsBounds) {
