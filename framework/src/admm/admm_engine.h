@@ -326,8 +326,10 @@ class AdmmEngine {
   // Penalty of pair p is rho_ * pair_weight_[p] (see penalty.cpp for its factors).
   std::vector<double> pair_weight_;
   double Weight(int pair) const { return pair >= 0 ? rho_ * pair_weight_[pair] : 0.0; }
-  double global_weight_ = 1.0;             // pair_weight_ of every global pair
-  std::vector<double> base_weight_;        // equilibration factor of every pair (1 for copies)
+  double global_weight_ = 1.0;  // pair_weight_ of every global pair
+  // The equilibration factor of every pair (1 for the global copies); empty when all are 1.
+  std::vector<double> base_weight_;
+  double BaseWeight(int pair) const { return base_weight_.empty() ? 1.0 : base_weight_[pair]; }
   std::vector<double> copy_factor_;        // of each global pair, in global_pairs_ order
   int balanced_side_ = -1;                 // side whose blocks have factors (-1: none)
   std::vector<double> block_factor_;       // of each block of balanced_side_

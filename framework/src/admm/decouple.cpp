@@ -230,7 +230,10 @@ void AdmmEngine::InitPenaltyWeights() {
     entry_weight_range_[1] = std::max(entry_weight_range_[1], pair_weight_[p]);
   }
   if (pairs_.empty()) entry_weight_range_[0] = entry_weight_range_[1] = 1;
-  base_weight_ = pair_weight_;
+  // Kept only where some factor differs from 1 (8 bytes a pair otherwise).
+  base_weight_.clear();
+  if (entry_weight_range_[0] != 1 || entry_weight_range_[1] != 1) base_weight_ = pair_weight_;
+  base_weight_.shrink_to_fit();
   balanced_side_ = options_.block_rho_balancing == BlockBalancing::kResource ? 0
                    : options_.block_rho_balancing == BlockBalancing::kDemand ? 1
                                                                              : -1;

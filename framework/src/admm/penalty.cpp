@@ -57,7 +57,11 @@ void AdmmEngine::RefreshProxWeights() {
 }
 
 void AdmmEngine::ResetPenaltyFactors() {
-  pair_weight_ = base_weight_;
+  if (base_weight_.empty()) {
+    std::fill(pair_weight_.begin(), pair_weight_.end(), 1.0);
+  } else {
+    pair_weight_ = base_weight_;
+  }
   global_weight_ = 1.0;
   copy_factor_.assign(global_pairs_.size(), 1.0);
   for (int p : global_pairs_) pair_weight_[p] = 1.0;
@@ -190,7 +194,7 @@ void AdmmEngine::BalanceBlocks() {
     block_factor_[b] = f;
     for (const BlockVar& bv : blocks[b].vars) {
       if (bv.pair < 0 || bv.var < 0) continue;
-      SetPairWeight(bv.pair, base_weight_[bv.pair] * f);
+      SetPairWeight(bv.pair, BaseWeight(bv.pair) * f);
     }
   }
   if (anderson_) anderson_->Reset();
