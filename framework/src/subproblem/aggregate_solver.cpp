@@ -174,6 +174,15 @@ void AggregateSolver::LoadLinear(const BlockProblem& problem) {
   }
 }
 
+void AggregateSolver::Prefetch() const {
+  __builtin_prefetch(link_var_.data());
+  __builtin_prefetch(link_k_.data());
+  __builtin_prefetch(kept_vars_.data());
+  __builtin_prefetch(w_.data());
+  reduced_.Prefetch();
+  PrefetchObject(inner_.get());  // its own arrays it fetches when it runs
+}
+
 BlockStatus AggregateSolver::Solve(const BlockProblem& problem, std::vector<double>* v) {
   if (problem.num_vars() != num_vars_ || static_cast<int>(problem.rows.size()) != num_rows_) {
     error_ = "block structure changed since the solver was created";

@@ -35,6 +35,7 @@ class AggregateSolver final : public BlockSolver {
                                                     const InnerFactory& make_inner);
 
   BlockStatus Solve(const BlockProblem& problem, std::vector<double>* v) override;
+  void Prefetch() const override;
   std::string name() const override { return "aggregate(" + inner_->name() + ")"; }
   std::string last_error() const override { return error_; }
 

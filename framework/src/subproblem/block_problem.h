@@ -173,6 +173,16 @@ struct BlockLog {
 
 struct BlockProblem {
   int num_vars() const { return static_cast<int>(lower.size()); }
+  // Prefetches the per-slot arrays a solve reads (see BlockSolver::Prefetch).
+  void Prefetch() const {
+    for (const SlotValues* s : {&lower, &upper, &linear, &quadratic, &prox_weight})
+      if (!s->uniform()) __builtin_prefetch(s->values().data());
+    if (!prox_target.empty()) __builtin_prefetch(prox_target.data());
+    if (!rows.empty()) {
+      __builtin_prefetch(rows.data());
+      __builtin_prefetch(rows[0].index.data());
+    }
+  }
 
   SlotValues lower, upper;
   std::vector<std::uint8_t> integral;
@@ -212,6 +222,15 @@ class BlockSolver {
   // are the targets and v[0 .. num_vars) receives the solution (partly written when the status
   // is not kOptimal; its content on entry is not used). Only where solves_in_place().
   virtual bool solves_in_place() const { return false; }
+  // A hint that Solve runs soon: software prefetches of the arrays it reads first (the engine
+  // calls it one block ahead, so that a half step over thousands of small blocks does not
+  // wait on each block's scattered heap data in turn). No effect on results.
+  virtual void Prefetch() const {}
+  // Prefetches `bytes` from `object` (a hint: an address past the object never faults).
+  static void PrefetchObject(const void* object, std::size_t bytes = 512) {
+    const char* p = static_cast<const char*>(object);
+    for (std::size_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off);
+  }
   virtual BlockStatus SolveInPlace(const BlockProblem& problem, const double* t, double* v);
   // "clip", "one_row", "log", "clp", "bnb(clp)", ... for summaries and benchmarks.
   virtual std::string name() const = 0;

@@ -57,6 +57,12 @@ class SeparableCore {
   // bounds) holds no g of its own: LoadLinear and Solve use `buffer` (num_vars values, set
   // between LoadParameters and each LoadLinear; nullptr after the solve).
   bool compact() const { return compact_; }
+  // Prefetches the arrays a solve reads first (see BlockSolver::Prefetch).
+  void Prefetch() const {
+    if (compact_) return;
+    for (const std::vector<double>* a : {&g_, &rq_a_, &rq_hinv_, &rq_lo_, &rq_hi_})
+      __builtin_prefetch(a->data());
+  }
   void UseLinearBuffer(double* buffer) { linear_buffer_ = buffer; }
 
   // Solves with the current parameters. *v must have num_vars entries (its content is not
@@ -208,6 +214,10 @@ class SeparableSolver final : public BlockSolver {
 
   BlockStatus Solve(const BlockProblem& problem, std::vector<double>* v) override;
   bool solves_in_place() const override { return true; }
+  void Prefetch() const override {
+    core_.Prefetch();
+    __builtin_prefetch(scratch_.data());
+  }
   BlockStatus SolveInPlace(const BlockProblem& problem, const double* t, double* v) override;
   std::string name() const override { return core_.has_row() ? "one_row" : "clip"; }
   std::string last_error() const override { return error_; }
