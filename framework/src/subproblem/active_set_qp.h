@@ -89,7 +89,7 @@ class ActiveSetQp {
 
   // Scratch of one iteration.
   std::vector<int> p_, z_, w_, wpos_, zpos_;
-  std::vector<double> kkt_, rhs_, xs_, mu_, dz_, awz_, delta_, delta_abs_, act_, gram_, proj_;
+  std::vector<double> kkt_, rhs_, xs_, mu_, dz_, awz_, delta_, delta_abs_, act_;
   std::vector<char> dependent_;
 };
 
