@@ -295,7 +295,13 @@ class AdmmEngine {
 
   std::vector<Block> blocks_[2];
   std::vector<int> order_[2];  // heavy blocks by decreasing work, then the rest by index
+  // The pairs' blocks and slots, pair p at pairs_[p - pairs_offset_]: every pair while the
+  // set-up needs them (and for good with per-block penalty factors, which write both slots of
+  // an entry's pair); afterwards only the global pairs (entries first, then the global pairs:
+  // 16 bytes an entry saved).
   std::vector<Pair> pairs_;
+  std::size_t pairs_offset_ = 0;
+  const Pair& PairAt(int p) const { return pairs_[static_cast<std::size_t>(p) - pairs_offset_]; }
   std::vector<int> global_pairs_;  // pairs of the global term, in GlobalTerm::blocks order
   int global_side_ = -1;           // side whose blocks hold t_b (-1: no global term)
 

@@ -51,6 +51,12 @@ void AdmmEngine::Build() {
   const std::size_t np = pairs_.size();
   ps_.assign(np, PairState{});
   norms_.assign(blocks_[1].size() + 1, Norms{});
+  if (balanced_side_ < 0) {
+    const std::size_t entries = global_pairs_.empty() ? np : global_pairs_.front();
+    pairs_.erase(pairs_.begin(), pairs_.begin() + static_cast<std::ptrdiff_t>(entries));
+    pairs_.shrink_to_fit();
+    pairs_offset_ = entries;
+  }
 }
 
 // Every entry's resource-side copy x goes to its resource's block and its demand-side copy z

@@ -72,7 +72,7 @@ void AdmmEngine::BeginFill(double* floor, double* total) {
   const double sign = problem_.objective_sense() == ObjectiveSense::kMaximize ? -1.0 : 1.0;
   fill_saved_.assign(global.blocks.size(), FillSaved{});
   for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
-    const Pair& pair = pairs_[global_pairs_[k]];
+    const Pair& pair = PairAt(global_pairs_[k]);
     Block& block = blocks_[global_side_][pair.block[global_side_]];
     BlockProblem& bp = block.problem;
     const int t = pair.slot[global_side_];
@@ -103,7 +103,7 @@ void AdmmEngine::BeginFill(double* floor, double* total) {
 
 double AdmmEngine::EndFill() {
   for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
-    const Pair& pair = pairs_[global_pairs_[k]];
+    const Pair& pair = PairAt(global_pairs_[k]);
     Block& block = blocks_[global_side_][pair.block[global_side_]];
     BlockProblem& bp = block.problem;
     const int t = pair.slot[global_side_];

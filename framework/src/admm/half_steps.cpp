@@ -318,7 +318,7 @@ static void ForEachPair(std::size_t n, F&& f) {
 }
 
 void AdmmEngine::WriteResourceTargets() {
-  ForEachPair(pairs_.size(), [&](std::size_t p) {
+  ForEachPair(ps_.size(), [&](std::size_t p) {
     const std::uint32_t j = side0_pos_[p];
     if (j != kNoSlot) side0_t_[j] = ps_[p].z - ps_[p].u;
   });
@@ -328,7 +328,7 @@ void AdmmEngine::WriteResourceTargets() {
 void AdmmEngine::MaterializeXh() {
   const double a = relaxation_;
   xh_.resize(ps_.size());
-  ForEachPair(pairs_.size(),
+  ForEachPair(ps_.size(),
               [&](std::size_t p) { xh_[p] = a * X(static_cast<int>(p)) + (1 - a) * ps_[p].z; });
   xh_ready_ = true;
 }

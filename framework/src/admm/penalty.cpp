@@ -74,7 +74,7 @@ void AdmmEngine::SetPairWeight(int p, double weight) {
   ps_[p].u *= pair_weight_[p] / weight;
   InvalidateTargets();
   pair_weight_[p] = weight;
-  const Pair& pair = pairs_[p];
+  const Pair& pair = PairAt(p);
   for (int s = 0; s < 2; ++s) {
     if (pair.block[s] < 0) continue;  // the global alpha: no block
     BlockProblem& bp = blocks_[s][pair.block[s]].problem;
