@@ -94,6 +94,9 @@ struct Block {
   std::unique_ptr<BlockProblem> projection;  // its problem (a Block is 300 bytes smaller
                                              // without one inline: ASN2k has 3M blocks)
   bool has_integers = false;
+  // A demand block whose every slot is a pair's and whose solver solves in place keeps no v:
+  // slot i's value is its pair's z (ps_[vars[i].pair].z), which the demand half step writes.
+  bool values_in_pairs = false;
   std::vector<std::uint8_t> integral_flags;  // declared integrality, by slot
   double work = 0;                           // cost estimate for scheduling
 };
@@ -219,7 +222,7 @@ class AdmmEngine {
   // The resource side's flat arrays and each pair's position in them (once, in Build).
   void BuildSideArrays();
   // The current solution of a block's slots: a resource block's range of side0_x_ (the only
-  // copy of it), a demand block's own vector.
+  // copy of it), a demand block's own vector (none when values_in_pairs: see SlotValue).
   double* Values(int side, Block& block) {
     return side == 0 ? side0_x_.data() + side0_offset_[static_cast<std::size_t>(block.id.index)]
                      : block.v.data();
@@ -227,6 +230,11 @@ class AdmmEngine {
   const double* Values(int side, const Block& block) const {
     return side == 0 ? side0_x_.data() + side0_offset_[static_cast<std::size_t>(block.id.index)]
                      : block.v.data();
+  }
+  // The current value of slot i of a block.
+  double SlotValue(int side, const Block& block, std::size_t i) const {
+    return block.values_in_pairs ? ps_[static_cast<std::size_t>(block.vars[i].pair)].z
+                                 : Values(side, block)[i];
   }
   // Solves a block against targets t into v (n values each) with `solver`, in place where it
   // can; otherwise through the problem's prox_target and a scratch vector that starts from v

@@ -43,14 +43,14 @@ void AdmmEngine::Build() {
   rho_ = options_.rho;  // the solvers are built, and primed, with the penalty they start with
   InitPenaltyWeights();
   BuildSideArrays();
+  const std::size_t np = pairs_.size();
+  ps_.assign(np, PairState{});
+  norms_.assign(blocks_[1].size() + 1, Norms{});
   if (!CreateSolvers(&error)) {
     setup_error_ = error;
   } else {
     PrimeSolvers();
   }
-  const std::size_t np = pairs_.size();
-  ps_.assign(np, PairState{});
-  norms_.assign(blocks_[1].size() + 1, Norms{});
   if (balanced_side_ < 0) {
     const std::size_t entries = global_pairs_.empty() ? np : global_pairs_.front();
     pairs_.erase(pairs_.begin(), pairs_.begin() + static_cast<std::ptrdiff_t>(entries));
@@ -374,8 +374,15 @@ bool AdmmEngine::CreateSolvers(std::string* error) {
       }
       // A solver that solves in place never reads the problem's targets (8 bytes a slot);
       // a block that builds a second solver from its problem (integral, log) keeps them.
-      if (block.solver->solves_in_place() && !OwnProjector(block))
+      if (block.solver->solves_in_place() && !OwnProjector(block)) {
         std::vector<double>().swap(block.problem.prox_target);
+        if (s == 1 && std::all_of(block.vars.begin(), block.vars.end(), [](const BlockVar& bv) {
+              return bv.pair >= 0;
+            })) {
+          block.values_in_pairs = true;
+          std::vector<double>().swap(block.v);
+        }
+      }
     }
   }
   return true;
@@ -393,7 +400,8 @@ void AdmmEngine::PrimeSolvers() {
         Block& block = blocks_[s][b];
         if (!block.solver) return;
         const std::size_t n = block.vars.size();
-        std::vector<double> zero(n, 0.0), scratch(Values(s, block), Values(s, block) + n);
+        std::vector<double> zero(n, 0.0), scratch(n);
+        for (std::size_t i = 0; i < n; ++i) scratch[i] = SlotValue(s, block, i);
         (void)SolveBlock(block.solver.get(), &block.problem, zero.data(), scratch.data());
       });
     }
@@ -447,7 +455,7 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
         for (std::size_t i = 0; i < block.vars.size(); ++i) {
           const VarId var = block.vars[i].var;
           const double value = var >= 0 ? values[var] : expr_value[block.global_expr];
-          Values(s, block)[i] = value;
+          if (!block.values_in_pairs) Values(s, block)[i] = value;  // else ps_[p].z, below
           const int p = block.vars[i].pair;
           if (p < 0) continue;
           if (var < 0) {

@@ -90,7 +90,7 @@ void AdmmEngine::BeginFill(double* floor, double* total) {
       bp.linear[row.index[j]] += sign * global.weight * row.coef[j];
     }
     ++bp.revision;
-    Values(global_side_, block)[t] = *floor;
+    if (!block.values_in_pairs) Values(global_side_, block)[t] = *floor;
     PairState& q = ps_[global_pairs_[k]];
     q.z = *floor;  // and x: the block's value or alpha, both the floor
     q.u = 0;

@@ -135,16 +135,22 @@ bool AdmmEngine::HalfStep(
       }
       target[i] = xh_of(p) + ps[p].u;
     }
+    // The solution: into the block's v, or, for a block that keeps none, into a per-thread
+    // buffer from which the pairs take their z below.
+    thread_local std::vector<double> out_buffer;
+    if (block.values_in_pairs && out_buffer.size() < n) out_buffer.resize(n);
+    double* out = block.values_in_pairs ? out_buffer.data() : block.v.data();
     if (integral) bp.integral = block.integral_flags;
     const BlockStatus st =
-        in_place ? solver->SolveInPlace(bp, target, block.v.data()) : solver->Solve(bp, &block.v);
+        in_place ? solver->SolveInPlace(bp, target, out) : solver->Solve(bp, &block.v);
     if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
     if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) {
       status[b] = st;
       failed = true;
       return;
     }
-    const double* v = block.v.data();
+    // (Solve may have swapped block.v's storage with its own: read it afresh.)
+    const double* v = block.values_in_pairs ? out : block.v.data();
     if (!measure) {
       for (std::size_t i = 0; i < n; ++i) {
         const int p = vars[i].pair;

@@ -55,11 +55,10 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
         BlockProblem& pp = own ? *block.projection : block.problem;
         BlockSolver* projector = own ? block.projector.get() : block.solver.get();
         const std::size_t n = block.vars.size();
-        const double* current = Values(s, block);
         std::vector<double> t(n), v(n);
         for (std::size_t i = 0; i < n; ++i) {
           const VarId var = block.vars[i].var;
-          t[i] = v[i] = var >= 0 ? (*values)[var] : current[i];
+          t[i] = v[i] = var >= 0 ? (*values)[var] : SlotValue(s, block, i);
         }
         const BlockStatus st = SolveBlock(projector, &pp, t.data(), v.data());
         if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) {

@@ -57,12 +57,11 @@ void AdmmEngine::GatherValues(std::vector<double>* values, int entry_side) {
   values->resize(problem_.num_variables());
   for (int s = 0; s < 2; ++s) {
     ForEachBlockLocal(s, [&](const Block& block) {
-      const double* x = Values(s, block);
       for (std::size_t i = 0; i < block.vars.size(); ++i) {
         const VarId v = block.vars[i].var;
         if (v < 0) continue;
         if (block.vars[i].pair >= 0 && s != entry_side) continue;
-        (*values)[v] = x[i];
+        (*values)[v] = SlotValue(s, block, i);
       }
     });
   }
