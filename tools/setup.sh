@@ -12,6 +12,9 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   gnuplot-nox bzip2 python3
   clang libclang-rt-14-dev clang-format-14
+  # Test only: glpsol, GLPK's exact rational simplex, the second solver te_exact_glpk_test
+  # checks the exact baseline against (the test fails without it).
+  glpk-utils
 )
 
 missing=()

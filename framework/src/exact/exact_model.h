@@ -48,6 +48,10 @@ inline constexpr int kMaxUnboundedRetries = 10;
 // problem unbounded.
 inline constexpr double kRayTolerance = 1e-7;
 inline constexpr int kInitialCutPoints = 8;
+// A plain LP's bounds are multiplied by a power of two that brings the largest finite nonzero
+// one up to (kPrimalScaleTarget / 2, kPrimalScaleTarget] while Clp solves it (never down: see
+// ExactSolver::ChoosePrimalScale).
+inline constexpr double kPrimalScaleTarget = 1024.0;
 
 inline double Seconds(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
@@ -161,6 +165,8 @@ class ExactSolver {
 
  private:
   void Build();
+  // Plain LPs only: sets primal_scale_ from the model's bounds.
+  void ChoosePrimalScale();
   void AddInitialCuts();
   void AddLogCut(int k, double e0);
   void AddSquareCut(int k, double v0);
@@ -181,6 +187,9 @@ class ExactSolver {
   double UserObjective(const std::vector<double>& x) const;
   double Remaining() const;
 
+  // Loads the model into clp_ (first) or appends the rows added since, bounds times
+  // primal_scale_.
+  void LoadClpModel(bool first);
   // first: load and solve from scratch; after_unbounded: the previous round was unbounded.
   RoundResult SolveClpRound(bool first, bool after_unbounded);
   RoundResult SolveCbcRound(const std::vector<double>* start);
@@ -216,6 +225,12 @@ class ExactSolver {
   int num_cuts_ = 0;
   int base_rows_ = 0;      // rows before the first tangent cut: constraints, epigraph, log floors
   int alpha_column_ = -1;  // the global term's epigraph column, or -1
+  // Clp solves for primal_scale_ * x: every row and column bound is multiplied by it (an exact
+  // power of two), costs stay, so duals and reduced costs are unchanged and Clp's absolute
+  // primal tolerance (1e-7) becomes 1e-7 / primal_scale_ in the model's units. Clp's points
+  // and objective are divided by it again (SolveClpRound, FillAfterMaxMin). 1 unless
+  // ChoosePrimalScale applies.
+  double primal_scale_ = 1.0;
 
   ClpSimplex clp_;
   int clp_rows_loaded_ = 0;

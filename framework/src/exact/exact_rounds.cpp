@@ -4,20 +4,36 @@
 
 namespace dede::internal::exact {
 
-RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
-  RoundResult result;
+namespace {
+
+// bounds[0, count) times scale (ExactSolver::primal_scale_, a power of two); infinities stay.
+std::vector<double> Scaled(const double* bounds, int count, double scale) {
+  std::vector<double> out(bounds, bounds + count);
+  for (double& b : out) {
+    if (std::abs(b) < COIN_DBL_MAX) b *= scale;
+  }
+  return out;
+}
+
+}  // namespace
+
+void ExactSolver::LoadClpModel(bool first) {
   if (first) {
     clp_.setLogLevel(options_.verbose ? 1 : 0);
     const CoinPackedMatrix matrix = model_.Matrix();
+    const int n = model_.num_cols(), m = model_.num_rows();
+    const std::vector<double> col_lower = Scaled(model_.col_lower.data(), n, primal_scale_);
+    const std::vector<double> col_upper = Scaled(model_.col_upper.data(), n, primal_scale_);
+    const std::vector<double> row_lower = Scaled(model_.row_lower.data(), m, primal_scale_);
+    const std::vector<double> row_upper = Scaled(model_.row_upper.data(), m, primal_scale_);
     clp_.loadProblem(matrix,
-                     model_.col_lower.data(),
-                     model_.col_upper.data(),
+                     col_lower.data(),
+                     col_upper.data(),
                      model_.cost.data(),
-                     model_.row_lower.data(),
-                     model_.row_upper.data());
+                     row_lower.data(),
+                     row_upper.data());
     if (quadratic_objective_) {
       // Clp's objective is c'x + 1/2 x'Qx, so the diagonal of Q is 2 * (sign * q).
-      const int n = model_.num_cols();
       std::vector<CoinBigIndex> start(n + 1, 0);
       std::vector<int> column;
       std::vector<double> element;
@@ -37,14 +53,23 @@ RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
     const CoinBigIndex offset = model_.row_start[first_row];
     std::vector<CoinBigIndex> starts(count + 1);
     for (int i = 0; i <= count; ++i) starts[i] = model_.row_start[first_row + i] - offset;
+    const std::vector<double> lower =
+        Scaled(model_.row_lower.data() + first_row, count, primal_scale_);
+    const std::vector<double> upper =
+        Scaled(model_.row_upper.data() + first_row, count, primal_scale_);
     clp_.addRows(count,
-                 model_.row_lower.data() + first_row,
-                 model_.row_upper.data() + first_row,
+                 lower.data(),
+                 upper.data(),
                  starts.data(),
                  model_.row_index.data() + offset,
                  model_.row_value.data() + offset);
   }
   clp_rows_loaded_ = model_.num_rows();
+}
+
+RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
+  RoundResult result;
+  LoadClpModel(first);
 
   const double remaining = Remaining();
   if (IsFinite(remaining)) {
@@ -94,7 +119,8 @@ RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
   const int status = clp_.status();
   const int n = clp_.numberColumns();
   result.x.assign(clp_.primalColumnSolution(), clp_.primalColumnSolution() + n);
-  result.internal_objective = clp_.objectiveValue();
+  for (double& value : result.x) value /= primal_scale_;
+  result.internal_objective = clp_.objectiveValue() / primal_scale_;
   switch (status) {
     case 0:
       // Clp's QP primal does not detect unboundedness: it reports "optimal" with values near
@@ -118,8 +144,9 @@ RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
       break;
     case 1:
       result.status = RoundResult::Status::kInfeasible;
+      // Clp's sum is in its scaled units; reported in the model's.
       result.detail = "Clp proved the problem primal infeasible (sum of infeasibilities " +
-                      Num(clp_.sumPrimalInfeasibilities()) + ")";
+                      Num(clp_.sumPrimalInfeasibilities() / primal_scale_) + ")";
       break;
     case 2:
       result.status = RoundResult::Status::kUnbounded;
