@@ -15,8 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
-all=(fuzz_deployment fuzz_mps fuzz_te_topology fuzz_te_traffic fuzz_cluster_data fuzz_gpu_trace
-     fuzz_lb_loads fuzz_events)
+all=(fuzz_csv fuzz_deployment fuzz_mps fuzz_te_topology fuzz_te_traffic fuzz_cluster_data
+     fuzz_gpu_trace fuzz_lb_loads fuzz_events)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
@@ -39,6 +39,11 @@ seed() {
     i=$((i + 1))
   done
 }
+# fuzz_csv: byte 0 picks the options; '\014' is ',' with a header and trimming, '\163' blanks,
+# ragged, with comments, from a file.
+seed fuzz_csv '\014' tests/data/cluster/cluster_spec.csv tests/data/te/B4-paths.csv \
+  tests/data/dally/jobs_online_comparison.csv
+seed fuzz_csv '\163' tests/data/te/abilene-sndlib.txt
 seed fuzz_deployment "" configs/*.yaml tests/fixtures/configs/*.yaml
 seed fuzz_mps "" tests/data/netlib/afiro.mps tests/data/netlib/adlittle.mps tests/data/netlib/sc50a.mps
 seed fuzz_te_topology '\000' tests/data/te/B4.json

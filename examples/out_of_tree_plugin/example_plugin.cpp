@@ -15,12 +15,16 @@
 //   weights          list of numbers > 0, same length as demands, default all 1
 //   capacity_growth  >= 0, default 0: capacity grows by this fraction of itself per round
 //   rounds           >= 0, default 10: Refresh reports `finished` from this round on
+//   demands_file     instead of demands and weights: a CSV file (relative to the deployment
+//                    file) with a `demand` column and optionally a `weight` column
 //
-// Only the SDK is used: dede/plugin.h (DomainPlugin, Problem, ConfigNode, Status).
+// Only the SDK is used: dede/plugin.h (DomainPlugin, Problem, ConfigNode, Status) and dede/csv.h
+// (the SDK's table reader: quoting, CRLF, errors that name file:line:column and the value).
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "dede/csv.h"
 #include "dede/plugin.h"
 
 namespace {
@@ -49,21 +53,54 @@ dede::Status ReadPositiveList(const dede::ConfigNode& settings,
   return dede::Status::Ok();
 }
 
+// `demand[,weight]` rows, every value > 0 (weight 1 without the column).
+dede::Status ReadDemandsFile(const std::string& path,
+                             std::vector<double>* demands,
+                             std::vector<double>* weights) {
+  dede::Result<dede::CsvReader> opened = dede::CsvReader::Open(path);
+  if (!opened.ok()) return opened.status();
+  dede::CsvReader& csv = opened.value();
+  dede::Status status = csv.RequireColumns({"demand"});
+  const int demand = csv.Column("demand"), weight = csv.Column("weight");
+  demands->clear();
+  weights->clear();
+  while (status.ok() && csv.Next(&status)) {
+    double d = 0, w = 1;
+    status.Update(csv.Read(demand, &d, 1e-12));
+    if (weight >= 0) status.Update(csv.Read(weight, &w, 1e-12));
+    demands->push_back(d);
+    weights->push_back(w);
+  }
+  if (status.ok() && demands->empty()) return dede::InvalidArgument(path + ": no demands");
+  return status;
+}
+
 class FairSharePlugin : public dede::DomainPlugin {
  public:
   dede::Status Configure(const dede::ConfigNode& settings,
                          const dede::PluginContext& context) override {
-    (void)context;  // no files to resolve, no randomness
     if (settings.IsNull()) return dede::Status::Ok();
-    dede::Status status =
-        settings.CheckKeys({"capacity", "demands", "weights", "capacity_growth", "rounds"});
+    dede::Status status = settings.CheckKeys(
+        {"capacity", "demands", "weights", "capacity_growth", "rounds", "demands_file"});
     status.Update(settings.Read("capacity", &capacity_, 1e-12));
     status.Update(ReadPositiveList(settings, "demands", &demands_));
     status.Update(settings.Read("capacity_growth", &capacity_growth_, 0.0));
     status.Update(settings.Read("rounds", &rounds_, 0));
     const bool has_weights = settings.Has("weights");
     status.Update(ReadPositiveList(settings, "weights", &weights_));
+    std::string file;
+    status.Update(settings.Read("demands_file", &file));
     if (!status.ok()) return status;
+    if (!file.empty()) {
+      if (settings.Has("demands") || has_weights) {
+        return dede::InvalidArgument(settings.Find("demands_file")->Where() +
+                                     ": plugin.settings.demands_file: give the demands and "
+                                     "weights in the file or in the settings, not both");
+      }
+      if (file.front() != '/' && !context.config_dir.empty())
+        file = context.config_dir + "/" + file;
+      return ReadDemandsFile(file, &demands_, &weights_);
+    }
     if (!has_weights) weights_.assign(demands_.size(), 1.0);
     if (weights_.size() != demands_.size()) {
       return dede::InvalidArgument(settings.Find("weights")->Where() + ": " +

@@ -15,6 +15,7 @@ function(dede_fuzz_replay name)
   set_tests_properties(FuzzReplay.${name} PROPERTIES TIMEOUT 120)
 endfunction()
 
+dede_fuzz_replay(fuzz_csv LIBS dede_core)
 dede_fuzz_replay(fuzz_deployment LIBS dede_config)
 dede_fuzz_replay(fuzz_mps LIBS dede_exact)
 dede_fuzz_replay(fuzz_te_topology LIBS te_core)

@@ -42,7 +42,7 @@ step "install the SDK into $prefix"
 # Only the `sdk` component: the rest of the tree need not be built for this check.
 cmake --install "$build" --prefix "$prefix" --component sdk
 for f in include/dede/plugin.h include/dede/problem.h include/dede/status.h \
-         include/dede/config_node.h lib/cmake/dede/dedeConfig.cmake \
+         include/dede/config_node.h include/dede/csv.h lib/cmake/dede/dedeConfig.cmake \
          lib/cmake/dede/dedeConfigVersion.cmake lib/cmake/dede/dedeTargets.cmake \
          lib/cmake/dede/DedePlugin.cmake; do
   [ -f "$prefix/$f" ] || fail "the install lacks $f"
