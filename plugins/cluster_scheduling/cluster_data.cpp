@@ -1,112 +1,17 @@
 #include "cluster_data.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <fstream>
 #include <numeric>
 #include <random>
-#include <sstream>
 #include <unordered_map>
 
 #include "dede/config_node.h"
+#include "dede/csv.h"
 
 namespace dede::cluster {
 namespace {
-
-// One CSV file read line by line with a fixed header; every error names file:line and field.
-class CsvReader {
- public:
-  CsvReader(std::string path, std::vector<std::string> header)
-      : path_(std::move(path)), header_(std::move(header)), in_(path_) {}
-
-  Status Open() {
-    if (!in_) return NotFound(path_ + ": cannot open file");
-    std::string line;
-    if (!std::getline(in_, line)) return InvalidArgument(path_ + ":1: empty file, expected header");
-    line_ = 1;
-    std::vector<std::string> got = Split(StripCr(line));
-    if (got != header_) {
-      std::string want;
-      for (const std::string& h : header_) want += (want.empty() ? "" : ",") + h;
-      return InvalidArgument(path_ + ":1: header is '" + StripCr(line) + "', expected '" + want +
-                             "'");
-    }
-    return Status::Ok();
-  }
-
-  // False at the end of the file. Blank lines are skipped.
-  bool Next(Status* status) {
-    std::string line;
-    while (std::getline(in_, line)) {
-      ++line_;
-      line = StripCr(line);
-      if (line.empty()) continue;
-      fields_ = Split(line);
-      if (fields_.size() != header_.size()) {
-        *status = InvalidArgument(Where() + ": expected " + std::to_string(header_.size()) +
-                                  " fields, found " + std::to_string(fields_.size()));
-        return false;
-      }
-      return true;
-    }
-    return false;
-  }
-
-  std::string Where() const { return path_ + ":" + std::to_string(line_); }
-  int line() const { return line_; }
-  const std::string& Field(int i) const { return fields_[i]; }
-
-  Status Double(int i, double min, double* out) const {
-    const std::string& s = fields_[i];
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
-      return Bad(i, "not a finite number");
-    if (v < min) return Bad(i, "must be >= " + Num(min));
-    *out = v;
-    return Status::Ok();
-  }
-  Status Int(int i, long min, long max, int* out) const {
-    const std::string& s = fields_[i];
-    char* end = nullptr;
-    errno = 0;
-    const long v = std::strtol(s.c_str(), &end, 10);
-    if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE)
-      return Bad(i, "not an integer");
-    if (v < min || v > max)
-      return Bad(i, "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
-    *out = static_cast<int>(v);
-    return Status::Ok();
-  }
-  Status Bad(int i, const std::string& why) const {
-    return InvalidArgument(Where() + ": field '" + header_[i] + "' = '" + fields_[i] + "': " + why);
-  }
-
- private:
-  static std::string StripCr(std::string s) {
-    if (!s.empty() && s.back() == '\r') s.pop_back();
-    return s;
-  }
-  static std::vector<std::string> Split(const std::string& line) {
-    std::vector<std::string> out;
-    std::stringstream ss(line);
-    std::string item;
-    while (std::getline(ss, item, ',')) out.push_back(item);
-    if (!line.empty() && line.back() == ',') out.emplace_back();
-    return out;
-  }
-  static std::string Num(double v) { return FormatNumber(v); }
-
-  std::string path_;
-  std::vector<std::string> header_;
-  std::ifstream in_;
-  int line_ = 0;
-  std::vector<std::string> fields_;
-};
 
 int Log2ScaleFactor(int sf) {
   for (int k = 0; k < kNumScaleFactors; ++k)
@@ -127,9 +32,11 @@ double ThroughputTable::Get(int worker_type, int job_type, int scale_factor) con
 }
 
 Result<ThroughputTable> LoadThroughputs(const std::string& path) {
-  CsvReader csv(path, {"worker_type", "job_type", "scale_factor", "throughput"});
-  Status status = csv.Open();
-  if (!status.ok()) return status;
+  Result<CsvReader> opened =
+      CsvReader::OpenWithHeader(path, {"worker_type", "job_type", "scale_factor", "throughput"});
+  if (!opened.ok()) return opened.status();
+  CsvReader& csv = opened.value();
+  Status status;
   struct Row {
     int w, j, k;
     double t;
@@ -144,33 +51,35 @@ Result<ThroughputTable> LoadThroughputs(const std::string& path) {
   while (csv.Next(&status)) {
     Row row{};
     int sf = 0;
-    status.Update(csv.Int(0, 0, 1 << 20, &row.w));
-    status.Update(csv.Int(1, 0, 1 << 24, &row.j));
-    status.Update(csv.Int(2, 1, 32, &sf));
-    status.Update(csv.Double(3, 0.0, &row.t));
+    status.Update(csv.Read(0, &row.w, 0, 1 << 20));
+    status.Update(csv.Read(1, &row.j, 0, 1 << 24));
+    status.Update(csv.Read(2, &sf, 1, 32));
+    status.Update(csv.Read(3, &row.t, 0.0));
     if (!status.ok()) return status;
     row.k = Log2ScaleFactor(sf);
-    if (row.k < 0) return csv.Bad(2, "must be a power of two in 1..32");
+    if (row.k < 0) return csv.Expected(2, "a power of two in 1..32");
     const std::uint64_t key = (static_cast<std::uint64_t>(row.w) << 32) |
                               (static_cast<std::uint64_t>(row.j) << 8) |
                               static_cast<std::uint64_t>(row.k);
     const auto [it, inserted] = line_of.emplace(key, csv.line());
     if (!inserted) {
-      return csv.Bad(3,
-                     "a second throughput for worker type " + std::to_string(row.w) +
-                         ", job type " + std::to_string(row.j) + ", scale factor " +
-                         std::to_string(sf) + " (the first is on line " +
-                         std::to_string(it->second) + ")");
+      return csv.FieldError(3,
+                            "a second throughput for worker type " + std::to_string(row.w) +
+                                ", job type " + std::to_string(row.j) + ", scale factor " +
+                                std::to_string(sf) + " (the first is on line " +
+                                std::to_string(it->second) + ")");
     }
     const int workers = std::max(table.num_worker_types, row.w + 1);
     const int jobs = std::max(table.num_job_types, row.j + 1);
     if (static_cast<std::size_t>(workers) * static_cast<std::size_t>(jobs) * kNumScaleFactors >
         kMaxCells) {
-      return csv.Bad(row.w + 1 > table.num_worker_types ? 0 : 1,
-                     "worker types 0.." + std::to_string(workers - 1) + " x job types 0.." +
-                         std::to_string(jobs - 1) + " x " + std::to_string(kNumScaleFactors) +
-                         " scale factors exceed the dense table's " + std::to_string(kMaxCells) +
-                         " cells: type columns are indices 0..n-1, not ids");
+      const int column = row.w + 1 > table.num_worker_types ? 0 : 1;
+      return csv.FieldError(
+          column,
+          "'" + std::string(csv.Field(column)) + "' asks for worker types 0.." +
+              std::to_string(workers - 1) + " x job types 0.." + std::to_string(jobs - 1) + " x " +
+              std::to_string(kNumScaleFactors) + " scale factors, over the dense table's " +
+              std::to_string(kMaxCells) + " cells: type columns are indices 0..n-1, not ids");
     }
     table.num_worker_types = workers;
     table.num_job_types = jobs;
@@ -200,20 +109,22 @@ Result<ThroughputTable> LoadThroughputs(const std::string& path) {
 }
 
 Result<std::vector<WorkerType>> LoadClusterSpec(const std::string& path) {
-  CsvReader csv(path, {"worker_type_index", "worker_type", "num_gpus"});
-  Status status = csv.Open();
-  if (!status.ok()) return status;
+  Result<CsvReader> opened =
+      CsvReader::OpenWithHeader(path, {"worker_type_index", "worker_type", "num_gpus"});
+  if (!opened.ok()) return opened.status();
+  CsvReader& csv = opened.value();
+  Status status;
   std::vector<WorkerType> types;
   while (csv.Next(&status)) {
     int index = 0;
     WorkerType type;
-    status.Update(csv.Int(0, 0, 1 << 20, &index));
-    status.Update(csv.Int(2, 1, 1 << 30, &type.count));
+    status.Update(csv.Read(0, &index, 0, 1 << 20));
+    status.Update(csv.Read(2, &type.count, 1, 1 << 30));
     if (!status.ok()) return status;
     if (index != static_cast<int>(types.size()))
-      return csv.Bad(0, "expected " + std::to_string(types.size()) + " (indices 0..n-1 in order)");
+      return csv.Expected(0, std::to_string(types.size()) + " (indices 0..n-1 in order)");
     type.name = csv.Field(1);
-    if (type.name.empty()) return csv.Bad(1, "empty name");
+    if (type.name.empty()) return csv.Expected(1, "a name");
     types.push_back(type);
   }
   if (!status.ok()) return status;
@@ -222,40 +133,44 @@ Result<std::vector<WorkerType>> LoadClusterSpec(const std::string& path) {
 }
 
 Result<std::vector<Job>> LoadJobTrace(const std::string& path) {
-  CsvReader csv(path,
-                {"job_id",
-                 "kind",
-                 "arrival_time_s",
-                 "job_type",
-                 "scale_factor",
-                 "duration_s",
-                 "total_steps",
-                 "priority_weight"});
-  Status status = csv.Open();
-  if (!status.ok()) return status;
+  Result<CsvReader> opened = CsvReader::OpenWithHeader(path,
+                                                       {"job_id",
+                                                        "kind",
+                                                        "arrival_time_s",
+                                                        "job_type",
+                                                        "scale_factor",
+                                                        "duration_s",
+                                                        "total_steps",
+                                                        "priority_weight"});
+  if (!opened.ok()) return opened.status();
+  CsvReader& csv = opened.value();
+  Status status;
   std::vector<Job> jobs;
   while (csv.Next(&status)) {
     Job job;
-    status.Update(csv.Int(0, 0, 1 << 30, &job.id));
-    status.Update(csv.Double(2, 0.0, &job.arrival_s));
-    status.Update(csv.Int(3, 0, 1 << 24, &job.job_type));
-    status.Update(csv.Int(4, 1, 32, &job.scale_factor));
-    status.Update(csv.Double(5, 0.0, &job.duration_s));
-    status.Update(csv.Double(6, 0.0, &job.total_steps));
-    status.Update(csv.Double(7, 0.0, &job.weight));
+    status.Update(csv.Read(0, &job.id, 0, 1 << 30));
+    status.Update(csv.Read(2, &job.arrival_s, 0.0));
+    status.Update(csv.Read(3, &job.job_type, 0, 1 << 24));
+    status.Update(csv.Read(4, &job.scale_factor, 1, 32));
+    status.Update(csv.Read(5, &job.duration_s, 0.0));
+    status.Update(csv.Read(6, &job.total_steps, 0.0));
+    status.Update(csv.Read(7, &job.weight, 0.0));
     if (!status.ok()) return status;
     if (csv.Field(1) == "steady_state") {
       job.steady_state = true;
     } else if (csv.Field(1) != "arrival") {
-      return csv.Bad(1, "expected steady_state or arrival");
+      return csv.Expected(1, "steady_state or arrival");
     }
-    if (Log2ScaleFactor(job.scale_factor) < 0) return csv.Bad(4, "must be a power of two in 1..32");
-    if (job.total_steps <= 0) return csv.Bad(6, "must be > 0");
-    if (job.weight <= 0) return csv.Bad(7, "must be > 0");
+    if (Log2ScaleFactor(job.scale_factor) < 0) return csv.Expected(4, "a power of two in 1..32");
+    if (job.total_steps <= 0) return csv.Expected(6, "a number > 0");
+    if (job.weight <= 0) return csv.Expected(7, "a number > 0");
     if (job.id != static_cast<int>(jobs.size()))
-      return csv.Bad(0, "expected " + std::to_string(jobs.size()) + " (ids 0..n-1 in order)");
-    if (!jobs.empty() && job.arrival_s < jobs.back().arrival_s)
-      return csv.Bad(2, "arrival times must be non-decreasing");
+      return csv.Expected(0, std::to_string(jobs.size()) + " (ids 0..n-1 in order)");
+    if (!jobs.empty() && job.arrival_s < jobs.back().arrival_s) {
+      return csv.Expected(2,
+                          "a time >= the previous job's " + FormatNumber(jobs.back().arrival_s) +
+                              " (arrival times are non-decreasing)");
+    }
     jobs.push_back(job);
   }
   if (!status.ok()) return status;
@@ -294,33 +209,34 @@ Result<Instance> MakeInstance(const std::vector<WorkerType>& types,
 }
 
 Result<std::vector<PhillyJob>> LoadPhillyTrace(const std::string& path) {
-  CsvReader csv(path,
-                {"job_id",
-                 "vc",
-                 "vc_job_index",
-                 "arrival_s",
-                 "num_gpus",
-                 "job_type",
-                 "model",
-                 "batch_size",
-                 "total_steps",
-                 "v100_steps_per_s",
-                 "p100_steps_per_s",
-                 "k80_steps_per_s",
-                 "est_duration_v100_s"});
-  Status status = csv.Open();
-  if (!status.ok()) return status;
+  Result<CsvReader> opened = CsvReader::OpenWithHeader(path,
+                                                       {"job_id",
+                                                        "vc",
+                                                        "vc_job_index",
+                                                        "arrival_s",
+                                                        "num_gpus",
+                                                        "job_type",
+                                                        "model",
+                                                        "batch_size",
+                                                        "total_steps",
+                                                        "v100_steps_per_s",
+                                                        "p100_steps_per_s",
+                                                        "k80_steps_per_s",
+                                                        "est_duration_v100_s"});
+  if (!opened.ok()) return opened.status();
+  CsvReader& csv = opened.value();
+  Status status;
   std::vector<PhillyJob> jobs;
   while (csv.Next(&status)) {
     PhillyJob job;
-    status.Update(csv.Double(3, 0.0, &job.arrival_s));
-    status.Update(csv.Int(4, 1, 1 << 16, &job.num_gpus));
-    status.Update(csv.Double(8, 0.0, &job.total_steps));
+    status.Update(csv.Read(3, &job.arrival_s, 0.0));
+    status.Update(csv.Read(4, &job.num_gpus, 1, 1 << 16));
+    status.Update(csv.Read(8, &job.total_steps, 0.0));
     for (int g = 0; g < 3; ++g) {
-      if (!csv.Field(9 + g).empty()) status.Update(csv.Double(9 + g, 0.0, &job.steps_per_s[g]));
+      if (!csv.Field(9 + g).empty()) status.Update(csv.Read(9 + g, &job.steps_per_s[g], 0.0));
     }
     if (!status.ok()) return status;
-    if (job.total_steps <= 0) return csv.Bad(8, "must be > 0");
+    if (job.total_steps <= 0) return csv.Expected(8, "a number > 0");
     job.job_type = csv.Field(5);
     jobs.push_back(std::move(job));
   }

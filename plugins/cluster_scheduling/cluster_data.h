@@ -1,6 +1,7 @@
 // Cluster scheduling data: the throughput table, the cluster spec and the job trace (CSV files
 // of ../shared/data/dede-examples/cluster_scheduling/), and a seeded generator for the paper's
-// scale. Loader errors name the file, the line and the field.
+// scale. The tables are read with dede/csv.h: errors name file:line:column, the column and the
+// value.
 #pragma once
 
 #include <cstdint>

@@ -1,13 +1,16 @@
 #include "cluster_plugin.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <sstream>
+#include <string_view>
+
+#include "dede/csv.h"
 
 namespace dede::cluster {
 namespace {
@@ -23,10 +26,21 @@ std::string Hex(double v) {
   return buffer;
 }
 
-bool ParseHex(const std::string& s, double* out) {
-  char* end = nullptr;
-  *out = std::strtod(s.c_str(), &end);
-  return !s.empty() && end == s.c_str() + s.size();
+// A double as "%a" writes it ("-0x1.8p+3", "0x0p+0", "inf"), bit for bit.
+bool ParseHex(std::string_view s, double* out) {
+  const bool negative = !s.empty() && s.front() == '-';
+  if (negative) s.remove_prefix(1);
+  double v = 0;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s.remove_prefix(2);
+    const char* end = s.data() + s.size();
+    const auto [ptr, ec] = std::from_chars(s.data(), end, v, std::chars_format::hex);
+    if (ec != std::errc() || ptr != end || s.front() == '-' || s.front() == '+') return false;
+  } else if (s.empty() || s.front() == '-' || s.front() == '+' || !ParseDouble(s, &v)) {
+    return false;
+  }
+  *out = negative ? -v : v;
+  return true;
 }
 
 constexpr const char* kStateHeader = "cluster_scheduling_state 1";
@@ -359,32 +373,51 @@ Status ClusterSchedulingPlugin::SaveState(int round, std::string* state) {
 }
 
 Status ClusterSchedulingPlugin::RestoreState(int last_round, const std::string& state) {
-  std::istringstream in(state);
-  std::string line, word;
   auto bad = [&](const std::string& why) {
     return InvalidArgument("cluster_scheduling: checkpoint of round " + std::to_string(last_round) +
                            ": " + why);
   };
-  if (!std::getline(in, line) || line != kStateHeader) return bad("unknown header '" + line + "'");
+  // Lines of words: the header, "next_round N", "jobs N", then one line per job.
+  Result<CsvReader> opened = CsvReader::FromString(
+      state,
+      "cluster_scheduling checkpoint of round " + std::to_string(last_round),
+      {.delimiter = CsvOptions::kWhitespace, .header = false, .ragged = true});
+  if (!opened.ok()) return opened.status();
+  CsvReader& in = opened.value();
+  Status status;
+  auto line_is = [&](std::string_view first, int fields) {
+    return in.Next(&status) && in.size() == fields && in.Field(0) == first;
+  };
+  if (!in.Next(&status)) return status.ok() ? bad("empty") : status;
+  std::string header;
+  for (int k = 0; k < in.size(); ++k) header.append(k > 0 ? " " : "").append(in.Field(k));
+  if (header != kStateHeader) return bad("unknown header '" + header + "'");
   int next_round = -1, count = -1;
-  if (!(in >> word >> next_round) || word != "next_round") return bad("expected next_round");
-  if (!(in >> word >> count) || word != "jobs") return bad("expected jobs");
+  if (!line_is("next_round", 2)) return status.ok() ? bad("expected next_round") : status;
+  status.Update(in.Read(1, &next_round));
+  if (!line_is("jobs", 2)) return status.ok() ? bad("expected jobs") : status;
+  status.Update(in.Read(1, &count, 0));
+  if (!status.ok()) return status;
   if (next_round != last_round + 1) return bad("it is for round " + std::to_string(next_round - 1));
   if (count != num_jobs())
     return bad("it has " + std::to_string(count) + " jobs, the configured job set " +
                std::to_string(num_jobs()) + " (was the deployment's job source changed?)");
   std::vector<double> steps(count), completion(count);
   for (int j = 0; j < count; ++j) {
+    if (!in.Next(&status) || in.size() != 5) {
+      return status.ok() ? bad("truncated at job " + std::to_string(j)) : status;
+    }
     int id = -1;
-    std::string arrival, total, done, finish;
-    if (!(in >> id >> arrival >> total >> done >> finish))
-      return bad("truncated at job " + std::to_string(j));
-    double a = 0, t = 0;
-    if (!ParseHex(arrival, &a) || !ParseHex(total, &t) || !ParseHex(done, &steps[j]) ||
-        !ParseHex(finish, &completion[j]))
-      return bad("job " + std::to_string(j) + ": not a number");
+    double values[4] = {0, 0, 0, 0};  // arrival, total steps, steps done, completion
+    status.Update(in.Read(0, &id));
+    for (int k = 0; k < 4 && status.ok(); ++k) {
+      if (!ParseHex(in.Field(k + 1), &values[k])) status = in.Expected(k + 1, "a hex double");
+    }
+    if (!status.ok()) return status;
+    steps[j] = values[2];
+    completion[j] = values[3];
     const Job& job = instance_.jobs[j];
-    if (id != job.id || a != job.arrival_s || t != job.total_steps)
+    if (id != job.id || values[0] != job.arrival_s || values[1] != job.total_steps)
       return bad("job " + std::to_string(j) +
                  " differs from the configured job set (was the deployment's job source changed?)");
   }
@@ -433,18 +466,10 @@ Status ClusterSchedulingPlugin::ApplyEvent(int round, const Event& event, std::s
     for (std::size_t r = 0; r < instance_.types.size(); ++r) {
       if (instance_.types[r].name == event.target) type = static_cast<int>(r);
     }
-    long long index = -1;
-    if (type < 0) {
-      std::size_t used = 0;
-      try {
-        index = std::stoll(event.target, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == event.target.size() && index >= 0 &&
-          index < static_cast<long long>(instance_.types.size())) {
-        type = static_cast<int>(index);
-      }
+    int index = -1;
+    if (type < 0 && ParseInteger(event.target, &index) && index >= 0 &&
+        index < static_cast<int>(instance_.types.size())) {
+      type = index;
     }
     if (type < 0) {
       *rejection = where + ": target '" + event.target + "' is not a worker type (a name or 0.." +
@@ -506,18 +531,8 @@ Status ClusterSchedulingPlugin::ApplyArrival(int round,
                             " arrival slots are taken (plugin.settings.event_job_slots)");
   }
   int id = -1;
-  {
-    std::size_t used = 0;
-    long long value = -1;
-    try {
-      value = std::stoll(event.target, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != event.target.size() || value < 0 || value > (1 << 30)) {
-      return reject("target '" + event.target + "' is not a job id (an integer in [0, 2^30])");
-    }
-    id = static_cast<int>(value);
+  if (!ParseInteger(event.target, &id) || id < 0 || id > (1 << 30)) {
+    return reject("target '" + event.target + "' is not a job id (an integer in [0, 2^30])");
   }
   for (const Job& job : instance_.jobs) {
     if (job.id == id) return reject("job id " + event.target + " is taken");

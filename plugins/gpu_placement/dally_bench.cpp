@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,14 +15,6 @@
 namespace {
 
 using dede::gpu::Policy;
-
-std::vector<std::string> Split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) out.push_back(item);
-  return out;
-}
 
 double Change(double dally, double other) {
   return other > 0 ? 100.0 * (dally - other) / other : 0.0;
@@ -35,7 +26,9 @@ int main(int argc, char** argv) {
   CLI::App app{
       "dally_bench: Dally, its variants, Tiresias and Gandiva on the synthetic 500-job workload "
       "or a trace, per cluster size and arrival mode"};
-  std::string work_model = "artist_linear", racks_arg = "2,4,8,16", arrivals_arg;
+  std::string work_model = "artist_linear";
+  std::vector<int> racks = {2, 4, 8, 16};
+  std::vector<std::string> arrivals;
   std::string tiresias = "paper", trace, las = "discretized", clock = "queue_entry",
               never_run = "last";
   int jobs = 500;
@@ -52,7 +45,9 @@ int main(int argc, char** argv) {
   app.add_option("--jobs-per-day", jobs_per_day, "Poisson arrival rate (synthetic)")
       ->check(CLI::Range(1e-6, 1e9))
       ->capture_default_str();
-  app.add_option("--racks", racks_arg, "cluster sizes in racks, comma-separated")
+  app.add_option("--racks", racks, "cluster sizes in racks, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1 << 16))
       ->capture_default_str();
   app.add_option("--machines-per-rack", shape.machines_per_rack, "machines per rack")
       ->check(CLI::Range(1, 1 << 16))
@@ -61,11 +56,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 10))
       ->capture_default_str();
   app.add_option("--arrivals",
-                 arrivals_arg,
+                 arrivals,
                  "arrival modes, comma-separated: batch (every job at time 0), poisson (generated; "
                  "synthetic workload only), trace (the trace's own times; with --trace only), as "
                  "the plugin's workload.arrivals (default: batch,poisson; with --trace: "
-                 "batch,trace)");
+                 "batch,trace)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"batch", "poisson", "trace"}));
   app.add_option("--lease-s", lease_s, "lease length")
       ->check(CLI::Range(1e-3, 1e9))
       ->capture_default_str();
@@ -88,38 +85,21 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"first", "last"}))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  if (arrivals_arg.empty()) arrivals_arg = trace.empty() ? "batch,poisson" : "batch,trace";
-  for (const std::string& mode : Split(arrivals_arg)) {
-    const bool known = mode == "batch" || mode == "poisson" || mode == "trace";
-    if (!known || (mode == "poisson" && !trace.empty()) || (mode == "trace" && trace.empty())) {
+  if (arrivals.empty()) {
+    arrivals = trace.empty() ? std::vector<std::string>{"batch", "poisson"}
+                             : std::vector<std::string>{"batch", "trace"};
+  }
+  for (const std::string& mode : arrivals) {
+    if ((mode == "poisson" && !trace.empty()) || (mode == "trace" && trace.empty())) {
       std::fprintf(stderr,
                    "dally_bench: --arrivals %s: %s\n",
                    mode.c_str(),
-                   !known ? "expected batch, poisson or trace"
-                   : mode == "poisson"
+                   mode == "poisson"
                        ? "poisson generates arrivals for the synthetic workload; a trace has its "
                          "own (trace) or all at time 0 (batch)"
                        : "trace needs --trace");
       return 2;
     }
-  }
-  std::vector<int> racks;
-  for (const std::string& r : Split(racks_arg)) {
-    std::size_t used = 0;
-    int value = 0;
-    try {
-      value = std::stoi(r, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != r.size() || value < 1 || value > (1 << 16)) {
-      std::fprintf(stderr,
-                   "dally_bench: --racks %s: '%s' is not a rack count in [1, 65536]\n",
-                   racks_arg.c_str(),
-                   r.c_str());
-      return 2;
-    }
-    racks.push_back(value);
   }
   std::vector<dede::gpu::JobSpec> trace_jobs;
   if (!trace.empty()) {
@@ -174,7 +154,7 @@ int main(int argc, char** argv) {
   double total_wall = 0;
   for (const int rack_count : racks) {
     const std::string r = std::to_string(rack_count);
-    for (const std::string& arrival : Split(arrivals_arg)) {
+    for (const std::string& arrival : arrivals) {
       const bool poisson = arrival == "poisson";
       auto w = trace.empty() ? dede::gpu::GenerateWorkload(jobs, poisson, jobs_per_day, seed)
                              : trace_jobs;

@@ -1,15 +1,15 @@
 // Checkpoint of the GPU simulation (Simulation::Save / Load): the whole state as text, so a
 // restarted deployment continues the simulation bit for bit.
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <utility>
 
+#include "dede/csv.h"
 #include "gpu_sim.h"
 
 namespace dede::gpu {
@@ -47,20 +47,17 @@ class Writer {
 class Reader {
  public:
   explicit Reader(const std::string& s) : in_(s) {}
+  // Numbers as dede/csv.h reads them ("inf" and "nan" included: to_chars writes them).
   double D() {
     std::string t;
-    if (!(in_ >> t)) return Fail();
     double v = 0;
-    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return Fail();
+    if (!(in_ >> t) || !ParseDouble(t, &v)) return Fail();
     return v;
   }
   int64_t I() {
     std::string t;
-    if (!(in_ >> t)) return static_cast<int64_t>(Fail());
-    char* end = nullptr;
-    const long long v = std::strtoll(t.c_str(), &end, 10);
-    if (end == t.c_str() || *end != '\0') return static_cast<int64_t>(Fail());
+    std::int64_t v = 0;
+    if (!(in_ >> t) || !ParseInteger(t, &v)) return static_cast<int64_t>(Fail());
     return v;
   }
   std::string S() {

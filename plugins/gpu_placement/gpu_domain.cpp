@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "dede/csv.h"
+
 namespace dede::gpu {
 namespace {
 constexpr double kHour = 3600.0;
@@ -531,7 +533,7 @@ Status GpuPlacementDomain::RestoreState(int last_round, const std::string& state
     for (double& v : c) {
       std::string t;
       in >> t;
-      if (std::from_chars(t.data(), t.data() + t.size(), v).ec != std::errc())
+      if (!ParseDouble(t, &v))
         return FailedPrecondition("gpu_placement: the checkpoint of round " +
                                   std::to_string(last_round) + " has a malformed share credit '" +
                                   t + "'");

@@ -1,8 +1,8 @@
 // gpu_placement inbox events: jobs submitted while the deployment runs fill the demand slots
 // reserved by `event_job_slots`. See README.md in this directory.
-#include <charconv>
 #include <string>
 
+#include "dede/csv.h"
 #include "gpu_domain.h"
 
 namespace dede::gpu {
@@ -31,9 +31,7 @@ Status GpuPlacementDomain::ApplyEvent(int round, const Event& event, std::string
             : "all " + std::to_string(settings_.event_job_slots) +
                   " slots for submitted jobs are taken (plugin.settings.event_job_slots)");
   JobSpec job;
-  const char* end = event.target.data() + event.target.size();
-  const auto parsed = std::from_chars(event.target.data(), end, job.id);
-  if (event.target.empty() || parsed.ec != std::errc() || parsed.ptr != end || job.id < 0)
+  if (!ParseInteger(event.target, &job.id) || job.id < 0)
     return reject("target '" + event.target + "' is not a job id (an integer >= 0)");
   for (const JobSpec& other : jobs_)
     if (other.id == job.id) return reject("job id " + event.target + " is already in use");

@@ -1,151 +1,84 @@
 // Trace readers of the gpu_placement simulator (gpu_sim.h): Dally's online-comparison CSV and
-// Tiresias-style job lists. Every field is checked; errors name file:line and the column.
+// Tiresias-style job lists. Every field is checked; errors name file:line:column and the column.
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <initializer_list>
-#include <map>
-#include <sstream>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "dede/csv.h"
 #include "gpu_sim.h"
 
 namespace dede::gpu {
 
 namespace {
-std::vector<std::string> SplitCsv(const std::string& line) {
-  std::vector<std::string> f;
-  std::string cur;
-  for (char c : line) {
-    if (c == ',')
-      f.push_back(cur), cur.clear();
-    else if (c != '\r')
-      cur += c;
+
+// A trace CSV (dede/csv.h) with its required columns. Rows may be ragged: a missing field
+// reads as empty (an error where a value is required), columns beyond the header are ignored.
+// Empty with *error set when the file cannot be opened or a required column is missing.
+std::optional<CsvReader> OpenTrace(const std::string& path,
+                                   const std::vector<std::string_view>& required,
+                                   std::string* error) {
+  Result<CsvReader> csv = CsvReader::Open(path, {.ragged = true});
+  Status status = csv.ok() ? csv->RequireColumns(required) : csv.status();
+  if (!status.ok()) {
+    if (error) *error = status.message();
+    return std::nullopt;
   }
-  f.push_back(cur);
-  return f;
+  return std::move(csv.value());
 }
 
-// Opens a trace CSV and reads its header (a UTF-8 byte-order mark and a trailing CR are
-// skipped) into column positions by name. False with *error when the file cannot be opened or
-// a required column is missing.
-bool OpenTrace(const std::string& path,
-               std::initializer_list<const char*> required,
-               std::ifstream* in,
-               std::map<std::string, size_t>* col,
+// Reads the named column of the current row as a finite number in [lo, hi] (an integer
+// written as digits or as an integral number when `integer`). False with *error naming
+// file:line:column, the column and the value.
+bool ReadField(const CsvReader& csv,
+               const char* column,
+               double lo,
+               double hi,
+               bool integer,
+               double* out,
                std::string* error) {
-  in->open(path);
-  if (!*in) {
-    if (error) *error = "cannot open " + path;
-    return false;
+  const int c = csv.Column(column);
+  Status status;
+  if (integer) {
+    std::int64_t v = 0;
+    status = csv.ReadIntegral(
+        c, &v, static_cast<std::int64_t>(std::ceil(lo)), static_cast<std::int64_t>(std::floor(hi)));
+    if (status.ok()) *out = static_cast<double>(v);
+  } else {
+    status = csv.Read(c, out, lo, hi);
   }
-  std::string line;
-  std::getline(*in, line);
-  if (line.size() >= 3 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  const auto header = SplitCsv(line);
-  for (size_t i = 0; i < header.size(); ++i) (*col)[header[i]] = i;
-  for (const char* need : required) {
-    if (!col->count(need)) {
-      if (error) *error = path + ": missing column " + need;
-      return false;
-    }
-  }
-  return true;
-}
-}  // namespace
-
-namespace {
-
-// A finite number in [lo, hi], or an integer when `integer`: else *error names file:line and
-// the column. Returns false on error.
-bool ParseField(const std::string& text,
-                const std::string& where,
-                const char* column,
-                double lo,
-                double hi,
-                bool integer,
-                double* out,
-                std::string* error) {
-  const std::string trimmed = [&] {
-    std::string t = text;
-    while (!t.empty() && (t.back() == '\r' || t.back() == ' ')) t.pop_back();
-    return t;
-  }();
-  char* end = nullptr;
-  errno = 0;
-  const double v = trimmed.empty() ? 0.0 : std::strtod(trimmed.c_str(), &end);
-  const bool ok = !trimmed.empty() && end == trimmed.c_str() + trimmed.size() && errno != ERANGE &&
-                  std::isfinite(v) && v >= lo && v <= hi && (!integer || v == std::floor(v));
-  if (!ok) {
-    if (error) {
-      std::ostringstream bounds;
-      bounds << (integer ? "an integer" : "a number") << " in [" << lo << ", " << hi << "]";
-      *error = where + ": column " + column + " = '" + trimmed + "': expected " + bounds.str();
-    }
-    return false;
-  }
-  *out = v;
-  return true;
+  if (!status.ok() && error) *error = status.message();
+  return status.ok();
 }
 
 }  // namespace
 
 std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error) {
-  std::ifstream in;
-  std::map<std::string, size_t> col;
-  if (!OpenTrace(path,
-                 {"job_id", "arrival_s", "num_gpus", "total_iterations", "time_per_iteration_s"},
-                 &in,
-                 &col,
-                 error))
-    return {};
-  std::string line;
-  const bool has_slowdowns = col.count("cross_slot_slowdown") &&
-                             col.count("cross_machine_slowdown") &&
-                             col.count("cross_rack_slowdown");
+  std::optional<CsvReader> csv = OpenTrace(
+      path, {"job_id", "arrival_s", "num_gpus", "total_iterations", "time_per_iteration_s"}, error);
+  if (!csv) return {};
+  const bool has_slowdowns = csv->Column("cross_slot_slowdown") >= 0 &&
+                             csv->Column("cross_machine_slowdown") >= 0 &&
+                             csv->Column("cross_rack_slowdown") >= 0;
   const auto table = TableIOverheads();
   std::vector<JobSpec> jobs;
-  int line_no = 1;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const std::string where = path + ":" + std::to_string(line_no);
-    const auto f = SplitCsv(line);
-    auto get = [&](const char* name) -> std::string {
-      auto it = col.find(name);
-      return it != col.end() && it->second < f.size() ? f[it->second] : std::string();
-    };
+  Status status;
+  while (csv->Next(&status)) {
     JobSpec s;
     double id = 0, gpus = 0;
-    if (!ParseField(get("job_id"), where, "job_id", 0, 2147483647, true, &id, error) ||
-        !ParseField(get("arrival_s"), where, "arrival_s", 0, 1e15, false, &s.arrival_s, error) ||
-        !ParseField(get("num_gpus"), where, "num_gpus", 1, 1e6, true, &gpus, error) ||
-        !ParseField(get("total_iterations"),
-                    where,
-                    "total_iterations",
-                    0,
-                    1e18,
-                    false,
-                    &s.iterations,
-                    error) ||
-        !ParseField(get("time_per_iteration_s"),
-                    where,
-                    "time_per_iteration_s",
-                    0,
-                    1e9,
-                    false,
-                    &s.time_per_iteration_s,
-                    error)) {
+    if (!ReadField(*csv, "job_id", 0, 2147483647, true, &id, error) ||
+        !ReadField(*csv, "arrival_s", 0, 1e15, false, &s.arrival_s, error) ||
+        !ReadField(*csv, "num_gpus", 1, 1e6, true, &gpus, error) ||
+        !ReadField(*csv, "total_iterations", 0, 1e18, false, &s.iterations, error) ||
+        !ReadField(*csv, "time_per_iteration_s", 0, 1e9, false, &s.time_per_iteration_s, error)) {
       return {};
     }
     s.id = static_cast<int>(id);
     s.gpus = static_cast<int>(gpus);
-    s.model = get("model");
+    s.model = csv->Field(csv->Column("model"));
     auto it = table.find(s.model);
     if (it != table.end()) {
       s.overhead = it->second;
@@ -155,13 +88,12 @@ std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error) {
       const char* names[3] = {
           "cross_slot_slowdown", "cross_machine_slowdown", "cross_rack_slowdown"};
       for (int k = 0; k < 3; ++k) {
-        if (!ParseField(get(names[k]), where, names[k], 1e-9, 1, false, &factors[k], error))
-          return {};
+        if (!ReadField(*csv, names[k], 1e-9, 1, false, &factors[k], error)) return {};
       }
       s.overhead = {1 / factors[0] - 1, 1 / factors[1] - 1, 1 / factors[2] - 1};
     } else {
       if (error) {
-        *error = where + ": model '" + s.model +
+        *error = csv->Where() + ": model '" + s.model +
                  "' is not in Table I and the file has no "
                  "cross_slot_slowdown, cross_machine_slowdown and cross_rack_slowdown columns: its "
                  "communication overhead is unknown (give the columns, or a model of Table I)";
@@ -170,40 +102,29 @@ std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error) {
     }
     jobs.push_back(s);
   }
+  if (!status.ok()) {
+    if (error) *error = status.message();
+    return {};
+  }
   return jobs;
 }
 
 std::vector<JobSpec> LoadTiresiasCsv(const std::string& path,
                                      WorkModel work_model,
                                      std::string* error) {
-  std::ifstream in;
-  std::map<std::string, size_t> col;
-  if (!OpenTrace(path,
-                 {"job_id", "arrival_s", "num_gpu", "model", "iterations", "duration_s"},
-                 &in,
-                 &col,
-                 error))
-    return {};
-  std::string line;
+  std::optional<CsvReader> csv = OpenTrace(
+      path, {"job_id", "arrival_s", "num_gpu", "model", "iterations", "duration_s"}, error);
+  if (!csv) return {};
   std::vector<JobSpec> jobs;
-  int line_no = 1;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const std::string where = path + ":" + std::to_string(line_no);
-    const auto f = SplitCsv(line);
-    auto get = [&](const char* name) -> std::string {
-      const size_t i = col[name];
-      return i < f.size() ? f[i] : std::string();
-    };
+  Status status;
+  while (csv->Next(&status)) {
     JobSpec s;
     double id = 0, gpus = 0, duration = 0;
-    if (!ParseField(get("job_id"), where, "job_id", 0, 2147483647, true, &id, error) ||
-        !ParseField(get("arrival_s"), where, "arrival_s", 0, 1e15, false, &s.arrival_s, error) ||
-        !ParseField(get("num_gpu"), where, "num_gpu", 1, 1e6, true, &gpus, error) ||
-        !ParseField(get("iterations"), where, "iterations", 0, 1e18, false, &s.iterations, error) ||
-        !ParseField(get("duration_s"), where, "duration_s", 0, 1e15, false, &duration, error)) {
+    if (!ReadField(*csv, "job_id", 0, 2147483647, true, &id, error) ||
+        !ReadField(*csv, "arrival_s", 0, 1e15, false, &s.arrival_s, error) ||
+        !ReadField(*csv, "num_gpu", 1, 1e6, true, &gpus, error) ||
+        !ReadField(*csv, "iterations", 0, 1e18, false, &s.iterations, error) ||
+        !ReadField(*csv, "duration_s", 0, 1e15, false, &duration, error)) {
       return {};
     }
     s.id = static_cast<int>(id);
@@ -212,8 +133,12 @@ std::vector<JobSpec> LoadTiresiasCsv(const std::string& path,
         s.iterations > 0
             ? duration / s.iterations * (work_model == WorkModel::kArtistLinear ? s.gpus : 1)
             : 0;
-    s.model = get("model");
+    s.model = csv->Field(csv->Column("model"));
     jobs.push_back(s);
+  }
+  if (!status.ok()) {
+    if (error) *error = status.message();
+    return {};
   }
   return jobs;
 }

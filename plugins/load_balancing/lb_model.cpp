@@ -2,33 +2,15 @@
 #include "lb_model.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 #include <utility>
+
+#include "dede/csv.h"
 
 namespace dede::lb {
 namespace {
-
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-  return s.substr(i);
-}
-
-Status FieldError(const std::string& path,
-                  int line,
-                  const std::string& field,
-                  const std::string& value,
-                  const std::string& why) {
-  return InvalidArgument(path + ":" + std::to_string(line) + ": field '" + field + "' = '" + value +
-                         "': " + why);
-}
 
 // "[1, 4, 7]"
 std::string ListText(const std::vector<int>& values) {
@@ -41,64 +23,36 @@ std::string ListText(const std::vector<int>& values) {
 }  // namespace
 
 Status LoadShardLoads(const std::string& path, std::vector<std::vector<double>>* loads) {
-  std::ifstream in(path);
-  if (!in) return NotFound(path + ": cannot open shard loads file");
-  std::string text;
-  int line_no = 1;
-  if (!std::getline(in, text))
-    return InvalidArgument(path + ":1: empty file, expected header 'round,shard,load'");
-  if (Trim(text) != "round,shard,load")
-    return InvalidArgument(path + ":1: header is '" + Trim(text) +
-                           "', expected 'round,shard,load'");
-  std::map<std::pair<long, long>, double> cells;
-  long max_round = -1, max_shard = -1;
-  while (std::getline(in, text)) {
-    ++line_no;
-    text = Trim(text);
-    if (text.empty()) continue;
-    std::vector<std::string> fields;
-    std::stringstream ss(text);
-    std::string f;
-    while (std::getline(ss, f, ',')) fields.push_back(Trim(f));
-    if (!text.empty() && text.back() == ',') fields.push_back("");
-    if (fields.size() != 3)
-      return InvalidArgument(path + ":" + std::to_string(line_no) +
-                             ": expected 3 fields (round,shard,load), got " +
-                             std::to_string(fields.size()));
-    long idx[2];
-    const char* names[2] = {"round", "shard"};
-    for (int i = 0; i < 2; ++i) {
-      char* end = nullptr;
-      errno = 0;
-      idx[i] = std::strtol(fields[i].c_str(), &end, 10);
-      if (fields[i].empty() || *end != '\0' || errno != 0)
-        return FieldError(path, line_no, names[i], fields[i], "not an integer");
-      if (idx[i] < 0 || idx[i] > (1L << 24))
-        return FieldError(path, line_no, names[i], fields[i], "out of range [0, 16777216]");
-    }
-    char* end = nullptr;
-    errno = 0;
-    const double load = std::strtod(fields[2].c_str(), &end);
-    if (fields[2].empty() || *end != '\0' || errno != 0)
-      return FieldError(path, line_no, "load", fields[2], "not a number");
+  Result<CsvReader> opened = CsvReader::OpenWithHeader(path, {"round", "shard", "load"});
+  if (!opened.ok()) return opened.status();
+  CsvReader& csv = opened.value();
+  Status status;
+  std::map<std::pair<int, int>, double> cells;
+  int max_round = -1, max_shard = -1;
+  while (csv.Next(&status)) {
+    int round = 0, shard = 0;
+    double load = 0;
+    status.Update(csv.Read(0, &round, 0, 1 << 24));
+    status.Update(csv.Read(1, &shard, 0, 1 << 24));
     // Bounded so that the total over thousands of shards (the band is a share of it) stays
     // finite and exact to the solvers' tolerances.
-    if (!std::isfinite(load) || load < 0 || load > 1e15)
-      return FieldError(path, line_no, "load", fields[2], "must be within [0, 1e15]");
-    if (!cells.emplace(std::make_pair(idx[0], idx[1]), load).second)
-      return FieldError(path,
-                        line_no,
-                        "shard",
-                        fields[1],
-                        "duplicate (round " + fields[0] + ", shard " + fields[1] + ")");
-    max_round = std::max(max_round, idx[0]);
-    max_shard = std::max(max_shard, idx[1]);
+    status.Update(csv.Read(2, &load, 0.0, 1e15));
+    if (!status.ok()) return status;
+    const auto [it, inserted] = cells.emplace(std::make_pair(round, shard), load);
+    if (!inserted) {
+      return csv.FieldError(1,
+                            "a second load for round " + std::to_string(round) + ", shard " +
+                                std::to_string(shard) + " (duplicate)");
+    }
+    max_round = std::max(max_round, round);
+    max_shard = std::max(max_shard, shard);
   }
+  if (!status.ok()) return status;
   if (cells.empty()) return InvalidArgument(path + ": no data rows");
   const std::size_t expect = static_cast<std::size_t>(max_round + 1) * (max_shard + 1);
   if (cells.size() != expect) {
-    for (long r = 0; r <= max_round; ++r)
-      for (long k = 0; k <= max_shard; ++k)
+    for (int r = 0; r <= max_round; ++r)
+      for (int k = 0; k <= max_shard; ++k)
         if (!cells.count({r, k}))
           return InvalidArgument(path + ": missing row for round " + std::to_string(r) +
                                  ", shard " + std::to_string(k) +
@@ -467,28 +421,23 @@ std::vector<std::vector<double>> GenerateLoads(const std::vector<double>& u, int
 }
 
 Status LoadRandomNums(const std::string& path, std::vector<double>* u) {
-  std::ifstream in(path);
-  if (!in) return NotFound(path + ": cannot open random numbers file");
-  std::string text;
-  if (!std::getline(in, text) || Trim(text) != "round,random_num")
-    return InvalidArgument(path + ":1: expected header 'round,random_num'");
+  Result<CsvReader> opened = CsvReader::OpenWithHeader(path, {"round", "random_num"});
+  if (!opened.ok()) return opened.status();
+  CsvReader& csv = opened.value();
+  Status status;
   u->clear();
-  for (int line = 2; std::getline(in, text); ++line) {
-    text = Trim(text);
-    if (text.empty()) continue;
-    const std::size_t comma = text.find(',');
-    char* end = nullptr;
-    const long r = comma == std::string::npos ? -1 : std::strtol(text.c_str(), &end, 10);
-    if (comma == std::string::npos || end != text.c_str() + comma ||
-        r != static_cast<long>(u->size()))
-      return FieldError(
-          path, line, "round", text.substr(0, comma), "expected " + std::to_string(u->size()));
-    const std::string value = text.substr(comma + 1);
-    const double v = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || !(v >= 0 && v <= 1))
-      return FieldError(path, line, "random_num", value, "not a number in [0, 1]");
+  while (csv.Next(&status)) {
+    int round = -1;
+    double v = 0;
+    status = csv.Read(0, &round);
+    if (status.ok() && round != static_cast<int>(u->size())) {
+      status = csv.Expected(0, std::to_string(u->size()) + " (rounds 0, 1, ... in order)");
+    }
+    status.Update(csv.Read(1, &v, 0.0, 1.0));
+    if (!status.ok()) return status;
     u->push_back(v);
   }
+  if (!status.ok()) return status;
   if (u->empty()) return InvalidArgument(path + ": no data rows");
   return Status::Ok();
 }

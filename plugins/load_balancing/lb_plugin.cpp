@@ -2,20 +2,21 @@
 #include "lb_plugin.h"
 
 #include <climits>
-#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "dede/csv.h"
 
 namespace dede::lb {
 namespace {
 
 // A non-negative decimal index below `limit`, else -1.
-long ParseIndex(const std::string& text, long limit) {
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v < 0 || v >= limit) return -1;
+int ParseIndex(std::string_view text, int limit) {
+  int v = -1;
+  if (!ParseInteger(text, &v) || v < 0 || v >= limit) return -1;
   return v;
 }
 
@@ -160,7 +161,7 @@ Status LoadBalancingPlugin::ApplyEvent(int round, const Event& event, std::strin
     *rejection = where + ": unknown kind";
     return Status::Ok();
   }
-  const long shard = ParseIndex(event.target, options_.shards);
+  const int shard = ParseIndex(event.target, options_.shards);
   if (shard < 0) {
     *rejection = where + ": target '" + event.target + "' is not a shard index 0.." +
                  std::to_string(options_.shards - 1);
@@ -173,7 +174,7 @@ Status LoadBalancingPlugin::ApplyEvent(int round, const Event& event, std::strin
     *rejection = status.message();
     return Status::Ok();
   }
-  model_.SetLoadFrom(round, static_cast<int>(shard), load);
+  model_.SetLoadFrom(round, shard, load);
   return Status::Ok();
 }
 
@@ -181,7 +182,7 @@ Status LoadBalancingPlugin::ApplyServerEvent(int round,
                                              const Event& event,
                                              const std::string& where,
                                              std::string* rejection) {
-  const long server = ParseIndex(event.target, options_.servers);
+  const int server = ParseIndex(event.target, options_.servers);
   if (server < 0) {
     *rejection = where + ": target '" + event.target + "' is not a server index 0.." +
                  std::to_string(options_.servers - 1);
@@ -274,21 +275,30 @@ Status LoadBalancingPlugin::SaveState(int round, std::string* state) {
 }
 
 Status LoadBalancingPlugin::RestoreState(int last_round, const std::string& state) {
+  // One record: a field per shard, each its servers separated by ','.
+  Result<CsvReader> opened =
+      CsvReader::FromString(state,
+                            "load_balancing checkpoint of round " + std::to_string(last_round),
+                            {.delimiter = ';', .header = false});
+  if (!opened.ok()) return opened.status();
+  CsvReader& in = opened.value();
   ServerSets placement;
-  std::stringstream in(state);
-  std::string shard;
-  while (std::getline(in, shard, ';')) {
-    placement.emplace_back();
-    std::stringstream servers(shard);
-    std::string s;
-    while (std::getline(servers, s, ',')) {
-      const long v = ParseIndex(s, options_.servers);
-      if (v < 0)
-        return InvalidArgument("load_balancing: bad checkpoint state for round " +
-                               std::to_string(last_round) + ": server '" + s + "'");
-      placement.back().push_back(static_cast<int>(v));
+  Status status;
+  if (in.Next(&status)) {
+    for (int k = 0; k < in.size(); ++k) {
+      placement.emplace_back();
+      for (std::string_view s : in.Items(k, ',')) {
+        const int v = ParseIndex(s, options_.servers);
+        if (v < 0) {
+          return in.Expected(
+              k, "server indices 0.." + std::to_string(options_.servers - 1) + " separated by ','");
+        }
+        placement.back().push_back(v);
+      }
     }
+    if (in.Next(&status)) return in.RecordError("a second line (the state is one line)");
   }
+  if (!status.ok()) return status;
   if (static_cast<int>(placement.size()) != options_.shards)
     return InvalidArgument("load_balancing: checkpoint state of round " +
                            std::to_string(last_round) + " has " + std::to_string(placement.size()) +

@@ -19,6 +19,7 @@
 #include <thread>
 #include <utility>
 
+#include "dede/csv.h"
 #include "te_plugin.h"
 #include "te_text.h"
 
@@ -80,7 +81,7 @@ Status TrafficEngineeringPlugin::SolveWith(const std::string& method,
     int k = 0;
     if (!digits.empty() && digits.size() <= 5 &&
         std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      k = std::stoi(digits);
+      (void)ParseInteger(digits, &k);  // five digits: always an int
     }
     if (k >= 1) return SolvePop(k, round, problem, services, allocation, summary);
   }

@@ -9,81 +9,46 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string_view>
 #include <utility>
 
+#include "dede/csv.h"
 #include "te_text.h"
 
 namespace dede::te {
 namespace {
 
 using text::Invalid;
-using text::ParseDouble;
-using text::ParseInt;
-using text::Trim;
 
-// Reads a CSV file with the expected header; rows come back with their 1-based line numbers.
-Status ReadCsv(const std::string& file,
-               const std::vector<std::string>& header,
-               std::vector<std::pair<int, std::vector<std::string>>>* rows) {
-  std::ifstream in(file);
-  if (!in) return Status(StatusCode::kNotFound, file + ": cannot open the file");
-  std::string line;
-  if (!std::getline(in, line)) return Invalid(file + ": empty file, expected a header line");
-  line = text::StripBom(line);
-  std::vector<std::string> got = text::SplitCsv(Trim(line));
-  for (std::string& g : got) g = Trim(g);
-  if (got != header) {
-    std::string want;
-    for (const std::string& h : header) want += (want.empty() ? "" : ",") + h;
-    return Invalid(file + ":1: header is '" + Trim(line) + "', expected '" + want + "'");
-  }
-  int line_number = 1;
-  while (std::getline(in, line)) {
-    ++line_number;
-    line = Trim(line);
-    if (line.empty()) continue;
-    std::vector<std::string> fields = text::SplitCsv(line);
-    if (fields.size() != header.size()) {
-      return Invalid(file + ":" + std::to_string(line_number) + ": " +
-                     std::to_string(fields.size()) + " fields, expected " +
-                     std::to_string(header.size()));
-    }
-    for (std::string& f : fields) f = Trim(f);
-    rows->emplace_back(line_number, std::move(fields));
-  }
-  return Status::Ok();
-}
-
-std::string At(const std::string& file, int line, const std::string& field) {
-  return file + ":" + std::to_string(line) + ": " + field;
-}
-
-Status ReadNode(const std::string& file,
-                int line,
-                const std::string& field,
-                const std::string& text,
-                const Topology& topology,
-                int* index) {
+// The node `text` names (an id where the topology's ids are integers, else a name), or why not.
+bool FindNode(std::string_view text, const Topology& topology, int* index, std::string* why) {
   if (topology.integer_ids) {
-    long long id = 0;
-    if (!ParseInt(text, &id))
-      return Invalid(At(file, line, field) + " = '" + text + "' is not an integer");
+    std::int64_t id = 0;
+    if (!ParseInteger(text, &id)) {
+      *why = "'";
+      why->append(text).append("' is not a node id (the topology's ids are integers)");
+      return false;
+    }
     *index = topology.NodeIndex(id);
   } else {
-    *index = topology.NodeIndexByName(text);
+    *index = topology.NodeIndexByName(std::string(text));
   }
-  if (*index < 0)
-    return Invalid(At(file, line, field) + " = " + text + ": no such node in the topology");
-  return Status::Ok();
+  if (*index >= 0) return true;
+  *why = "'";
+  why->append(text).append("' is not a node of the topology");
+  return false;
+}
+
+Status ReadNode(const CsvReader& csv, int column, const Topology& topology, int* index) {
+  std::string why;
+  if (FindNode(csv.Field(column), topology, index, &why)) return Status::Ok();
+  return csv.FieldError(column, why);
 }
 
 }  // namespace
 
 Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
                                                    const Topology& topology) {
-  std::vector<std::pair<int, std::vector<std::string>>> rows;
   {
     std::ifstream in(file);
     std::string first;
@@ -91,111 +56,113 @@ Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
       return LoadSndlibDemands(file, topology);
     }
   }
-  Status status = ReadCsv(file, {"src", "dst", "demand"}, &rows);
-  if (!status.ok()) return status;
+  Result<CsvReader> opened = CsvReader::OpenWithHeader(file, {"src", "dst", "demand"});
+  if (!opened.ok()) return opened.status();
+  CsvReader& csv = opened.value();
+  Status status;
   std::vector<DemandEntry> entries;
   std::map<std::pair<int, int>, int> seen;
-  for (const auto& [line, f] : rows) {
+  while (csv.Next(&status)) {
     DemandEntry entry;
-    status = ReadNode(file, line, "src", f[0], topology, &entry.src);
-    status.Update(ReadNode(file, line, "dst", f[1], topology, &entry.dst));
+    status.Update(ReadNode(csv, 0, topology, &entry.src));
+    status.Update(ReadNode(csv, 1, topology, &entry.dst));
+    status.Update(csv.Read(2, &entry.demand, 0.0));
     if (!status.ok()) return status;
-    if (!ParseDouble(f[2], &entry.demand) || !std::isfinite(entry.demand)) {
-      return Invalid(At(file, line, "demand") + " = '" + f[2] + "' is not a number");
-    }
-    if (entry.demand < 0) {
-      return Invalid(At(file, line, "demand") + " = " + f[2] +
-                     ". Violated constraint: demand >= 0");
-    }
-    auto [it, inserted] = seen.emplace(std::make_pair(entry.src, entry.dst), line);
+    const std::string pair = std::string(csv.Field(0)) + " -> " + std::string(csv.Field(1));
+    auto [it, inserted] = seen.emplace(std::make_pair(entry.src, entry.dst), csv.line());
     if (!inserted) {
-      return Invalid(file + ":" + std::to_string(line) + ": duplicate pair " + f[0] + " -> " +
-                     f[1] + " (also line " + std::to_string(it->second) + ")");
+      return csv.RecordError("duplicate pair " + pair + " (also line " +
+                             std::to_string(it->second) + ")");
     }
     if (entry.demand == 0) continue;
     if (entry.src == entry.dst) {
-      return Invalid(file + ":" + std::to_string(line) + ": positive demand from node " + f[0] +
-                     " to itself");
+      return csv.RecordError("positive demand from node " + std::string(csv.Field(0)) +
+                             " to itself");
     }
     entries.push_back(entry);
   }
+  if (!status.ok()) return status;
   return entries;
 }
+
+namespace {
+
+// The pair a series column names: SRC>DST or SRC->DST.
+Status ReadSeriesPair(
+    const CsvReader& csv, int column, const Topology& topology, int* src, int* dst) {
+  const std::string& name = csv.header()[column];
+  const std::string where = csv.name() + ":" + std::to_string(csv.header_line()) + ": column " +
+                            std::to_string(column + 1) + " '" + name + "'";
+  std::size_t split = name.find("->");
+  std::size_t width = 2;
+  if (split == std::string::npos) {
+    split = name.find('>');
+    width = 1;
+  }
+  if (split == std::string::npos || split == 0 || split + width >= name.size()) {
+    return Invalid(where + ": expected SRC>DST (or SRC->DST)");
+  }
+  std::string why;
+  if (!FindNode(std::string_view(name).substr(0, split), topology, src, &why)) {
+    return Invalid(where + ": source " + why);
+  }
+  if (!FindNode(std::string_view(name).substr(split + width), topology, dst, &why)) {
+    return Invalid(where + ": target " + why);
+  }
+  if (*src == *dst) return Invalid(where + ": a pair from a node to itself");
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<TrafficSeries> LoadTrafficSeries(const std::string& file,
                                         const Topology& topology,
                                         int first_row,
                                         int rows) {
-  std::ifstream in(file);
-  if (!in) return Status(StatusCode::kNotFound, file + ": cannot open the file");
-  std::string line;
-  if (!std::getline(in, line)) return Invalid(file + ": empty file, expected a header line");
-  const std::vector<std::string> header = text::SplitCsv(Trim(text::StripBom(line)));
-  if (header.size() < 2) {
-    return Invalid(file + ":1: header has " + std::to_string(header.size()) +
+  // Ragged: rows outside [first_row, first_row + rows) are not checked (a long series may
+  // have a malformed row where it is not used).
+  Result<CsvReader> opened = CsvReader::Open(file, {.ragged = true});
+  if (!opened.ok()) return opened.status();
+  CsvReader& csv = opened.value();
+  const int columns = static_cast<int>(csv.header().size());
+  if (columns < 2) {
+    return Invalid(file + ":" + std::to_string(csv.header_line()) + ": header has " +
+                   std::to_string(columns) +
                    " columns, expected a label column then one column per pair (SRC>DST)");
   }
   TrafficSeries series;
-  std::map<std::pair<int, int>, std::size_t> seen;
-  for (std::size_t c = 1; c < header.size(); ++c) {
-    const std::string name = Trim(header[c]);
-    std::size_t split = name.find("->");
-    std::size_t width = 2;
-    if (split == std::string::npos) {
-      split = name.find('>');
-      width = 1;
-    }
-    const std::string where = file + ":1: column " + std::to_string(c + 1) + " '" + name + "'";
-    if (split == std::string::npos || split == 0 || split + width >= name.size()) {
-      return Invalid(where + ": expected SRC>DST (or SRC->DST)");
-    }
+  std::map<std::pair<int, int>, int> seen;
+  for (int c = 1; c < columns; ++c) {
     int src = -1, dst = -1;
-    Status status = ReadNode(file,
-                             1,
-                             "column " + std::to_string(c + 1) + " source",
-                             name.substr(0, split),
-                             topology,
-                             &src);
-    status.Update(ReadNode(file,
-                           1,
-                           "column " + std::to_string(c + 1) + " target",
-                           name.substr(split + width),
-                           topology,
-                           &dst));
+    Status status = ReadSeriesPair(csv, c, topology, &src, &dst);
     if (!status.ok()) return status;
-    if (src == dst) return Invalid(where + ": a pair from a node to itself");
     const auto [it, inserted] = seen.emplace(std::make_pair(src, dst), c);
     if (!inserted) {
-      return Invalid(where + ": the pair is also column " + std::to_string(it->second + 1));
+      return Invalid(file + ":" + std::to_string(csv.header_line()) + ": column " +
+                     std::to_string(c + 1) + " '" + csv.header()[c] +
+                     "': the pair is also column " + std::to_string(it->second + 1));
     }
     series.pairs.emplace_back(src, dst);
   }
-  int data_row = -1, line_number = 1;
-  while (std::getline(in, line)) {
-    ++line_number;
-    line = Trim(line);
-    if (line.empty()) continue;
+  Status status;
+  int data_row = -1;
+  while (csv.Next(&status)) {
     ++data_row;
     if (data_row < first_row) continue;
     if (rows >= 0 && data_row >= first_row + rows) break;
-    const std::vector<std::string> f = text::SplitCsv(line);
-    if (f.size() != header.size()) {
-      return Invalid(file + ":" + std::to_string(line_number) + ": " + std::to_string(f.size()) +
-                     " fields, expected " + std::to_string(header.size()));
+    if (csv.size() != columns) {
+      return csv.RecordError(std::to_string(csv.size()) + " fields, expected " +
+                             std::to_string(columns) + " (the header's columns)");
     }
     std::vector<double> demand(series.pairs.size());
-    for (std::size_t c = 1; c < f.size(); ++c) {
-      const std::string cell = Trim(f[c]);
-      double v = 0;
-      if (!ParseDouble(cell, &v) || !std::isfinite(v) || v < 0) {
-        return Invalid(file + ":" + std::to_string(line_number) + ": column '" + Trim(header[c]) +
-                       "' = '" + cell + "': expected a number >= 0");
-      }
-      demand[c - 1] = v;
+    for (int c = 1; c < columns; ++c) {
+      status = csv.Read(c, &demand[c - 1], 0.0);
+      if (!status.ok()) return status;
     }
-    series.labels.push_back(Trim(f[0]));
+    series.labels.emplace_back(csv.Field(0));
     series.demand.push_back(std::move(demand));
   }
+  if (!status.ok()) return status;
   if (series.demand.empty()) {
     return Invalid(file + ": no data rows from row " + std::to_string(first_row) +
                    " (the file has " + std::to_string(data_row + 1) + ")");
@@ -208,68 +175,87 @@ Result<TrafficSeries> LoadTrafficSeries(const std::string& file,
   return series;
 }
 
-Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology& topology) {
-  std::vector<std::pair<int, std::vector<std::string>>> rows;
-  Status status = ReadCsv(file, {"src", "dst", "path_idx", "hops", "nodes", "edge_ids"}, &rows);
+namespace {
+
+// Columns of a path file.
+enum PathColumn { kSrc, kDst, kPathIdx, kHops, kNodes, kEdgeIds };
+
+// One row of a path file: its nodes lead from src to dst over links of the topology, in
+// `hops` hops, and edge_ids are those links.
+Status ReadPath(const CsvReader& csv, const Topology& topology, Path* path, std::int64_t* index) {
+  Status status = ReadNode(csv, kSrc, topology, &path->src);
+  status.Update(ReadNode(csv, kDst, topology, &path->dst));
+  std::int64_t hops = 0;
+  status.Update(csv.Read(kPathIdx, index, 0));
+  status.Update(csv.Read(kHops, &hops, 0));
   if (!status.ok()) return status;
+  const std::string nodes(csv.Field(kNodes));
+  for (std::string_view item : csv.Items(kNodes, CsvOptions::kWhitespace)) {
+    int node = -1;
+    std::string why;
+    if (!FindNode(item, topology, &node, &why)) return csv.FieldError(kNodes, why);
+    path->nodes.push_back(node);
+  }
+  if (path->nodes.size() < 2 || path->nodes.front() != path->src ||
+      path->nodes.back() != path->dst) {
+    return csv.FieldError(kNodes,
+                          "'" + nodes + "' does not lead from src " + std::string(csv.Field(kSrc)) +
+                              " to dst " + std::string(csv.Field(kDst)));
+  }
+  for (std::size_t i = 0; i + 1 < path->nodes.size(); ++i) {
+    const int e = topology.LinkIndex(path->nodes[i], path->nodes[i + 1]);
+    if (e < 0) {
+      return csv.FieldError(kNodes,
+                            "'" + nodes + "': no link " + topology.node_names[path->nodes[i]] +
+                                " -> " + topology.node_names[path->nodes[i + 1]] +
+                                " in the topology");
+    }
+    path->links.push_back(e);
+  }
+  if (hops != path->hops()) {
+    return csv.Expected(kHops, std::to_string(path->hops()) + " (the hops of 'nodes')");
+  }
+  std::vector<int> edge_ids;
+  std::string links;
+  for (int e : path->links) links += (links.empty() ? "" : " ") + std::to_string(e);
+  for (std::string_view item : csv.Items(kEdgeIds, CsvOptions::kWhitespace)) {
+    int edge = -1;
+    if (!ParseInteger(item, &edge)) {
+      return csv.Expected(kEdgeIds, "link indices separated by spaces ('" + links + "')");
+    }
+    edge_ids.push_back(edge);
+  }
+  if (edge_ids != path->links) {
+    return csv.Expected(kEdgeIds, "'" + links + "' (the links of 'nodes' in topology order)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<PairPaths>> LoadPaths(const std::string& file, const Topology& topology) {
+  Result<CsvReader> opened =
+      CsvReader::OpenWithHeader(file, {"src", "dst", "path_idx", "hops", "nodes", "edge_ids"});
+  if (!opened.ok()) return opened.status();
+  CsvReader& csv = opened.value();
+  Status status;
   std::map<std::pair<int, int>, PairPaths> pairs;
-  for (const auto& [line, f] : rows) {
+  while (csv.Next(&status)) {
     Path path;
-    status = ReadNode(file, line, "src", f[0], topology, &path.src);
-    status.Update(ReadNode(file, line, "dst", f[1], topology, &path.dst));
+    std::int64_t index = 0;
+    status = ReadPath(csv, topology, &path, &index);
     if (!status.ok()) return status;
-    long long index = 0, hops = 0;
-    if (!ParseInt(f[2], &index))
-      return Invalid(At(file, line, "path_idx") + " = '" + f[2] + "' is not an integer");
-    if (!ParseInt(f[3], &hops))
-      return Invalid(At(file, line, "hops") + " = '" + f[3] + "' is not an integer");
-    std::istringstream node_list(f[4]);
-    std::string token;
-    while (node_list >> token) {
-      int node = -1;
-      status = ReadNode(file, line, "nodes", token, topology, &node);
-      if (!status.ok()) return status;
-      path.nodes.push_back(node);
-    }
-    if (path.nodes.size() < 2 || path.nodes.front() != path.src || path.nodes.back() != path.dst) {
-      return Invalid(At(file, line, "nodes") + " = '" + f[4] + "' does not lead from src " + f[0] +
-                     " to dst " + f[1]);
-    }
-    for (std::size_t i = 0; i + 1 < path.nodes.size(); ++i) {
-      const int e = topology.LinkIndex(path.nodes[i], path.nodes[i + 1]);
-      if (e < 0) {
-        return Invalid(At(file, line, "nodes") + " = '" + f[4] + "': no link " +
-                       topology.node_names[path.nodes[i]] + " -> " +
-                       topology.node_names[path.nodes[i + 1]] + " in the topology");
-      }
-      path.links.push_back(e);
-    }
-    if (hops != path.hops()) {
-      return Invalid(At(file, line, "hops") + " = " + f[3] + " but 'nodes' has " +
-                     std::to_string(path.hops()) + " hops");
-    }
-    std::istringstream edge_list(f[5]);
-    std::vector<int> edge_ids;
-    long long edge = 0;
-    while (edge_list >> token) {
-      if (!ParseInt(token, &edge))
-        return Invalid(At(file, line, "edge_ids") + " = '" + f[5] + "' is not a list of integers");
-      edge_ids.push_back(static_cast<int>(edge));
-    }
-    if (edge_ids != path.links) {
-      return Invalid(At(file, line, "edge_ids") + " = '" + f[5] +
-                     "' does not match the links of 'nodes' in topology order");
-    }
     PairPaths& pair = pairs[{path.src, path.dst}];
     pair.src = path.src;
     pair.dst = path.dst;
-    if (index != static_cast<long long>(pair.paths.size())) {
-      return Invalid(At(file, line, "path_idx") + " = " + f[2] + ", expected " +
-                     std::to_string(pair.paths.size()) +
-                     " (paths of a pair are numbered 0, 1, ...)");
+    if (index != static_cast<std::int64_t>(pair.paths.size())) {
+      return csv.Expected(
+          kPathIdx,
+          std::to_string(pair.paths.size()) + " (paths of a pair are numbered 0, 1, ...)");
     }
     pair.paths.push_back(std::move(path));
   }
+  if (!status.ok()) return status;
   std::vector<PairPaths> out;
   out.reserve(pairs.size());
   for (auto& [key, pair] : pairs) out.push_back(std::move(pair));

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "dede/csv.h"
 #include "te_plugin.h"
-#include "te_text.h"
 
 namespace dede::te {
 
@@ -18,10 +18,8 @@ int TrafficEngineeringPlugin::ParseLinkTarget(const std::string& text) const {
     const int b = topology_.NodeIndexByName(text.substr(arrow + 2));
     return a >= 0 && b >= 0 ? topology_.LinkIndex(a, b) : -1;
   }
-  long long index = -1;
-  if (text::ParseInt(text, &index) && index >= 0 && index < num_links) {
-    return static_cast<int>(index);
-  }
+  int index = -1;
+  if (ParseInteger(text, &index) && index >= 0 && index < num_links) return index;
   return -1;
 }
 

@@ -8,6 +8,7 @@
 #include <boost/property_tree/xml_parser.hpp>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "dede/config_node.h"
+#include "dede/csv.h"
 #include "te_data.h"
 #include "te_text.h"
 
@@ -24,8 +26,6 @@ namespace dede::te {
 namespace {
 
 using text::Invalid;
-using text::ParseDouble;
-using text::ParseInt;
 
 constexpr double kMaxCapacity = 1e15;  // in the topology file's units
 
@@ -44,6 +44,14 @@ struct RawTopology {
   std::vector<RawLink> links;
   bool directed = true;
 };
+
+// A node name that is an integer id, as networkx writes them: digits after an optional '-'.
+bool IntegerId(std::string_view name, long long* id) {
+  std::int64_t v = 0;
+  if (name.empty() || name.front() == '+' || !ParseInteger(name, &v)) return false;
+  *id = v;
+  return true;
+}
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -134,57 +142,41 @@ Status ReadJson(const std::string& file, RawTopology* raw) {
 
 // ---- edge-list CSV ------------------------------------------------------------------------------
 
-std::vector<std::string> SplitComma(const std::string& line) {
-  std::vector<std::string> fields = text::SplitCsv(line);
-  for (std::string& f : fields) f = text::Trim(f);
-  return fields;
-}
-
-// Header with `src` and `dst` columns (or `source` and `target`) and optionally `capacity`;
-// other columns are ignored. Every row is one directed link.
+// Header with `src` and `dst` columns (or `source` and `target`, any case) and optionally
+// `capacity`; other columns are ignored. Every row is one directed link.
 Status ReadEdgeCsv(const std::string& file, RawTopology* raw) {
-  std::ifstream in(file);
-  if (!in) return Status(StatusCode::kNotFound, file + ": cannot open the topology file");
-  std::string line;
-  if (!std::getline(in, line)) return Invalid(file + ": empty file, expected a header line");
-  const std::vector<std::string> header = SplitComma(text::Trim(text::StripBom(line)));
-  int col_src = -1, col_dst = -1, col_cap = -1;
-  for (int k = 0; k < static_cast<int>(header.size()); ++k) {
-    const std::string h = Lower(header[k]);
-    if (h == "src" || h == "source") col_src = k;
-    if (h == "dst" || h == "target") col_dst = k;
-    if (h == "capacity") col_cap = k;
-  }
+  Result<CsvReader> opened = CsvReader::Open(file, {.ignore_header_case = true});
+  if (!opened.ok()) return opened.status();
+  CsvReader& csv = opened.value();
+  // The last of the two spellings present, as before.
+  const int col_src = std::max(csv.Column("src"), csv.Column("source"));
+  const int col_dst = std::max(csv.Column("dst"), csv.Column("target"));
+  const int col_cap = csv.Column("capacity");
   if (col_src < 0 || col_dst < 0) {
-    return Invalid(file + ":1: header is '" + text::Trim(line) +
+    std::string header;
+    for (const std::string& h : csv.header()) header += (header.empty() ? "" : ",") + h;
+    return Invalid(file + ":" + std::to_string(csv.header_line()) + ": header is '" + header +
                    "', expected columns src,dst[,capacity] (or source,target)");
   }
   raw->format = "edge-list CSV";
-  int line_number = 1;
-  while (std::getline(in, line)) {
-    ++line_number;
-    line = text::Trim(line);
-    if (line.empty()) continue;
-    const std::vector<std::string> f = SplitComma(line);
-    const std::string where = file + ":" + std::to_string(line_number);
-    if (f.size() != header.size()) {
-      return Invalid(where + ": " + std::to_string(f.size()) + " fields, expected " +
-                     std::to_string(header.size()));
-    }
+  Status status;
+  while (csv.Next(&status)) {
     RawLink link;
-    link.where = where;
-    link.src = f[col_src];
-    link.dst = f[col_dst];
-    if (link.src.empty() || link.dst.empty()) return Invalid(where + ": empty src or dst");
-    if (col_cap >= 0 && !f[col_cap].empty()) {
-      if (!ParseDouble(f[col_cap], &link.capacity)) {
-        return Invalid(where + ": capacity = '" + f[col_cap] + "' is not a number");
-      }
+    link.where = csv.Where();
+    link.src = csv.Field(col_src);
+    link.dst = csv.Field(col_dst);
+    if (link.src.empty()) return csv.Expected(col_src, "a node");
+    if (link.dst.empty()) return csv.Expected(col_dst, "a node");
+    if (col_cap >= 0 && !csv.Field(col_cap).empty()) {
+      // Any number here: Build checks the range and names the link.
+      const double inf = std::numeric_limits<double>::infinity();
+      status = csv.Read(col_cap, &link.capacity, -inf, inf);
+      if (!status.ok()) return status;
       link.has_capacity = true;
     }
     raw->links.push_back(std::move(link));
   }
-  return Status::Ok();
+  return status;
 }
 
 // ---- GraphML ------------------------------------------------------------------------------------
@@ -440,7 +432,7 @@ Status Build(const std::string& file,
   topology.integer_ids = true;
   std::vector<long long> values(names.size());
   for (std::size_t k = 0; k < names.size() && topology.integer_ids; ++k) {
-    topology.integer_ids = ParseInt(names[k], &values[k]);
+    topology.integer_ids = IntegerId(names[k], &values[k]);
   }
   std::vector<int> order(names.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
@@ -546,7 +538,7 @@ int Topology::NodeIndex(long long id) const {
 int Topology::NodeIndexByName(const std::string& name) const {
   if (integer_ids) {
     long long id = 0;
-    return ParseInt(name, &id) ? NodeIndex(id) : -1;
+    return IntegerId(name, &id) ? NodeIndex(id) : -1;
   }
   auto it = name_index.find(name);
   return it == name_index.end() ? -1 : it->second;

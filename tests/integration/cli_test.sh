@@ -78,6 +78,23 @@ set +e
 "$dede" validate "$work/rho.yaml" 2> "$work/rho.err"; code=$?
 set -e
 [ $code -eq 2 ] && grep -q "rho.yaml:4" "$work/rho.err" && grep -q "rho" "$work/rho.err" || { cat "$work/rho.err"; fail "bad rho"; }
+# Events from a CSV file (dede/csv.h): a quoted JSON payload with commas, CRLF, a blank line.
+# A malformed field is an error naming file:line:column, the column and the value, and nothing
+# of the file is written.
+printf 'kind,target,payload,apply_from_round\r\nnoop,3,"{""note"": ""a,b""}",4\r\n\r\nnoop,,,\r\n' \
+  > "$work/events.csv"
+"$dede" submit "$work/dev.db" --file "$work/events.csv" > "$work/submit.out" \
+  || { cat "$work/submit.out"; fail "submit --file events.csv"; }
+[ "$(sqlite3 "$work/dev.db" "SELECT count(*) FROM events WHERE kind = 'noop'")" = 2 ] || fail "CSV events"
+[ "$(sqlite3 "$work/dev.db" "SELECT json_extract(payload, '\$.note') || ' ' || apply_from_round FROM events WHERE target = '3'")" = "a,b 4" ] \
+  || fail "CSV event payload: $(sqlite3 "$work/dev.db" "SELECT * FROM events")"
+printf 'kind,apply_from_round\nnoop,1\nnoop,x\n' > "$work/bad_events.csv"
+set +e
+"$dede" submit "$work/dev.db" --file "$work/bad_events.csv" 2> "$work/be.err"; code=$?
+set -e
+[ $code -eq 2 ] && grep -qF "bad_events.csv:3:6: column 'apply_from_round': expected an integer in [0, 2000000000], got 'x'" "$work/be.err" \
+  || { cat "$work/be.err"; fail "bad CSV event"; }
+[ "$(sqlite3 "$work/dev.db" "SELECT count(*) FROM events WHERE kind = 'noop'")" = 2 ] || fail "a bad CSV file wrote events"
 # Every shipped deployment validates (file, plugin, settings, problem).
 for f in "$src"/configs/*.yaml; do
   out=$("$dede" validate "$f" 2>&1) || fail "shipped config $f does not validate: $out"

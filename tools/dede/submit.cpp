@@ -1,74 +1,19 @@
 #include "submit.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <utility>
 #include <vector>
 
+#include "dede/csv.h"
 #include "store/store.h"
 
 namespace dede::tools {
 namespace {
 
 using internal::EventRow;
-
-// RFC 4180 fields of one record (quotes doubled inside quoted fields); records do not span
-// lines here.
-Result<std::vector<std::string>> SplitCsv(const std::string& line, const std::string& where) {
-  std::vector<std::string> fields;
-  std::string field;
-  bool quoted = false, was_quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field += c;
-      }
-    } else if (c == '"' && field.empty() && !was_quoted) {
-      quoted = was_quoted = true;
-    } else if (c == ',') {
-      fields.push_back(std::move(field));
-      field.clear();
-      was_quoted = false;
-    } else {
-      field += c;
-    }
-  }
-  if (quoted) return InvalidArgument(where + ": unterminated quoted field");
-  fields.push_back(std::move(field));
-  return fields;
-}
-
-Status ParseNumber(const std::string& text, const std::string& where, double* out) {
-  std::size_t used = 0;
-  try {
-    *out = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(*out)) {
-    return InvalidArgument(where + " = '" + text + "' is not a finite number");
-  }
-  return Status::Ok();
-}
-
-Status ParseRound(const std::string& text, const std::string& where, int* out) {
-  double v = 0;
-  Status status = ParseNumber(text, where, &v);
-  if (!status.ok()) return status;
-  if (v < 0 || v > 2e9 || v != std::floor(v)) {
-    return InvalidArgument(where + " = '" + text + "': expected a round number >= 0");
-  }
-  *out = static_cast<int>(v);
-  return Status::Ok();
-}
 
 Status ReadJsonFile(const SubmitRequest& r, const EventRow& base, std::vector<EventRow>* out) {
   std::ifstream in(r.file);
@@ -118,62 +63,50 @@ Status ReadJsonFile(const SubmitRequest& r, const EventRow& base, std::vector<Ev
   return Status::Ok();
 }
 
+// A header naming some of the columns below (kind required), then one event per record.
 Status ReadCsvFile(const SubmitRequest& r, const EventRow& base, std::vector<EventRow>* out) {
-  std::ifstream in(r.file);
-  if (!in) return NotFound(r.file + ": cannot open the file");
-  std::string line;
-  if (!std::getline(in, line)) return InvalidArgument(r.file + ": empty file, expected a header");
-  if (line.size() >= 3 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  Result<std::vector<std::string>> header = SplitCsv(line, r.file + ":1");
-  if (!header.ok()) return header.status();
+  Result<CsvReader> opened = CsvReader::Open(r.file);
+  if (!opened.ok()) return opened.status();
+  CsvReader& csv = opened.value();
   const std::vector<std::string> known = {
       "kind", "target", "payload", "apply_from_round", "apply_after", "deployment", "writer"};
-  bool has_kind = false;
-  for (const std::string& h : header.value()) {
+  for (const std::string& h : csv.header()) {
     if (std::find(known.begin(), known.end(), h) == known.end()) {
-      return InvalidArgument(r.file + ":1: unknown column '" + h +
+      return InvalidArgument(r.file + ":" + std::to_string(csv.header_line()) +
+                             ": unknown column '" + h +
                              "' (kind, target, payload, apply_from_round, apply_after, "
                              "deployment, writer)");
     }
-    has_kind |= h == "kind";
   }
-  if (!has_kind) return InvalidArgument(r.file + ":1: no 'kind' column");
-  int number = 1;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const std::string where = r.file + ":" + std::to_string(number);
-    Result<std::vector<std::string>> fields = SplitCsv(line, where);
-    if (!fields.ok()) return fields.status();
-    if (fields->size() != header->size()) {
-      return InvalidArgument(where + ": " + std::to_string(fields->size()) + " fields, expected " +
-                             std::to_string(header->size()));
-    }
+  if (csv.Column("kind") < 0) {
+    return InvalidArgument(r.file + ":" + std::to_string(csv.header_line()) + ": no 'kind' column");
+  }
+  Status status;
+  while (csv.Next(&status)) {
     EventRow row = base;
-    for (std::size_t c = 0; c < fields->size(); ++c) {
-      const std::string& h = header.value()[c];
-      const std::string& v = fields.value()[c];
-      const std::string field = where + ": " + h;
+    for (int c = 0; c < csv.size(); ++c) {
+      const std::string& h = csv.header()[c];
+      const std::string v(csv.Field(c));
       if (h == "kind") row.kind = v;
       if (h == "target") row.target = v;
       if (h == "deployment" && !v.empty()) row.deployment = v;
       if (h == "writer" && !v.empty()) row.writer = v;
       if (h == "payload" && !v.empty()) row.payload = v;
       if (h == "apply_from_round" && !v.empty()) {
-        Status status = ParseRound(v, field, &row.apply_from_round);
+        std::int64_t round = 0;
+        status = csv.ReadIntegral(c, &round, 0, 2000000000);
         if (!status.ok()) return status;
+        row.apply_from_round = static_cast<int>(round);
       }
       if (h == "apply_after" && !v.empty()) {
-        Status status = ParseNumber(v, field, &row.apply_after);
+        status = csv.Read(c, &row.apply_after);
         if (!status.ok()) return status;
       }
     }
-    if (row.kind.empty()) return InvalidArgument(where + ": kind is empty");
+    if (row.kind.empty()) return csv.Expected(csv.Column("kind"), "an event kind");
     out->push_back(std::move(row));
   }
-  return Status::Ok();
+  return status;
 }
 
 }  // namespace

@@ -6,13 +6,15 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
+#include "dede/csv.h"
 #include "dede/host_solvers.h"
 #include "dede/problem.h"
 #include "dede/solver.h"
@@ -31,32 +33,33 @@ struct Reference {
   std::vector<std::pair<std::string, double>> values;
 };
 
-std::vector<std::string> SplitCsvLine(const std::string& line) {
-  std::vector<std::string> fields;
-  std::stringstream in(line);
-  std::string field;
-  while (std::getline(in, field, ',')) fields.push_back(field);
-  if (!line.empty() && line.back() == ',') fields.emplace_back();
-  return fields;
-}
-
 const std::map<std::string, Reference>& References() {
   static const std::map<std::string, Reference> references = [] {
     std::map<std::string, Reference> out;
-    std::ifstream in(kNetlibDir + "optimal_values.csv");
-    std::string line;
-    std::getline(in, line);  // header
-    while (std::getline(in, line)) {
-      const std::vector<std::string> f = SplitCsvLine(line);
-      if (f.size() < 9) continue;
+    Result<CsvReader> csv = CsvReader::Open(kNetlibDir + "optimal_values.csv");
+    EXPECT_TRUE(csv.ok()) << csv.status().message();
+    if (!csv.ok()) return out;
+    const int name = csv->Column("name"), file = csv->Column("file"), cols = csv->Column("cols");
+    const std::pair<std::string, int> sources[] = {
+        {"MINOS 5.3", csv->Column("optimal_value")},
+        {"CPLEX (Sparc)", csv->Column("optimal_value_cplex_sparc")},
+        {"MINOS (MIPS)", csv->Column("optimal_value_minos_mips")}};
+    Status status;
+    while (csv->Next(&status)) {
       Reference r;
-      r.file = f[1];
-      r.cols = std::stoi(f[3]);
-      r.values.emplace_back("MINOS 5.3", std::stod(f[6]));
-      if (!f[7].empty()) r.values.emplace_back("CPLEX (Sparc)", std::stod(f[7]));
-      if (!f[8].empty()) r.values.emplace_back("MINOS (MIPS)", std::stod(f[8]));
-      out[f[0]] = r;
+      r.file = csv->Field(file);
+      status.Update(csv->Read(cols, &r.cols));
+      for (std::size_t k = 0; k < std::size(sources); ++k) {
+        // MINOS 5.3's value is in every row, the others where published.
+        if (k > 0 && csv->Field(sources[k].second).empty()) continue;
+        double value = 0;
+        status.Update(csv->Read(sources[k].second, &value));
+        r.values.emplace_back(sources[k].first, value);
+      }
+      EXPECT_TRUE(status.ok()) << status.message();
+      out[std::string(csv->Field(name))] = r;
     }
+    EXPECT_TRUE(status.ok()) << status.message();
     return out;
   }();
   return references;

@@ -70,6 +70,18 @@ TEST(ClusterData, LoadsShippedFiles) {
   }
 }
 
+// Spreadsheet exports: a byte-order mark, CRLF line ends, quoted fields, blank lines.
+TEST(ClusterData, ReadsSpreadsheetExports) {
+  TempFile f(
+      "\xEF\xBB\xBFworker_type_index,worker_type,num_gpus\r\n0,\"v100, 32 GB\",8\r\n\r\n"
+      "1,k80,+4\r\n");
+  auto types = LoadClusterSpec(f.path());
+  ASSERT_TRUE(types.ok()) << types.status().message();
+  ASSERT_EQ(types->size(), 2u);
+  EXPECT_EQ(types.value()[0].name, "v100, 32 GB");
+  EXPECT_EQ(types.value()[1].count, 4);
+}
+
 TEST(ClusterData, ErrorsNameFileLineAndField) {
   ExpectError(LoadThroughputs("/nonexistent/t.csv").status(),
               {"/nonexistent/t.csv", "cannot open"});
@@ -116,7 +128,7 @@ TEST(ClusterData, ErrorsNameFileLineAndField) {
   }
   {
     TempFile f("worker_type,job_type,scale_factor,throughput\n0,1,2\n");
-    ExpectError(LoadThroughputs(f.path()).status(), {f.path() + ":2", "expected 4 fields"});
+    ExpectError(LoadThroughputs(f.path()).status(), {f.path() + ":2: 3 fields, expected 4"});
   }
   {
     TempFile f("worker_type_index,worker_type,num_gpus\n0,a,8\n2,b,8\n");

@@ -429,23 +429,28 @@ TEST(GpuPlacementSim, TraceReadersNameTheLineAndColumnOfBadData) {
       "job_id,arrival_s,num_gpus,total_iterations,time_per_iteration_s,model\n";
   // A job id that is not a number (aborted dally_bench with std::invalid_argument before).
   EXPECT_EQ(load(dally + "1,0,4,100,0.1,ResNet50\njob-7,5,2,100,0.1,ResNet50\n", false),
-            path + ":3: column job_id = 'job-7': expected an integer in [0, 2.14748e+09]");
+            path + ":3:1: column 'job_id': expected an integer in [0, 2147483647], got 'job-7'");
   EXPECT_EQ(load(dally + "1,0,0,100,0.1,ResNet50\n", false),
-            path + ":2: column num_gpus = '0': expected an integer in [1, 1e+06]");
+            path + ":2:5: column 'num_gpus': expected an integer in [1, 1000000], got '0'");
   // An unknown model without slowdown columns got zero communication overhead silently.
   EXPECT_NE(
       load(dally + "1,0,4,100,0.1,MyNet\n", false)
           .find(":2: model 'MyNet' is not in Table I and the file has no cross_slot_slowdown"),
       std::string::npos);
   // With the columns, an empty cell is an error, not a factor of 1.
-  EXPECT_EQ(load("job_id,arrival_s,num_gpus,total_iterations,time_per_iteration_s,"
-                 "cross_slot_slowdown,cross_machine_slowdown,cross_rack_slowdown\n"
-                 "1,0,4,100,0.1,1,,0.5\n",
-                 false),
-            path + ":2: column cross_machine_slowdown = '': expected a number in [1e-09, 1]");
+  EXPECT_EQ(
+      load("job_id,arrival_s,num_gpus,total_iterations,time_per_iteration_s,"
+           "cross_slot_slowdown,cross_machine_slowdown,cross_rack_slowdown\n"
+           "1,0,4,100,0.1,1,,0.5\n",
+           false),
+      path + ":2:17: column 'cross_machine_slowdown': expected a number in [1e-09, 1], got ''");
   EXPECT_EQ(load("job_id,arrival_s,num_gpu,model,iterations,duration_s\n1,0,2,BERT,10,-5\n", true),
-            path + ":2: column duration_s = '-5': expected a number in [0, 1e+15]");
+            path + ":2:15: column 'duration_s': expected a number in [0, 1e+15], got '-5'");
   EXPECT_EQ(load(dally + "1,0,4,100,0.1,ResNet50\r\n", false), "");  // CRLF is fine
+  // Integer columns written as numbers (pandas exports "4.0"), quoted fields, a missing column.
+  EXPECT_EQ(load(dally + "1.0,0,4.0,1e2,0.1,\"ResNet50\"\n", false), "");
+  EXPECT_EQ(load("job_id,arrival_s\n1,0\n", false),
+            path + ":1: missing column 'num_gpus' (the header is 'job_id,arrival_s')");
   std::remove(path.c_str());
 }
 

@@ -531,7 +531,9 @@ TEST(LoadBalancingServers, RestoreStateAcceptsAPlacementOnADownServer) {
   EXPECT_EQ(plugin.model().local_current()[6], std::vector<int>{6});
   std::string bad = state;
   bad[0] = '8';  // server 8 of 0..7
-  EXPECT_FALSE(plugin.RestoreState(0, bad).ok());
+  EXPECT_EQ(plugin.RestoreState(0, bad).message(),
+            "load_balancing checkpoint of round 0:1:1: field 1: expected server indices 0..7 "
+            "separated by ',', got '8'");
 }
 
 TEST(LoadBalancingServers, EventKindsListTheServerEvents) {

@@ -120,12 +120,14 @@ TEST(LoadBalancingLoader, ReadsExampleData) {
 
 TEST(LoadBalancingLoader, ErrorsNameFileLineAndField) {
   ExpectError("header", "round,shard,weight\n0,0,1\n", {":1:", "header"});
-  ExpectError("fields", "round,shard,load\n0,0,1\n0,1\n", {":3:", "3 fields"});
+  ExpectError("fields", "round,shard,load\n0,0,1\n0,1\n", {":3: 2 fields, expected 3"});
   ExpectError("round", "round,shard,load\nx,0,1\n", {":2:", "'round'", "'x'"});
   ExpectError("shard", "round,shard,load\n0,-1,1\n", {":2:", "'shard'"});
-  ExpectError("load", "round,shard,load\n0,0,abc\n", {":2:", "'load'", "not a number"});
-  ExpectError("negative", "round,shard,load\n0,0,-2\n", {":2:", "'load'", "[0, 1e15]"});
-  ExpectError("huge", "round,shard,load\n0,0,1e308\n", {":2:", "'load'", "[0, 1e15]"});
+  ExpectError("load",
+              "round,shard,load\n0,0,abc\n",
+              {":2:5: column 'load': expected a number in [0, 1e+15], got 'abc'"});
+  ExpectError("negative", "round,shard,load\n0,0,-2\n", {":2:5:", "'load'", "[0, 1e+15]", "'-2'"});
+  ExpectError("huge", "round,shard,load\n0,0,1e308\n", {":2:5:", "'load'", "[0, 1e+15]"});
   ExpectError("dup", "round,shard,load\n0,0,1\n0,0,2\n", {":3:", "duplicate"});
   ExpectError(
       "dense", "round,shard,load\n0,0,1\n0,1,2\n1,0,1\n", {"missing row for round 1, shard 1"});

@@ -134,10 +134,12 @@ TEST(LoadTrafficMatrix, NamesFileLineAndFieldOfBadRows) {
   TempFile topo("tri3.json", kTriangle);
   Topology t = LoadTopology(topo.path()).value();
   const std::pair<std::string, std::string> cases[] = {
-      {"src,dst,demand\n5,7,1\n5,8,1\n", ":3: dst = 8: no such node"},
-      {"src,dst,demand\n5,7,-1\n", ":2: demand = -1. Violated constraint: demand >= 0"},
+      {"src,dst,demand\n5,7,1\n5,8,1\n", ":3:3: column 'dst': '8' is not a node of the topology"},
+      {"src,dst,demand\n5,7,-1\n", ":2:5: column 'demand': expected a number >= 0, got '-1'"},
       {"src,dst,demand\n5,7,1\n5,7,2\n", ":3: duplicate pair 5 -> 7 (also line 2)"},
-      {"src,dst,demand\n5,7,abc\n", ":2: demand = 'abc' is not a number"},
+      {"src,dst,demand\n5,7,abc\n", ":2:5: column 'demand': expected a number >= 0, got 'abc'"},
+      {"src,dst,demand\nx,7,1\n",
+       ":2:1: column 'src': 'x' is not a node id (the topology's ids are integers)"},
       {"src,dst\n5,7\n", ":1: header is 'src,dst'"},
       {"src,dst,demand\n5,7\n", ":2: 2 fields, expected 3"},
   };
@@ -164,11 +166,17 @@ TEST(LoadPaths, RejectsPathsThatAreNotInTheTopology) {
   Topology t = LoadTopology(topo.path()).value();
   const std::string header = "src,dst,path_idx,hops,nodes,edge_ids\n";
   const std::pair<std::string, std::string> cases[] = {
-      {"5,9,0,2,5 9,2\n", ":2: nodes = '5 9': no link 5 -> 9"},
-      {"5,9,0,3,5 7 9,0 1\n", ":2: hops = 3 but 'nodes' has 2 hops"},
-      {"5,9,0,2,5 7 9,0 2\n", ":2: edge_ids = '0 2' does not match"},
-      {"5,9,1,2,5 7 9,0 1\n", ":2: path_idx = 1, expected 0"},
-      {"5,9,0,1,7 9,1\n", "does not lead from src 5"},
+      {"5,9,0,2,5 9,2\n", ":2:9: column 'nodes': '5 9': no link 5 -> 9 in the topology"},
+      {"5,9,0,3,5 7 9,0 1\n", ":2:7: column 'hops': expected 2 (the hops of 'nodes'), got '3'"},
+      {"5,9,0,2,5 7 9,0 2\n",
+       ":2:15: column 'edge_ids': expected '0 1' (the links of 'nodes' in topology order), got "
+       "'0 2'"},
+      {"5,9,0,2,5 7 9,0 x\n",
+       ":2:15: column 'edge_ids': expected link indices separated by spaces"},
+      {"5,9,1,2,5 7 9,0 1\n",
+       ":2:5: column 'path_idx': expected 0 (paths of a pair are numbered 0, 1, ...), got '1'"},
+      {"5,9,0,2,5 8 9,0 1\n", ":2:9: column 'nodes': '8' is not a node of the topology"},
+      {"5,9,0,1,7 9,1\n", ":2:9: column 'nodes': '7 9' does not lead from src 5 to dst 9"},
   };
   for (const auto& [row, expected] : cases) {
     TempFile f("bad_paths.csv", header + row);

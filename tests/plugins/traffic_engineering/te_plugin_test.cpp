@@ -627,7 +627,9 @@ TEST(TrafficEngineeringPlugin, ReplaysAMeasuredSeriesOneRowPerRound) {
   TrafficEngineeringPlugin b4;
   status = ConfigureWith(&b4, &other, "B4.json", {{"traffic_series", "abilene-tm-3rows.csv"}});
   ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("abilene-tm-3rows.csv:1: column 2 source"), std::string::npos)
+  EXPECT_NE(status.message().find("abilene-tm-3rows.csv:1: column 2 'ATLAM5>ATLAng': source "
+                                  "'ATLAM5' is not a node id"),
+            std::string::npos)
       << status.message();
 }
 

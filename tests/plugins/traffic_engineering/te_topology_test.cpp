@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "dede/csv.h"
 #include "te_data.h"
 #include "te_test_util.h"
 
@@ -35,26 +36,19 @@ std::map<std::pair<std::string, std::string>, double> Arcs(const Topology& t) {
 
 // A CSV's rows as maps from its header's names.
 std::vector<std::map<std::string, std::string>> ReadRows(const std::string& file) {
-  std::ifstream in(file);
-  std::string line;
-  const auto chomp = [](std::string* l) {
-    if (!l->empty() && l->back() == '\r') l->pop_back();
-  };
-  std::getline(in, line);
-  chomp(&line);
-  std::vector<std::string> header;
-  std::stringstream hs(line);
-  for (std::string h; std::getline(hs, h, ',');) header.push_back(h);
   std::vector<std::map<std::string, std::string>> rows;
-  while (std::getline(in, line)) {
-    chomp(&line);
-    if (line.empty()) continue;
-    std::stringstream ls(line);
+  Result<CsvReader> csv = CsvReader::Open(file, {.ragged = true});
+  EXPECT_TRUE(csv.ok()) << csv.status().message();
+  if (!csv.ok()) return rows;
+  Status status;
+  while (csv->Next(&status)) {
     std::map<std::string, std::string> row;
-    std::size_t k = 0;
-    for (std::string f; std::getline(ls, f, ',') && k < header.size(); ++k) row[header[k]] = f;
-    rows.push_back(row);
+    for (std::size_t k = 0; k < csv->header().size(); ++k) {
+      row[csv->header()[k]] = csv->Field(static_cast<int>(k));
+    }
+    rows.push_back(std::move(row));
   }
+  EXPECT_TRUE(status.ok()) << status.message();
   return rows;
 }
 
@@ -191,7 +185,8 @@ TEST(TopologyFormats, EdgeListCsvWithAByteOrderMarkAndNames) {
   TempFile bad("edges_bad.csv", "src,dst,capacity\nA,B,five\n");
   Result<Topology> e = LoadTopology(bad.path());
   ASSERT_FALSE(e.ok());
-  EXPECT_TRUE(Contains(e.status().message(), bad.path() + ":2: capacity = 'five'"))
+  EXPECT_TRUE(Contains(e.status().message(),
+                       bad.path() + ":2:5: column 'capacity': expected a number, got 'five'"))
       << e.status().message();
 }
 
