@@ -32,22 +32,45 @@ if "$dede" query "$work/dev.db" "DELETE FROM rounds" 2> "$work/q.err"; then fail
 [ "$(sqlite3 "$work/dev.db" "SELECT count(*) FROM rounds")" = 3 ] || fail "rows lost"
 # A second run resumes at round 3.
 out=$("$dede" run "$work/dev.yaml" --rounds 1) || fail "second run"
-grep -q "^round 3  " <<< "$out" || fail "resume at round 3: $out"
+grep -q "Z info  round 3  " <<< "$out" || fail "resume at round 3: $out"
+# The log: every line has an ISO-8601 UTC time with milliseconds and the level; --quiet drops
+# the round lines (info, standard output) and keeps the warnings (standard error: here a round
+# without a usable solution); a bad --log-level is a usage error naming the option and value.
+stamp='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z'
+grep -Eq "^$stamp info  round 2  converged  iterations [0-9]+  objective " "$work/run.log" \
+  || { cat "$work/run.log"; fail "round line: time and level"; }
+"$dede" run "$work/dev.yaml" --rounds 1 --quiet --set "storage.database=$work/quiet.db" \
+  --set solver.admm.max_iterations=1 > "$work/quiet.out" 2> "$work/quiet.err" || { cat "$work/quiet.err"; fail "quiet run"; }
+[ ! -s "$work/quiet.out" ] || { cat "$work/quiet.out"; fail "--quiet logged info lines"; }
+grep -Eq "^$stamp warn  round 0: solution not usable \(max_iterations" "$work/quiet.err" \
+  || { cat "$work/quiet.err"; fail "--quiet dropped the warning"; }
+[ "$(sqlite3 "$work/quiet.db" "SELECT count(*) FROM rounds")" = 1 ] || fail "the quiet run's round"
+set +e
+"$dede" run "$work/dev.yaml" --log-level verbose > "$work/level.out" 2> "$work/level.err"; code=$?
+set -e
+[ $code -eq 1 ] && grep -q -- "--log-level: verbose not in {trace,debug,info,warn,error,off}" "$work/level.err" \
+  || { cat "$work/level.err"; fail "bad --log-level: exit $code"; }
+[ ! -s "$work/level.out" ] || fail "a bad --log-level ran"
+if "$dede" run "$work/dev.yaml" --quiet --log-level info 2> "$work/level.err"; then fail "--quiet with --log-level"; fi
+grep -q -- "--log-level excludes --quiet" "$work/level.err" || { cat "$work/level.err"; fail "--quiet with --log-level message"; }
 # One writer per database: while a run holds it, a second is refused before solving anything,
 # naming the holder; the database is untouched; once the first stops, a run goes on.
 "$dede" run "$work/dev.yaml" --rounds 1000 > "$work/first.log" 2>&1 &
 first=$!
-for _ in $(seq 100); do grep -q "^round" "$work/first.log" && break; sleep 0.05; done
+for _ in $(seq 100); do grep -q "info  round" "$work/first.log" && break; sleep 0.05; done
 rounds_before=$(sqlite3 "$work/dev.db" "SELECT count(*) FROM rounds")
 if "$dede" run "$work/dev.yaml" --rounds 1 > "$work/second.log" 2>&1; then fail "second writer allowed"; fi
 grep -q "is being written by another dede run (pid $first)" "$work/second.log" || { cat "$work/second.log"; fail "second writer message"; }
-grep -q "^round" "$work/second.log" && fail "the second writer solved a round"
+grep -q "info  round" "$work/second.log" && fail "the second writer solved a round"
 kill -INT $first; wait $first || true
 [ "$(sqlite3 "$work/dev.db" "SELECT count(*) FROM rounds")" -ge "$rounds_before" ] || fail "rows lost"
 "$dede" run "$work/dev.yaml" --rounds 1 > /dev/null || fail "run after the writer stopped"
 out=$("$dede" run "$work/dev.yaml" --rounds 0 2>&1) && fail "--rounds 0 accepted"
 out=$("$dede" solve "$work/dev.yaml" --round 5) || fail "solve exit: $out"
 grep -q "satisfied" <<< "$out" || fail "solve: $out"
+# A command's result is no log line: plain, and there with --quiet.
+out=$("$dede" solve "$work/dev.yaml" --round 5 --quiet) || fail "solve --quiet exit: $out"
+grep -q "^  satisfied = " <<< "$out" || fail "solve --quiet: $out"
 out=$("$dede" plugins) || fail "plugins exit: $out"
 grep -q "transport 0.1.0" <<< "$out" || fail "plugins: $out"
 out=$("$dede" options) || fail "options exit"

@@ -12,6 +12,11 @@
 //
 // Exit codes: 0 success; 1 usage error; 2 invalid input (configuration, plugin, database);
 // 3 the run failed (solver or plugin failure at run time).
+//
+// What `dede run` prints while it runs is its log (framework/src/runtime/log.h): timestamped
+// lines with a level, info to standard output, warnings and errors to standard error, chosen
+// with --quiet / --log-level (also on `dede solve`). What a command prints as its result (the
+// summary of `dede solve`, rows, lists, the option reference) stays plain standard output.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -29,6 +34,7 @@
 #include "options_doc.h"
 #include "plugin/plugin_loader.h"
 #include "query.h"
+#include "runtime/log.h"
 #include "runtime/runner.h"
 #include "store/store.h"
 #include "store/writer_lock.h"
@@ -46,8 +52,17 @@ constexpr int kExitUsage = 1;
 constexpr int kExitInvalidInput = 2;
 constexpr int kExitRunFailed = 3;
 
+// `dede run` reports its failures in its log, like the rest of what it prints while running;
+// the other commands, and a run whose log is off, print "dede: message" to standard error.
+bool g_failures_to_log = false;
+
 int Fail(const Status& status, int code) {
-  std::cerr << "dede: " << status.message() << "\n";
+  const dede::internal::Logger log;
+  if (g_failures_to_log && log.Enabled(dede::internal::LogLevel::kError)) {
+    log.Error(status.message());
+  } else {
+    std::cerr << "dede: " << status.message() << "\n";
+  }
   return code;
 }
 
@@ -96,6 +111,8 @@ int RunCommand(const std::string& file,
                bool verbose,
                int rounds,
                const std::string& csv) {
+  g_failures_to_log = true;
+  const dede::internal::Logger log;
   Loaded loaded;
   if (int code = LoadDeploymentAndPlugin(file, overlays, &loaded); code != 0) return code;
   // One writer per database, refused before anything is solved; held until the run ends.
@@ -110,13 +127,13 @@ int RunCommand(const std::string& file,
   dede::internal::Runner runner(
       loaded.config, loaded.plugin.get(), loaded.plugin_version, store.value().get(), options);
   if (Status s = runner.Setup(); !s.ok()) return Fail(s, kExitInvalidInput);
-  std::cout << "deployment '" << loaded.config.name << "': plugin " << loaded.config.plugin << " "
-            << loaded.plugin_version << ", " << runner.problem().num_variables()
-            << " variables, database " << loaded.config.database << "\n";
+  log.Info("deployment '" + loaded.config.name + "': plugin " + loaded.config.plugin + " " +
+           loaded.plugin_version + ", " + std::to_string(runner.problem().num_variables()) +
+           " variables, database " + loaded.config.database);
   auto summary = runner.Run();
   if (!summary.ok()) return Fail(summary.status(), kExitRunFailed);
-  std::cout << "stopped: " << summary->stop_reason << " (" << summary->rounds_run
-            << " rounds run, last committed round " << summary->last_round << ")\n";
+  log.Info("stopped: " + summary->stop_reason + " (" + std::to_string(summary->rounds_run) +
+           " rounds run, last committed round " + std::to_string(summary->last_round) + ")");
   return 0;
 }
 
@@ -316,6 +333,21 @@ int main(int argc, char** argv) {
   std::vector<std::string> plugin_paths;
   std::vector<std::string> overlays;  // --set KEY=VALUE, in order
   std::string csv;                    // --csv FILE: one line per round
+  std::string log_level = "info";     // --log-level (run, solve)
+  bool quiet = false;                 // --quiet: --log-level warn
+  // The log's options, on the commands that log while they run.
+  auto add_log_options = [&](CLI::App* command) {
+    CLI::Option* level =
+        command
+            ->add_option("--log-level",
+                         log_level,
+                         "log lines at this level and above (info and below go to standard "
+                         "output, warnings and errors to standard error)")
+            ->check(CLI::IsMember(dede::internal::LogLevelNames()))
+            ->capture_default_str();
+    command->add_flag("--quiet", quiet, "log only warnings and errors (--log-level warn)")
+        ->excludes(level);
+  };
   dede::tools::SyntheticSpec spec;
   spec.resources = 200;
   spec.demands = 2000;
@@ -325,7 +357,7 @@ int main(int argc, char** argv) {
   run->add_option("config", config_file, "deployment YAML file")
       ->required()
       ->check(CLI::ExistingFile);
-  run->add_flag("--verbose", verbose, "print each round's residual trace");
+  run->add_flag("--verbose", verbose, "log each round's residual trace");
   run->add_option(
       "--set",
       overlays,
@@ -336,6 +368,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   run->add_option(
       "--csv", csv, "also write each round's figures and the plugin's metrics to this CSV file");
+  add_log_options(run);
 
   auto* solve =
       app.add_subcommand("solve", "solve one round and print its summary; writes nothing");
@@ -346,6 +379,7 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   solve->add_flag("--verbose", verbose, "print the residual trace");
   solve->add_option("--csv", csv, "write the round's figures and the plugin's metrics here (CSV)");
+  add_log_options(solve);
   solve->add_option(
       "--set",
       overlays,
@@ -436,6 +470,11 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitUsage;
   }
 
+  if (run->parsed() || solve->parsed()) {
+    dede::internal::LogLevel level = dede::internal::LogLevel::kWarn;
+    if (!quiet && !dede::internal::ParseLogLevel(log_level, &level)) return kExitUsage;
+    dede::internal::SetUpProcessLog(level);
+  }
   if (run->parsed()) return RunCommand(config_file, overlays, verbose, rounds, csv);
   if (solve->parsed()) return SolveCommand(config_file, overlays, verbose, round, csv);
   if (validate->parsed()) return ValidateCommand(config_file, overlays);

@@ -373,11 +373,16 @@ HttpReply HandleHttpTarget(const std::string& target,
 // ---- the network side -----------------------------------------------------------------------
 
 struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
-  Impl(asio::io_context& io, std::string db, std::string name)
-      : acceptor(io), database(std::move(db)), deployment(std::move(name)) {}
+  Impl(asio::io_context& io, std::string db, std::string name, Logger logger)
+      : acceptor(io),
+        database(std::move(db)),
+        deployment(std::move(name)),
+        log(std::move(logger)) {}
   tcp::acceptor acceptor;
   std::string database, deployment;
+  Logger log;
   bool stopped = false;
+  bool accept_failing = false;  // warned about the current run of failed accepts
   std::vector<std::weak_ptr<beast::tcp_stream>> open;
 
   void Accept();
@@ -415,6 +420,7 @@ class Session : public std::enable_shared_from_this<Session> {
     HttpReply reply;
     unsigned version = 11;
     bool head = false;
+    std::string request_line = "unreadable request";
     if (ec == http::error::header_limit) {
       reply = Error(431, "request headers over 8 KiB");
     } else if (ec == http::error::body_limit) {
@@ -423,6 +429,7 @@ class Session : public std::enable_shared_from_this<Session> {
       reply = Error(400, "malformed request: " + ec.message());
     } else {
       const auto& request = parser_->get();
+      request_line = std::string(request.method_string()) + " " + std::string(request.target());
       version = request.version();
       head = request.method() == http::verb::head;
       if (request.method() != http::verb::get && !head) {
@@ -431,6 +438,9 @@ class Session : public std::enable_shared_from_this<Session> {
         reply =
             HandleHttpTarget(std::string(request.target()), server_->database, server_->deployment);
       }
+    }
+    if (server_->log.Enabled(LogLevel::kDebug)) {
+      server_->log.Debug("http: " + request_line + " -> " + std::to_string(reply.status));
     }
     response_ = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(reply.status), version);
@@ -467,6 +477,10 @@ class Session : public std::enable_shared_from_this<Session> {
 void HttpServer::Impl::Accept() {
   acceptor.async_accept([self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
     if (self->stopped) return;
+    if (ec && !self->accept_failing) {
+      self->log.Warn("http: accepting a connection failed: " + ec.message());
+    }
+    self->accept_failing = static_cast<bool>(ec);
     if (!ec) {
       auto session = std::make_shared<Session>(self, std::move(socket));
       // Forget connections that are gone, remember this one (Stop closes what is left).
@@ -482,7 +496,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(asio::io_context& io,
                                                       const std::string& address,
                                                       int port,
                                                       const std::string& database,
-                                                      const std::string& deployment) {
+                                                      const std::string& deployment,
+                                                      Logger log) {
   if (database == ":memory:") {
     return InvalidArgument(
         "http.enabled needs a database file (storage.database is :memory:, "
@@ -491,7 +506,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(asio::io_context& io,
   beast::error_code ec;
   const asio::ip::address ip = asio::ip::make_address(address, ec);
   if (ec) return InvalidArgument("http.address = '" + address + "': not an IP address");
-  auto impl = std::make_shared<Impl>(io, database, deployment);
+  auto impl = std::make_shared<Impl>(io, database, deployment, std::move(log));
   const tcp::endpoint endpoint(ip, static_cast<unsigned short>(port));
   impl->acceptor.open(endpoint.protocol(), ec);
   if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);

@@ -18,18 +18,22 @@
 #include <string>
 
 #include "dede/status.h"
+#include "runtime/log.h"
 
 namespace dede::internal {
 
 class HttpServer {
  public:
   // Binds address:port (port 0: any free one) and starts accepting on `io`. The database is
-  // opened read-only per request (it may not exist before the first round).
+  // opened read-only per request (it may not exist before the first round). Each request is a
+  // debug line of `log` (method, target, status); a failing accept a warning (once until one
+  // succeeds again).
   static Result<std::unique_ptr<HttpServer>> Start(boost::asio::io_context& io,
                                                    const std::string& address,
                                                    int port,
                                                    const std::string& database,
-                                                   const std::string& deployment);
+                                                   const std::string& deployment,
+                                                   Logger log = Logger());
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -30,6 +30,13 @@ std::string CsvField(const std::string& text) {
   return quoted + "\"";
 }
 
+// One number at the log's fixed precision.
+std::string Printf(const char* format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), format, value);
+  return buffer;
+}
+
 }  // namespace
 
 Status StoreSink::Write(const RoundRecord& record, const RoundOutcome&) {
@@ -74,6 +81,33 @@ Status CsvSink::Write(const RoundRecord& record, const RoundOutcome& outcome) {
   out_ << ',' << CsvField(other) << '\n';
   out_.flush();
   if (!out_) return InvalidArgument(path_ + ": write failed (CSV of the rounds)");
+  return Status::Ok();
+}
+
+Status LogSink::Write(const RoundRecord&, const RoundOutcome& o) {
+  const std::string round = "round " + std::to_string(o.round);
+  for (const EventOutcome& e : o.events) {
+    if (e.applied) {
+      log_.Info(round + ": event " + std::to_string(e.id) + " applied");
+    } else {
+      log_.Warn(round + ": event " + std::to_string(e.id) + " rejected: " + e.reason);
+    }
+  }
+  const SolveSummary& s = o.summary;
+  if (log_.Enabled(LogLevel::kInfo)) {
+    std::string line = round + "  " + TerminationName(s.termination) + "  iterations " +
+                       std::to_string(s.iterations) + "  objective " +
+                       Printf("%.10g", s.objective) + "  violation " +
+                       Printf("%.2e", s.max_violation) + "  time " + Printf("%.3f", o.seconds) +
+                       " s";
+    for (const Metric& m : o.report.metrics) line += "  " + m.name + " " + Printf("%.6g", m.value);
+    log_.Info(line);
+  }
+  if (!s.IsSolutionUsable()) {
+    log_.Warn(round + ": solution not usable (" + TerminationName(s.termination) +
+              (s.feasible ? "" : ", infeasible") + "): " + s.message);
+  }
+  if (verbose_) log_.Info(s.FullReport());
   return Status::Ok();
 }
 

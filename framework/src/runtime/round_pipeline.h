@@ -14,7 +14,8 @@
 //          solver.admm.feasibility_tolerance
 // report   the plugin's metrics, entity parameters and records
 // sinks    every sink gets the finished round, in the order added (the SQLite store first,
-//          then a CSV file: a failing CSV write never costs the stored round)
+//          then a CSV file: a failing CSV write never costs the stored round; last the log,
+//          in `dede run`)
 //
 // A round whose solve was interrupted, or for which the plugin has no data, reaches no sink.
 #pragma once
@@ -32,6 +33,7 @@
 #include "dede/plugin.h"
 #include "dede/solver.h"
 #include "dede/status.h"
+#include "runtime/log.h"
 #include "store/store.h"
 
 namespace dede::internal {
@@ -85,6 +87,20 @@ class CsvSink final : public RoundSink {
   std::ofstream out_;
   bool header_written_ = false;
   std::vector<std::string> metric_names_;
+};
+
+// The round in the log (runtime/log.h): its events (applied: info; rejected: a warning with the
+// reason), one info line with the termination, iterations, objective, violation, round time and
+// the plugin's metrics, a warning when the solution is not usable (with the solver's message,
+// so `--quiet` still shows it), and with `verbose` the residual trace (info).
+class LogSink final : public RoundSink {
+ public:
+  LogSink(Logger log, bool verbose) : log_(std::move(log)), verbose_(verbose) {}
+  Status Write(const RoundRecord& record, const RoundOutcome& outcome) override;
+
+ private:
+  Logger log_;
+  bool verbose_;
 };
 
 class RoundPipeline {

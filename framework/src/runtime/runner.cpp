@@ -10,10 +10,8 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <iostream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include "admm/measure.h"
 #include "config/json_node.h"
@@ -44,7 +42,7 @@ Runner::Runner(const DeploymentConfig& config,
       plugin_version_(std::move(plugin_version)),
       store_(store),
       options_(options),
-      log_(options.log ? options.log : &std::cout) {}
+      log_(options.log != nullptr ? Logger::ToStream(options.log) : Logger()) {}
 
 Runner::~Runner() = default;
 
@@ -101,9 +99,9 @@ Status Runner::ApplyRecommendedSettings() {
     status =
         ApplyRecommendedSetting(key, value, "plugin '" + config_.plugin + "'", &config_, &applied);
     if (!status.ok()) return status;
-    if (applied && log_ != nullptr) {
-      *log_ << "plugin " << config_.plugin << " recommends " << key << ": " << value
-            << " (applied; set it in the deployment to choose otherwise)\n";
+    if (applied) {
+      log_.Info("plugin " + config_.plugin + " recommends " + key + ": " + value +
+                " (applied; set it in the deployment to choose otherwise)");
     }
   }
   return Status::Ok();
@@ -207,10 +205,11 @@ Status Runner::Setup() {
         admm_->WarmStart(last->values);
         pipeline_->MarkStarted();
       }
-      *log_ << "resuming deployment '" << config_.name << "' after round " << last->round
-            << " (warm start from its allocation";
-      if (!applied->empty()) *log_ << ", " << applied->size() << " events re-applied";
-      *log_ << ")\n";
+      log_.Info("resuming deployment '" + config_.name + "' after round " +
+                std::to_string(last->round) + " (warm start from its allocation" +
+                (applied->empty() ? std::string()
+                                  : ", " + std::to_string(applied->size()) + " events re-applied") +
+                ")");
     }
   }
   if (csv_sink_) pipeline_->AddSink(csv_sink_.get());
@@ -282,23 +281,6 @@ Status Runner::ApplyPendingEvents(int round, std::vector<EventOutcome>* outcomes
   return Status::Ok();
 }
 
-void Runner::LogRound(const RoundOutcome& o) {
-  for (const EventOutcome& e : o.events) {
-    *log_ << "  event " << e.id << (e.applied ? " applied" : " rejected: " + e.reason) << "\n";
-  }
-  const SolveSummary& s = o.summary;
-  *log_ << "round " << o.round << "  " << TerminationName(s.termination) << "  iterations "
-        << s.iterations << "  objective " << Format("%.10g", s.objective) << "  violation "
-        << Format("%.2e", s.max_violation) << "  time " << Format("%.3f", o.seconds) << " s";
-  for (const Metric& m : o.report.metrics) {
-    *log_ << "  " << m.name << " " << Format("%.6g", m.value);
-  }
-  *log_ << "\n";
-  if (!s.IsSolutionUsable()) *log_ << "  " << s.message << "\n";
-  if (options_.verbose) *log_ << s.FullReport();
-  log_->flush();
-}
-
 Result<RunSummary> Runner::Run() {
   namespace asio = boost::asio;
   RunSummary summary;
@@ -320,6 +302,11 @@ Result<RunSummary> Runner::Run() {
     return summary;
   }
 
+  // The log is the last sink: a round is logged once the database holds it.
+  if (!log_sink_) {
+    log_sink_ = std::make_unique<LogSink>(log_, options_.verbose);
+    pipeline_->AddSink(log_sink_.get());
+  }
   asio::io_context io;
   asio::thread_pool worker(1);  // solves run off the loop thread so signals are handled at once
   asio::signal_set signals(io, SIGINT, SIGTERM);
@@ -340,13 +327,12 @@ Result<RunSummary> Runner::Run() {
   std::unique_ptr<HttpServer> http;
   if (config_.http_enabled) {
     Result<std::unique_ptr<HttpServer>> server = HttpServer::Start(
-        io, config_.http_address, config_.http_port, config_.database, config_.name);
+        io, config_.http_address, config_.http_port, config_.database, config_.name, log_);
     if (!server.ok())
       return Status(server.status().code(), config_.file + ": " + server.status().message());
     http = std::move(server.value());
-    *log_ << "http: serving deployment '" << config_.name << "' on http://" << config_.http_address
-          << ":" << http->port() << "/ (read-only)\n";
-    log_->flush();
+    log_.Info("http: serving deployment '" + config_.name + "' on http://" + config_.http_address +
+              ":" + std::to_string(http->port()) + "/ (read-only)");
   }
 
   std::function<void(Clock::time_point)> schedule;
@@ -362,9 +348,8 @@ Result<RunSummary> Runner::Run() {
 
   signals.async_wait([&](const boost::system::error_code& ec, int signal_number) {
     if (ec) return;
-    *log_ << "received " << (signal_number == SIGINT ? "SIGINT" : "SIGTERM")
-          << (round_in_flight ? ": interrupting round " + std::to_string(next_round_) : "") << "\n";
-    log_->flush();
+    log_.Info(std::string("received ") + (signal_number == SIGINT ? "SIGINT" : "SIGTERM") +
+              (round_in_flight ? ": interrupting round " + std::to_string(next_round_) : ""));
     summary.interrupted = true;
     stop_source.request_stop();
     finish("signal");
@@ -379,7 +364,7 @@ Result<RunSummary> Runner::Run() {
       return;
     }
     if (outcome.interrupted) {
-      *log_ << "round " << outcome.round << " interrupted; nothing written\n";
+      log_.Info("round " + std::to_string(outcome.round) + " interrupted; nothing written");
       finish(summary.stop_reason.empty() ? "signal" : summary.stop_reason);
       return;
     }
@@ -387,7 +372,6 @@ Result<RunSummary> Runner::Run() {
       finish("plugin has no data for round " + std::to_string(outcome.round));
       return;
     }
-    LogRound(outcome);
     ++summary.rounds_run;
     summary.last_round = outcome.round;
     if (stopping) return;
@@ -409,15 +393,16 @@ Result<RunSummary> Runner::Run() {
     if (now > next) {
       const double over = Seconds(now - round_start);
       if (config_.overrun == OverrunPolicy::kBackToBack) {
-        *log_ << "round " << outcome.round << " took " << Format("%.3f", over)
-              << " s, longer than the interval: next round starts now (overrun: back_to_back)\n";
+        // Chosen by the deployment: information, where a skipped tick is a warning.
+        log_.Info("round " + std::to_string(outcome.round) + " took " + Format("%.3f", over) +
+                  " s, longer than the interval: next round starts now (overrun: back_to_back)");
         next = now;
       } else {
         const auto missed = static_cast<int>((now - round_start) / interval);
         next = round_start + interval * (missed + 1);
         summary.rounds_skipped += missed;
-        *log_ << "round " << outcome.round << " took " << Format("%.3f", over) << " s: skipping "
-              << missed << " tick(s) (overrun: skip)\n";
+        log_.Warn("round " + std::to_string(outcome.round) + " took " + Format("%.3f", over) +
+                  " s: skipping " + std::to_string(missed) + " tick(s) (overrun: skip)");
       }
     }
     schedule(next);

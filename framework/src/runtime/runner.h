@@ -1,8 +1,8 @@
 // The deployment loop: the only code that includes Boost.Asio.
 //
 // Rounds run on a steady timer at the configured interval, each through the RoundPipeline
-// (round_pipeline.h: events -> refresh -> solve -> repair -> measure -> report -> sinks), then
-// logged.
+// (round_pipeline.h: events -> refresh -> solve -> repair -> measure -> report -> sinks, the
+// last of which is the log: runtime/log.h).
 // Rounds never overlap (the next one is scheduled when the current one has finished). A round
 // that outlasts the interval either skips the ticks it missed or starts the next round at
 // once (schedule.overrun). SIGINT / SIGTERM stop cleanly: a round whose solve was interrupted
@@ -24,17 +24,21 @@
 #include "dede/plugin.h"
 #include "dede/solver.h"
 #include "dede/status.h"
+#include "runtime/log.h"
 #include "runtime/round_pipeline.h"
 #include "store/store.h"
 
 namespace dede::internal {
 
 struct RunnerOptions {
-  bool verbose = false;         // print each round's residual trace
-  bool persist = true;          // false: `dede solve` (nothing is written)
-  int max_rounds = -1;          // this run's rounds, when >= 0 (stop.max_rounds is kept as well)
-  std::string csv_path = {};    // also write each round's figures here (CsvSink), if set
-  std::ostream* log = nullptr;  // progress lines; std::cout when null
+  bool verbose = false;       // log each round's residual trace
+  bool persist = true;        // false: `dede solve` (nothing is written)
+  int max_rounds = -1;        // this run's rounds, when >= 0 (stop.max_rounds is kept as well)
+  std::string csv_path = {};  // also write each round's figures here (CsvSink), if set
+  // The log's lines (rounds, resume, recommended settings, the HTTP endpoint, signals,
+  // overruns) go here, in the log's format at info level, instead of to the process log
+  // (runtime/log.h) when set. Must outlive the runner.
+  std::ostream* log = nullptr;
 };
 
 struct RunSummary {
@@ -78,7 +82,6 @@ class Runner {
   Status ApplyEvent(const EventRow& row, bool replay, int round, EventOutcome* outcome);
   // Before Refresh(round): the deployment's pending events that are due, in inbox order.
   Status ApplyPendingEvents(int round, std::vector<EventOutcome>* outcomes);
-  void LogRound(const RoundOutcome& outcome);
 
   DeploymentConfig config_;  // a copy: the plugin's recommended settings are applied to it
   DomainPlugin* plugin_;
@@ -89,10 +92,11 @@ class Runner {
   std::unique_ptr<AdmmSolver> admm_;
   std::unique_ptr<StoreSink> store_sink_;
   std::unique_ptr<CsvSink> csv_sink_;
+  std::unique_ptr<LogSink> log_sink_;  // added by Run (`dede solve` logs no round line)
   std::unique_ptr<RoundPipeline> pipeline_;
   std::int64_t deployment_id_ = -1;
   int next_round_ = 0;
-  std::ostream* log_;
+  Logger log_;
 };
 
 }  // namespace dede::internal

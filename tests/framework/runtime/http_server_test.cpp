@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -77,7 +78,8 @@ class HttpServerTest : public ::testing::Test {
                .string();
     std::filesystem::create_directories(dir_);
     database_ = MakeDatabase(dir_);
-    auto server = HttpServer::Start(io_, "127.0.0.1", 0, database_, "web \"one\"");
+    auto server = HttpServer::Start(
+        io_, "127.0.0.1", 0, database_, "web \"one\"", Logger::ToStream(&log_, LogLevel::kDebug));
     ASSERT_TRUE(server.ok()) << server.status().message();
     server_ = std::move(server.value());
     port_ = server_->port();
@@ -117,12 +119,32 @@ class HttpServerTest : public ::testing::Test {
     return reply;
   }
 
+  // The server's log so far, read on the loop's thread (the only one that writes it).
+  std::string LogText() {
+    std::promise<std::string> text;
+    asio::post(io_, [&] { text.set_value(log_.str()); });
+    return text.get_future().get();
+  }
+
+  std::ostringstream log_;  // outlives the server
   asio::io_context io_;
   std::unique_ptr<HttpServer> server_;
   std::thread thread_;
   std::string dir_, database_;
   int port_ = 0;
 };
+
+TEST_F(HttpServerTest, EachRequestIsADebugLineOfTheLog) {
+  ASSERT_EQ(Request("/healthz").status, 200);
+  ASSERT_EQ(Request("/nowhere").status, 404);
+  ASSERT_EQ(Request("/healthz", http::verb::post).status, 405);
+  const std::string text = LogText();
+  const std::string stamp = R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z )";
+  EXPECT_TRUE(std::regex_search(text, std::regex(stamp + "debug http: GET /healthz -> 200\n")))
+      << text;
+  EXPECT_NE(text.find("debug http: GET /nowhere -> 404\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("debug http: POST /healthz -> 405\n"), std::string::npos) << text;
+}
 
 TEST_F(HttpServerTest, HealthRoundsAndAllocationAnswerJson) {
   Reply health = Request("/healthz");

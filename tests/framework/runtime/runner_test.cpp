@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -471,6 +472,27 @@ TEST(RoundPipeline, MeasuresTheRepairedAllocation) {
     EXPECT_DOUBLE_EQ(outcome.summary.max_violation, 1.5) << static_cast<int>(kind);
     EXPECT_FALSE(outcome.summary.feasible);
   }
+}
+
+// `dede run`'s log: each round is an info line with a timestamp, and a round whose solution is
+// not usable is also a warning with the reason (what `--quiet` still shows).
+TEST(RunnerLog, RoundLineCarriesTimeAndLevelAndAnUnusableRoundWarns) {
+  DeploymentConfig config = Config("zeros");
+  config.max_rounds = 2;
+  ShiftingRepairPlugin plugin;  // its repair leaves every round infeasible
+  std::ostringstream log;
+  Runner runner(config, &plugin, "1.0", nullptr, RunnerOptions{.persist = false, .log = &log});
+  ASSERT_TRUE(runner.Setup().ok());
+  Result<RunSummary> run = runner.Run();
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->rounds_run, 2);
+  const std::string stamp = R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z )";
+  const std::string text = log.str();
+  EXPECT_TRUE(std::regex_search(text, std::regex(stamp + "info  round 1  converged  iterations ")))
+      << text;
+  EXPECT_TRUE(std::regex_search(
+      text, std::regex(stamp + R"(warn  round 1: solution not usable \(converged, infeasible\))")))
+      << text;
 }
 
 // The ADMM budget is the whole round's: from the second round on, the solve leaves the plugin's

@@ -29,7 +29,7 @@ export DEDE_PLUGIN_PATH=$plugins
 out=$("$dede" validate "$work/cs.yaml") || fail "validate exit: $out"
 grep -q "plugin cluster_scheduling 0.2.0, 10 resources, 233 demands" <<< "$out" || fail "validate: $out"
 "$dede" run "$work/cs.yaml" --rounds 3 > "$work/run.log" || { cat "$work/run.log"; fail "run"; }
-grep -q "^round 2  converged" "$work/run.log" || { cat "$work/run.log"; fail "no converged round 2"; }
+grep -q "Z info  round 2  converged" "$work/run.log" || { cat "$work/run.log"; fail "no converged round 2"; }
 q() { sqlite3 "$1" "$2"; }
 Q() { q "$work/cs.db" "$1"; }
 [ "$(Q "SELECT count(*) FROM rounds")" = 3 ] || fail "3 rounds expected"
@@ -64,7 +64,7 @@ awk -v a="$(util "$work/nofill.db")" 'BEGIN { exit !(a < 0.5) }' || fail "GPUs u
 awk -v a="$(minimum "$work/cs.db")" -v b="$(minimum "$work/nofill.db")" 'BEGIN { exit !(a >= b * (1 - 2e-3) && a <= b * (1 + 1e-6)) }'   || fail "minimum with the second stage $(minimum "$work/cs.db") vs $(minimum "$work/nofill.db")"
 # A second run resumes at round 3 with the same simulated time.
 out=$("$dede" run "$work/cs.yaml" --rounds 1) || fail "second run: $out"
-grep -q "^round 3  .*sim_time_s 1080" <<< "$out" || fail "resume at round 3: $out"
+grep -q "Z info  round 3  .*sim_time_s 1080" <<< "$out" || fail "resume at round 3: $out"
 
 # Checkpoints: the exact solver is deterministic, so 6 rounds straight and 3 + restart + 3
 # give the same objective in every round, and the same job completions.

@@ -89,7 +89,7 @@ bad=$(q "SELECT count(*) FROM metrics m WHERE m.name = 'failed_links' AND m.roun
 [ "$bad" = 0 ] || fail "rounds whose failed_links disagree with the events: $bad"
 # --- 4. The HTTP endpoint: absent unless configured; with http.enabled, served by the running
 # deployment (a raw request through bash's /dev/tcp: no client needed).
-if grep -q "^http:" "$work"/run*.log; then fail "an http endpoint without http.enabled"; fi
+if grep -q "info  http:" "$work"/run*.log; then fail "an http endpoint without http.enabled"; fi
 cp "$work/te.yaml" "$work/web.yaml"
 sed -i -e "s|name: te-b4|name: te-b4-web|" -e "s|interval_seconds: 0.05|interval_seconds: 0.3|" "$work/web.yaml"
 printf 'http:\n  enabled: true\n  port: 0\n' >> "$work/web.yaml"
@@ -97,7 +97,7 @@ printf 'http:\n  enabled: true\n  port: 0\n' >> "$work/web.yaml"
 runner=$!
 port=
 for _ in $(seq 1 100); do
-  port=$(sed -n 's|^http: serving .* on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$work/web.log")
+  port=$(sed -n 's|.* info  http: serving .* on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$work/web.log")
   [ -n "$port" ] && break
   sleep 0.05
 done
@@ -114,5 +114,5 @@ grep -q '"deployment":"te-b4-web"' <<< "$reply" || fail "healthz body: $reply"
 wait "$runner" || { cat "$work/web.log"; fail "the http deployment failed"; }
 runner=
 exec 4<&-
-[ "$(grep -c "^round [0-9]*  converged" "$work/web.log")" = 8 ] || { cat "$work/web.log"; fail "8 rounds expected beside the silent client"; }
+[ "$(grep -c "info  round [0-9]*  converged" "$work/web.log")" = 8 ] || { cat "$work/web.log"; fail "8 rounds expected beside the silent client"; }
 echo "te events cli test passed"
