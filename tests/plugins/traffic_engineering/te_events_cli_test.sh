@@ -93,6 +93,9 @@ if grep -q "info  http:" "$work"/run*.log; then fail "an http endpoint without h
 cp "$work/te.yaml" "$work/web.yaml"
 sed -i -e "s|name: te-b4|name: te-b4-web|" -e "s|interval_seconds: 0.05|interval_seconds: 0.3|" "$work/web.yaml"
 printf 'http:\n  enabled: true\n  port: 0\n' >> "$work/web.yaml"
+# The log exists before the run starts (its redirection happens in the child): the polling
+# sed below must not find it missing and end the script under set -e.
+: > "$work/web.log"
 "$dede" run "$work/web.yaml" --rounds 8 > "$work/web.log" 2>&1 &
 runner=$!
 port=
