@@ -1,5 +1,8 @@
 #include "cluster_baselines.h"
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -100,7 +103,6 @@ Status SolvePop(const Instance& instance,
   PopResult local;
   std::mutex mutex;
   Status status;
-  std::atomic<int> next{0};
 
   auto solve_part = [&](int g) {
     const std::vector<int>& jobs = groups[g];
@@ -160,18 +162,13 @@ Status SolvePop(const Instance& instance,
   std::vector<int> todo;
   for (int g = 0; g < k; ++g)
     if (!groups[g].empty()) todo.push_back(g);
-  auto worker = [&] {
-    for (int i = next++; i < static_cast<int>(todo.size()); i = next++) {
-      if (services.stop.stop_requested()) return;
-      solve_part(todo[i]);
-    }
-  };
+  // The parts in a TBB arena of `threads` workers (as the TE plugin's POP), one part a task.
   const int threads = std::clamp(options.threads, 1, std::max(1, static_cast<int>(todo.size())));
-  {
-    std::vector<std::jthread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-  }
+  tbb::task_arena(threads).execute([&] {
+    tbb::parallel_for(0, static_cast<int>(todo.size()), [&](int i) {
+      if (!services.stop.stop_requested()) solve_part(todo[i]);
+    });
+  });
   if (services.stop.stop_requested()) {
     summary->termination = Termination::kCancelled;
     summary->message = method + ": stop requested";
