@@ -5,6 +5,8 @@
 //   dede validate CONFIG   check the file, load the plugin, check its settings and problem
 //   dede export CONFIG [NAME FILE]  write a plugin's export (e.g. traffic engineering's paths)
 //   (run, solve and validate take --set KEY=VALUE: a key of the file overridden, repeatable)
+//   dede convert SHAPE IN -o DIR  a public trace (philly, dally, tiresias, helios, alibaba) -> the
+//                          plugins' trace files, every adjustment counted (convert.h)
 //   dede query DB SQL      read-only SQL over a deployment database (table, csv or json)
 //   dede plugins           list the plugins found, their versions and their methods
 //   dede options           the option reference (Markdown)
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "config/deployment.h"
+#include "convert.h"
 #include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "options_doc.h"
@@ -408,6 +411,62 @@ int main(int argc, char** argv) {
       overlays,
       "override a key of the deployment file (YAML value), e.g. solver.admm.rho=1e7; repeatable");
 
+  dede::tools::ConvertOptions convert_options;
+  auto* convert = app.add_subcommand(
+      "convert",
+      "convert a public GPU trace to a plugin's trace files; every adjustment is counted");
+  convert->footer(dede::tools::ShapeHelp());
+  convert->add_option("shape", convert_options.shape, "philly, dally, tiresias, helios or alibaba")
+      ->required()
+      ->check(CLI::IsMember({"philly", "dally", "tiresias", "helios", "alibaba"}));
+  convert->add_option("input", convert_options.input, "the trace (CSV with a header)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  convert->add_option("-o,--output-dir", convert_options.output_dir, "directory for the files")
+      ->required();
+  convert->add_option("--report", convert_options.report_json, "also write the summary as JSON");
+  convert
+      ->add_option("--throughputs",
+                   convert_options.throughputs,
+                   "philly: Gavel table job_type,num_gpus,gpu_type,steps_per_s")
+      ->check(CLI::ExistingFile);
+  convert->add_option("--gpus-per-type",
+                      convert_options.gpus_per_type,
+                      "philly: GPUs per worker type, e.g. v100=64,p100=32");
+  convert
+      ->add_option("--default-gpus-per-type",
+                   convert_options.default_gpus_per_type,
+                   "philly: GPUs of a type not in --gpus-per-type (counted as defaulted)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  convert->add_option("--vc", convert_options.vcs, "philly: keep only this VC; repeatable");
+  convert
+      ->add_option("--time-origin",
+                   convert_options.time_origin,
+                   "keep, first (earliest arrival -> 0) or auto (first for helios and alibaba)")
+      ->check(CLI::IsMember({"keep", "first", "auto"}))
+      ->capture_default_str();
+  convert->add_option("--max-jobs", convert_options.max_jobs, "keep the first N arrivals (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  convert
+      ->add_option("--work-model",
+                   convert_options.work_model,
+                   "gpu shapes: the plugin's workload.work_model the run times are written for")
+      ->check(CLI::IsMember({"artist_linear", "trace_runtime"}))
+      ->capture_default_str();
+  convert
+      ->add_option("--slowdowns",
+                   convert_options.slowdowns,
+                   "gpu shapes: slot,machine,rack slowdown factors in (0, 1] for rows without")
+      ->delimiter(',')
+      ->expected(3)
+      ->check(CLI::Range(1e-9, 1.0));
+  convert
+      ->add_option("--nodes",
+                   convert_options.nodes,
+                   "gpu shapes: node list (node, num_gpu, rack, gpu_type) -> cluster.yaml")
+      ->check(CLI::ExistingFile);
+
   auto* query = app.add_subcommand("query", "run read-only SQL on a deployment database");
   query->add_option("db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
   query->add_option("sql", sql, "SQL statement, or - to read it from standard input")->required();
@@ -479,6 +538,13 @@ int main(int argc, char** argv) {
   if (solve->parsed()) return SolveCommand(config_file, overlays, verbose, round, csv);
   if (validate->parsed()) return ValidateCommand(config_file, overlays);
   if (exporter->parsed()) return ExportCommand(config_file, overlays, export_name, export_file);
+  if (convert->parsed()) {
+    dede::tools::ConvertReport report;
+    Status s = dede::tools::Convert(convert_options, &report);
+    if (!s.ok()) return Fail(s, kExitInvalidInput);
+    report.Print(std::cout);
+    return 0;
+  }
   if (query->parsed()) {
     if (sql == "-") {
       std::ostringstream text;

@@ -1,0 +1,116 @@
+// `dede convert SHAPE INPUT -o DIR`: public GPU-cluster trace shapes -> the input files of the
+// cluster_scheduling plugin (`source: trace`) and of the gpu_placement plugin (`source:
+// dally_csv`, also what dally_bench --trace reads). Every change made to the data on the way
+// (rounded GPU counts, mapped ids, dropped rows and why, defaulted fields, clipped values,
+// duplicate ids, reordered rows) is counted in a ConvertReport, printed at the end and
+// optionally written as JSON; nothing is changed silently. Malformed input stops the conversion
+// with an error naming file:line:column, the column and the value (dede/csv.h).
+//
+// Why a converter and not more readers in the plugins: the plugins' formats stay exact and
+// strict (every field checked, no guessing), the converted files can be read, diffed and
+// edited, the id mapping is written next to them, and one tool serves the plugins and
+// dally_bench alike. The accepted input columns of each shape are in tools/dede/README-convert
+// (section "Your own trace" of the plugins' READMEs) and in ShapeHelp().
+#pragma once
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "dede/csv.h"
+#include "dede/status.h"
+
+namespace dede::tools {
+
+struct ConvertOptions {
+  // philly (-> cluster_scheduling), dally, tiresias, helios, alibaba (-> gpu_placement).
+  std::string shape;
+  std::string input;
+  std::string output_dir;
+  std::string report_json;  // also write the report here (empty: no file)
+  // philly: Gavel's throughput table `job_type,num_gpus,gpu_type,steps_per_s`, for jobs without
+  // per-job `<gpu>_steps_per_s` values (or whose GPU count was rounded).
+  std::string throughputs;
+  // philly: GPUs per worker type, "v100=64,p100=32"; types not named get default_gpus_per_type.
+  std::string gpus_per_type;
+  int default_gpus_per_type = 64;
+  std::vector<std::string> vcs;  // philly: keep only these virtual clusters (empty: all)
+  // keep | first (subtract the earliest arrival) | auto (first for helios and alibaba, whose
+  // times are clock times; keep otherwise).
+  std::string time_origin = "auto";
+  int max_jobs = 0;                  // keep the first N jobs by arrival (0: all)
+  // gpu shapes: how time_per_iteration_s is written for a duration, as the plugin's
+  // workload.work_model reads it (artist_linear: run time = iterations * tpi / GPUs).
+  std::string work_model = "artist_linear";
+  // gpu shapes: slowdown factors (slot, machine, rack) written for rows that have none.
+  std::vector<double> slowdowns = {1.0, 0.8, 0.7};
+  std::string nodes;  // gpu shapes: a node list -> the plugin's cluster / gpu_types (cluster.yaml)
+};
+
+// Counts of adjustments by kind ("rounded_gpus", "dropped_rows.no_gpu", ...), each with up to
+// three examples ("trace.csv:12: num_gpus 0.5 -> 1").
+class Adjustments {
+ public:
+  // A kind that applies to the shape: listed (with 0) even if nothing was adjusted.
+  void Declare(const std::string& kind);
+  void Count(const std::string& kind, const std::string& example, int n = 1);
+  int Get(const std::string& kind) const;
+  void Merge(const Adjustments& other);
+  struct Entry {
+    int count = 0;
+    std::vector<std::string> examples;
+  };
+  const std::map<std::string, Entry>& entries() const { return entries_; }
+
+ private:
+  std::map<std::string, Entry> entries_;
+};
+
+struct ConvertReport {
+  std::string shape, input, target;  // target: the plugin and source the output is for
+  int rows_read = 0, jobs_written = 0;
+  std::vector<std::string> outputs;  // files written
+  std::vector<std::string> notes;    // how to use the output (the deployment keys)
+  Adjustments adjustments;
+  void Print(std::ostream& out) const;
+  std::string Json() const;
+};
+
+// The shapes and their columns, for --help and errors.
+std::string ShapeHelp();
+
+// Reads, converts, writes the files and fills *report. Errors (bad input, unwritable output)
+// are InvalidArgument / NotFound with file:line:column where a record is at fault.
+Status Convert(const ConvertOptions& options, ConvertReport* report);
+
+// ---- shared by the shapes (convert_*.cpp) -------------------------------------------------
+
+// Output id mapping: assigns 0..n-1 in output order, counting "mapped_ids" for each job whose
+// source id is not the same integer, and writes job_ids.csv (job_id,source_job_id[,vc]).
+struct SourceJob {
+  std::string source_id;
+  std::string vc;
+  int line = 0;
+  int new_id = -1;  // -1: the position in the output
+};
+Status WriteIdMap(const std::string& path,
+                  const std::string& input,
+                  const std::vector<SourceJob>& jobs,
+                  bool with_vc,
+                  Adjustments* adjustments);
+
+// Opens a shape's input: header required, letter case of names ignored, ragged rows allowed.
+Result<CsvReader> OpenInput(const std::string& path);
+// The column of the first of `names` (the accepted spellings of one field) the header has, or
+// -1. Required: an error "<file>:<line>: missing column 'a' (or 'b', 'c'); the header is ...".
+int FindColumn(const CsvReader& csv, const std::vector<std::string_view>& names);
+Status RequireColumn(const CsvReader& csv, const std::vector<std::string_view>& names, int* column);
+
+// A double as the shortest text that reads back the same.
+std::string Num(double v);
+
+Status ConvertPhilly(const ConvertOptions& options, ConvertReport* report);
+Status ConvertGpu(const ConvertOptions& options, ConvertReport* report);
+
+}  // namespace dede::tools
