@@ -20,7 +20,8 @@ void Adjustments::Count(const std::string& kind, const std::string& example, int
 void Adjustments::Merge(const Adjustments& other) {
   for (const auto& [kind, e] : other.entries_) {
     if (e.count == 0) Declare(kind);
-    for (std::size_t i = 0; i < e.examples.size(); ++i) Count(kind, e.examples[i], i == 0 ? e.count : 0);
+    for (std::size_t i = 0; i < e.examples.size(); ++i)
+      Count(kind, e.examples[i], i == 0 ? e.count : 0);
     if (e.examples.empty() && e.count > 0) Count(kind, "", e.count);
   }
 }
@@ -95,8 +96,7 @@ Status RequireColumn(const CsvReader& csv,
     text += ")";
   }
   text += "; the header is '";
-  for (std::size_t i = 0; i < csv.header().size(); ++i)
-    text += (i ? "," : "") + csv.header()[i];
+  for (std::size_t i = 0; i < csv.header().size(); ++i) text += (i ? "," : "") + csv.header()[i];
   return InvalidArgument(text + "'");
 }
 
@@ -162,9 +162,10 @@ Status Convert(const ConvertOptions& options, ConvertReport* report) {
   report->input = options.input;
   std::error_code ec;
   std::filesystem::create_directories(options.output_dir, ec);
-  if (ec) return InvalidArgument(options.output_dir + ": cannot create the directory: " + ec.message());
-  Status status = options.shape == "philly" ? ConvertPhilly(options, report)
-                                            : ConvertGpu(options, report);
+  if (ec)
+    return InvalidArgument(options.output_dir + ": cannot create the directory: " + ec.message());
+  Status status =
+      options.shape == "philly" ? ConvertPhilly(options, report) : ConvertGpu(options, report);
   if (!status.ok()) return status;
   if (!options.report_json.empty()) {
     std::ofstream out(options.report_json);

@@ -39,7 +39,7 @@ struct ConvertOptions {
   // keep | first (subtract the earliest arrival) | auto (first for helios and alibaba, whose
   // times are clock times; keep otherwise).
   std::string time_origin = "auto";
-  int max_jobs = 0;                  // keep the first N jobs by arrival (0: all)
+  int max_jobs = 0;  // keep the first N jobs by arrival (0: all)
   // gpu shapes: how time_per_iteration_s is written for a duration, as the plugin's
   // workload.work_model reads it (artist_linear: run time = iterations * tpi / GPUs).
   std::string work_model = "artist_linear";

@@ -65,7 +65,8 @@ Status FindColumns(const std::string& shape, const CsvReader& csv, Columns* c) {
     c->milli = FindColumn(csv, {"gpu_milli"});
     c->plan_gpu = FindColumn(csv, {"plan_gpu"});
     c->spec = FindColumn(csv, {"gpu_spec", "gpu_type"});
-    if (c->gpus < 0 && c->plan_gpu < 0) s.Update(RequireColumn(csv, {"num_gpu", "plan_gpu"}, &c->gpus));
+    if (c->gpus < 0 && c->plan_gpu < 0)
+      s.Update(RequireColumn(csv, {"num_gpu", "plan_gpu"}, &c->gpus));
   }
   return s;
 }
@@ -86,7 +87,8 @@ Status ReadTime(const CsvReader& csv, int column, double* out) {
   if (ParseDouble(text, out) && std::isfinite(*out)) return Status::Ok();
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
   char tail = 0;
-  const int n = std::sscanf(text.c_str(), "%d-%d-%d%*[ T]%d:%d:%d%c", &y, &mo, &d, &h, &mi, &s, &tail);
+  const int n =
+      std::sscanf(text.c_str(), "%d-%d-%d%*[ T]%d:%d:%d%c", &y, &mo, &d, &h, &mi, &s, &tail);
   if ((n == 6) && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h < 24 && mi < 60 && s < 61) {
     *out = static_cast<double>(DaysFromCivil(y, mo, d)) * 86400.0 + h * 3600 + mi * 60 + s;
     return Status::Ok();
@@ -144,17 +146,20 @@ bool ReadRow(const CsvReader& csv,
   if (!status->ok()) return false;
   if (gpus == 0) return drop("no_gpu", "0 GPUs");
   row->gpus = static_cast<int>(std::ceil(gpus));
-  if (row->gpus != gpus) adj->Count("rounded_gpus", at + ": " + Num(gpus) + " GPU -> " + std::to_string(row->gpus));
+  if (row->gpus != gpus)
+    adj->Count("rounded_gpus", at + ": " + Num(gpus) + " GPU -> " + std::to_string(row->gpus));
   if (duration >= 0) {  // a run time: iterations (given or one per second) and tpi from it
     if (duration <= 0) return drop("no_work", "run time " + Num(duration) + " s");
     if (c.iterations < 0) {
       row->iterations = std::max(1.0, std::round(duration));
-      adj->Count("defaulted.total_iterations", at + ": " + Num(row->iterations) + " (one per second)");
+      adj->Count("defaulted.total_iterations",
+                 at + ": " + Num(row->iterations) + " (one per second)");
     }
     if (row->iterations <= 0) return drop("no_work", "0 iterations");
     row->tpi = duration / row->iterations * (options.work_model == "artist_linear" ? row->gpus : 1);
   }
-  if (row->iterations <= 0 || row->tpi <= 0) return drop("no_work", "0 iterations or time per iteration");
+  if (row->iterations <= 0 || row->tpi <= 0)
+    return drop("no_work", "0 iterations or time per iteration");
   if (c.model >= 0) row->model = csv.Field(c.model);
   if (c.spec >= 0 && !csv.Field(c.spec).empty())
     adj->Count("ignored.gpu_type_constraint", at + ": '" + std::string(csv.Field(c.spec)) + "'");
@@ -168,7 +173,8 @@ bool ReadRow(const CsvReader& csv,
     }
     status->Update(csv.Read(c.slowdown[k], &row->slowdown[k], 1e-9));
     if (status->ok() && row->slowdown[k] > 1) {
-      adj->Count("clipped.slowdown", at + ": " + csv.FieldName(c.slowdown[k]) + " " + Num(row->slowdown[k]) + " -> 1");
+      adj->Count("clipped.slowdown",
+                 at + ": " + csv.FieldName(c.slowdown[k]) + " " + Num(row->slowdown[k]) + " -> 1");
       row->slowdown[k] = 1;
     }
   }
@@ -204,9 +210,9 @@ Status ReadJobs(const ConvertOptions& options, std::vector<GpuRow>* rows, Conver
     }
     auto [it, inserted] = line_of_id.emplace(row.source.source_id, csv.line());
     if (!inserted) {
-      adj.Count("dropped_rows.duplicate_id", csv.name() + ":" + std::to_string(csv.line()) +
-                                                 ": job_id '" + row.source.source_id +
-                                                 "' of line " + std::to_string(it->second));
+      adj.Count("dropped_rows.duplicate_id",
+                csv.name() + ":" + std::to_string(csv.line()) + ": job_id '" +
+                    row.source.source_id + "' of line " + std::to_string(it->second));
       continue;
     }
     adj.Merge(row_adj);
@@ -223,13 +229,14 @@ void OrderJobs(const ConvertOptions& options, std::vector<GpuRow>* rows, Adjustm
   for (std::size_t i = 0; i < rows->size(); ++i) {
     const GpuRow& r = (*rows)[i];
     if (i > 0 && r.arrival_s < latest)
-      adj->Count("reordered_rows", options.input + ":" + std::to_string(r.source.line) +
-                                       ": arrival " + Num(r.arrival_s) + " < an earlier row's " +
-                                       Num(latest));
+      adj->Count("reordered_rows",
+                 options.input + ":" + std::to_string(r.source.line) + ": arrival " +
+                     Num(r.arrival_s) + " < an earlier row's " + Num(latest));
     latest = std::max(latest, r.arrival_s);
   }
-  std::stable_sort(rows->begin(), rows->end(),
-                   [](const GpuRow& a, const GpuRow& b) { return a.arrival_s < b.arrival_s; });
+  std::stable_sort(rows->begin(), rows->end(), [](const GpuRow& a, const GpuRow& b) {
+    return a.arrival_s < b.arrival_s;
+  });
   if (options.max_jobs > 0 && static_cast<int>(rows->size()) > options.max_jobs) {
     adj->Count("dropped_rows.over_max_jobs",
                "after the first " + std::to_string(options.max_jobs) + " arrivals",
@@ -240,13 +247,15 @@ void OrderJobs(const ConvertOptions& options, std::vector<GpuRow>* rows, Adjustm
   const double origin = rows->front().arrival_s;
   if ((options.time_origin == "first" || (options.time_origin == "auto" && clock)) && origin != 0) {
     for (GpuRow& r : *rows) r.arrival_s -= origin;
-    adj->Count("shifted_arrivals", "every arrival - " + Num(origin) + " s",
+    adj->Count("shifted_arrivals",
+               "every arrival - " + Num(origin) + " s",
                static_cast<int>(rows->size()));
   }
   for (GpuRow& r : *rows) {
     if (r.arrival_s >= 0) continue;
-    adj->Count("clipped.arrival_s", options.input + ":" + std::to_string(r.source.line) + ": " +
-                                        Num(r.arrival_s) + " -> 0");
+    adj->Count(
+        "clipped.arrival_s",
+        options.input + ":" + std::to_string(r.source.line) + ": " + Num(r.arrival_s) + " -> 0");
     r.arrival_s = 0;
   }
   // Ids: kept when every one is an integer in [0, 2^31); else 0..n-1 in arrival order.
@@ -275,9 +284,14 @@ Status ConvertGpu(const ConvertOptions& options, ConvertReport* report) {
                            std::to_string(options.slowdowns.size()));
   report->target = "gpu_placement (workload.source: dally_csv)";
   Adjustments& adj = report->adjustments;
-  for (const char* kind : {"rounded_gpus", "mapped_ids", "dropped_rows.duplicate_id",
-                           "dropped_rows.no_gpu", "dropped_rows.no_work", "reordered_rows",
-                           "defaulted.slowdowns", "clipped.arrival_s"})
+  for (const char* kind : {"rounded_gpus",
+                           "mapped_ids",
+                           "dropped_rows.duplicate_id",
+                           "dropped_rows.no_gpu",
+                           "dropped_rows.no_work",
+                           "reordered_rows",
+                           "defaulted.slowdowns",
+                           "clipped.arrival_s"})
     adj.Declare(kind);
   std::vector<GpuRow> rows;
   if (Status s = ReadJobs(options, &rows, report); !s.ok()) return s;
@@ -308,8 +322,11 @@ Status ConvertGpu(const ConvertOptions& options, ConvertReport* report) {
   }
   report->notes.push_back(
       "use in a deployment:\n  plugin:\n    name: gpu_placement\n    settings:\n"
-      "      workload: {source: dally_csv, trace: " + dir + "jobs.csv, arrivals: trace, "
-      "work_model: " + options.work_model + "}\nor: dally_bench --trace " + dir + "jobs.csv");
+      "      workload: {source: dally_csv, trace: " +
+      dir +
+      "jobs.csv, arrivals: trace, "
+      "work_model: " +
+      options.work_model + "}\nor: dally_bench --trace " + dir + "jobs.csv");
   return Status::Ok();
 }
 

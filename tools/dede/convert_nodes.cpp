@@ -42,18 +42,20 @@ Status ConvertNodes(const ConvertOptions& options, ConvertReport* report, int la
     const std::string name = c_type >= 0 && !csv.Field(c_type).empty()
                                  ? std::string(csv.Field(c_type))
                                  : std::string("gpu");
-    auto it = std::find_if(types.begin(), types.end(), [&](const Type& t) { return t.name == name; });
+    auto it =
+        std::find_if(types.begin(), types.end(), [&](const Type& t) { return t.name == name; });
     if (it == types.end()) {
       types.push_back({name, gpus, csv.line(), {}, {}});
       it = types.end() - 1;
     }
     if (it->gpus != gpus) {
       return csv.FieldError(
-          c_gpus, "node '" + std::string(csv.Field(c_node)) + "' has " + std::to_string(gpus) +
-                      " GPUs of type '" + name + "', the node on line " + std::to_string(it->line) +
-                      " has " + std::to_string(it->gpus) +
-                      ": gpu_placement models one machine size per GPU type "
-                      "(gpus_per_machine); give the nodes distinct gpu_type names or drop them");
+          c_gpus,
+          "node '" + std::string(csv.Field(c_node)) + "' has " + std::to_string(gpus) +
+              " GPUs of type '" + name + "', the node on line " + std::to_string(it->line) +
+              " has " + std::to_string(it->gpus) +
+              ": gpu_placement models one machine size per GPU type "
+              "(gpus_per_machine); give the nodes distinct gpu_type names or drop them");
     }
     const std::string rack = c_rack >= 0 ? std::string(csv.Field(c_rack)) : std::string();
     it->line_of_rack.try_emplace(rack, csv.line());
@@ -68,15 +70,18 @@ Status ConvertNodes(const ConvertOptions& options, ConvertReport* report, int la
     for (const auto& [rack, m] : t.machines_per_rack) {
       if (m != m0) {
         return InvalidArgument(options.nodes + ":" + std::to_string(t.line_of_rack.at(rack)) +
-                               ": rack '" + rack + "' has " + std::to_string(m) + " machines of type '" +
-                               t.name + "', rack '" + rack0 + "' has " + std::to_string(m0) +
+                               ": rack '" + rack + "' has " + std::to_string(m) +
+                               " machines of type '" + t.name + "', rack '" + rack0 + "' has " +
+                               std::to_string(m0) +
                                ": gpu_placement's racks are equal (machines_per_rack)");
       }
     }
     const int racks = static_cast<int>(t.machines_per_rack.size());
-    const std::string shape = "racks: " + std::to_string(racks) + ", machines_per_rack: " +
-                              std::to_string(m0) + ", gpus_per_machine: " + std::to_string(t.gpus);
-    yaml += types.size() == 1 ? " {" + shape + "}\n" : "\n  - {name: " + t.name + ", " + shape + "}";
+    const std::string shape = "racks: " + std::to_string(racks) +
+                              ", machines_per_rack: " + std::to_string(m0) +
+                              ", gpus_per_machine: " + std::to_string(t.gpus);
+    yaml +=
+        types.size() == 1 ? " {" + shape + "}\n" : "\n  - {name: " + t.name + ", " + shape + "}";
     total_largest = std::max(total_largest, racks * m0 * t.gpus);
   }
   if (types.size() > 1) yaml += "\n";

@@ -65,8 +65,9 @@ Status ReadGavelThroughputs(const std::string& path,
     auto [it, inserted] =
         table->emplace(ThroughputKey{std::string(csv.Field(c_type)), gpus, gpu}, value);
     if (!inserted && it->second != value)
-      return csv.FieldError(c_value, "a second, different throughput for this job type, GPU count "
-                                     "and GPU type");
+      return csv.FieldError(c_value,
+                            "a second, different throughput for this job type, GPU count "
+                            "and GPU type");
   }
   return status;
 }
@@ -78,12 +79,12 @@ struct Columns {
 
 // The columns of the job list; GPU types of `<gpu>_steps_per_s` columns are added to *gpu_types.
 Status FindColumns(const CsvReader& csv, std::vector<std::string>* gpu_types, Columns* c) {
-  Status status = RequireColumn(csv, {"arrival_s", "arrival_time_s", "arrival_time", "submit_time"},
-                                &c->arrival);
+  Status status = RequireColumn(
+      csv, {"arrival_s", "arrival_time_s", "arrival_time", "submit_time"}, &c->arrival);
   status.Update(RequireColumn(csv, {"num_gpus", "scale_factor", "num_gpu", "gpus"}, &c->gpus));
   status.Update(RequireColumn(csv, {"job_type"}, &c->type));
-  status.Update(
-      RequireColumn(csv, {"total_steps", "num_steps", "iterations", "total_iterations"}, &c->steps));
+  status.Update(RequireColumn(
+      csv, {"total_steps", "num_steps", "iterations", "total_iterations"}, &c->steps));
   c->id = FindColumn(csv, {"job_id", "jobid", "id"});
   c->vc = FindColumn(csv, {"vc", "virtual_cluster"});
   c->weight = FindColumn(csv, {"priority_weight", "weight"});
@@ -137,7 +138,8 @@ bool ReadRow(const CsvReader& csv,
     row->arrival_s = 0;
   }
   const int whole = static_cast<int>(std::ceil(gpus));
-  if (whole != gpus) adj->Count("rounded_gpus", at + ": num_gpus " + Num(gpus) + " -> " + Num(whole));
+  if (whole != gpus)
+    adj->Count("rounded_gpus", at + ": num_gpus " + Num(gpus) + " -> " + Num(whole));
   while (row->scale_factor < whole) row->scale_factor *= 2;
   if (row->scale_factor > kMaxScaleFactor) {
     return drop("over_max_scale_factor",
@@ -176,7 +178,8 @@ bool ReadRow(const CsvReader& csv,
     status->Update(csv.Read(c.duration, &row->duration_s, 0.0));
   } else {
     row->duration_s = row->total_steps / best;
-    adj->Count("defaulted.duration_s", at + ": steps / fastest throughput = " + Num(row->duration_s));
+    adj->Count("defaulted.duration_s",
+               at + ": steps / fastest throughput = " + Num(row->duration_s));
   }
   return status->ok();
 }
@@ -198,9 +201,9 @@ Status ParseGpuCounts(const std::string& text,
     if (it == gpu_types.end()) {
       std::string known;
       for (const std::string& g : gpu_types) known += (known.empty() ? "" : ", ") + g;
-      return InvalidArgument("--gpus-per-type: GPU type '" + name +
-                             "' is in neither the trace nor the throughput table (they have: " +
-                             known + ")");
+      return InvalidArgument(
+          "--gpus-per-type: GPU type '" + name +
+          "' is in neither the trace nor the throughput table (they have: " + known + ")");
     }
     (*counts)[it - gpu_types.begin()] = n;
   }
@@ -246,9 +249,9 @@ Status ReadJobs(const ConvertOptions& options,
     }
     auto [it, inserted] = line_of_id.emplace(row.source.source_id, csv.line());
     if (!inserted) {
-      adj.Count("dropped_rows.duplicate_id",
-                at + ": job_id '" + row.source.source_id + "' of line " +
-                    std::to_string(it->second));
+      adj.Count(
+          "dropped_rows.duplicate_id",
+          at + ": job_id '" + row.source.source_id + "' of line " + std::to_string(it->second));
       continue;
     }
     adj.Merge(row_adj);
@@ -282,7 +285,8 @@ void OrderJobs(const ConvertOptions& options, std::vector<PhillyRow>* rows, Adju
   const double origin = rows->front().arrival_s;
   if (options.time_origin == "first" && origin > 0) {
     for (PhillyRow& r : *rows) r.arrival_s -= origin;
-    adj->Count("shifted_arrivals", "every arrival - " + Num(origin) + " s",
+    adj->Count("shifted_arrivals",
+               "every arrival - " + Num(origin) + " s",
                static_cast<int>(rows->size()));
   }
 }
@@ -292,10 +296,16 @@ void OrderJobs(const ConvertOptions& options, std::vector<PhillyRow>* rows, Adju
 Status ConvertPhilly(const ConvertOptions& options, ConvertReport* report) {
   report->target = "cluster_scheduling (source: trace)";
   Adjustments& adj = report->adjustments;
-  for (const char* kind :
-       {"rounded_gpus", "rounded_scale_factors", "mapped_ids", "dropped_rows.duplicate_id",
-        "dropped_rows.no_throughput", "dropped_rows.over_max_scale_factor", "reordered_rows",
-        "defaulted.priority_weight", "defaulted.cluster_gpus", "clipped.arrival_s"})
+  for (const char* kind : {"rounded_gpus",
+                           "rounded_scale_factors",
+                           "mapped_ids",
+                           "dropped_rows.duplicate_id",
+                           "dropped_rows.no_throughput",
+                           "dropped_rows.over_max_scale_factor",
+                           "reordered_rows",
+                           "defaulted.priority_weight",
+                           "defaulted.cluster_gpus",
+                           "clipped.arrival_s"})
     adj.Declare(kind);
   std::vector<std::string> gpu_types;
   std::vector<PhillyRow> rows;
@@ -379,8 +389,9 @@ Status ConvertPhilly(const ConvertOptions& options, ConvertReport* report) {
     report->outputs.push_back(dir + f);
   report->notes.push_back(
       "use in a deployment:\n  plugin:\n    name: cluster_scheduling\n    settings:\n"
-      "      source: trace\n      trace: " + dir + "trace.csv\n      throughputs: " + dir +
-      "throughputs.csv\n      cluster_spec: " + dir + "cluster_spec.csv");
+      "      source: trace\n      trace: " +
+      dir + "trace.csv\n      throughputs: " + dir + "throughputs.csv\n      cluster_spec: " + dir +
+      "cluster_spec.csv");
   return Status::Ok();
 }
 
