@@ -40,6 +40,13 @@ expect "$out" defaulted.cluster_gpus 2
 expect "$out" clipped.arrival_s 0
 grep -q "7 rows read, 4 jobs written" <<< "$out" || fail "philly rows: $out"
 grep -q "philly_jobs.csv:3: num_gpus 7 -> scale factor 8" <<< "$out" || fail "philly example: $out"
+# --max-jobs: the adjustments count the written jobs only (2 of the 4).
+out2=$("$dede" convert philly "$data/philly_jobs.csv" -o "$work/philly2" \
+  --throughputs "$data/philly_throughputs.csv" --gpus-per-type v100=16 --max-jobs 2) \
+  || fail "philly --max-jobs: $out2"
+expect "$out2" dropped_rows.over_max_jobs 2
+expect "$out2" defaulted.priority_weight 2
+expect "$out2" defaulted.duration_s 2
 same "$work/philly/trace.csv" "job_id,kind,arrival_time_s,job_type,scale_factor,duration_s,total_steps,priority_weight
 0,arrival,0,0,1,100,1000,1
 1,arrival,10,0,2,111.11111111111111,2000,1

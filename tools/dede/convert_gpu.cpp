@@ -21,6 +21,9 @@ namespace {
 
 struct GpuRow {
   SourceJob source;
+  // What reading the row adjusted: counted once the row is known to be written (after the
+  // duplicates and --max-jobs), so the counts describe the output.
+  Adjustments adjusted;
   double arrival_s = 0, iterations = 0, tpi = 0;
   int gpus = 1;
   std::string model;
@@ -201,7 +204,7 @@ Status ReadJobs(const ConvertOptions& options, std::vector<GpuRow>* rows, Conver
   while (csv.Next(&status)) {
     ++report->rows_read;
     GpuRow row;
-    Adjustments row_adj;  // merged unless the row turns out a duplicate
+    Adjustments row_adj;  // the dropped row's now, a written row's after OrderJobs
     const bool keep = ReadRow(csv, c, options, &row_adj, &row, &status);
     if (!status.ok()) return status;
     if (!keep) {
@@ -215,7 +218,7 @@ Status ReadJobs(const ConvertOptions& options, std::vector<GpuRow>* rows, Conver
                     row.source.source_id + "' of line " + std::to_string(it->second));
       continue;
     }
-    adj.Merge(row_adj);
+    row.adjusted = std::move(row_adj);
     rows->push_back(std::move(row));
   }
   if (!status.ok()) return status;
@@ -243,6 +246,7 @@ void OrderJobs(const ConvertOptions& options, std::vector<GpuRow>* rows, Adjustm
                static_cast<int>(rows->size()) - options.max_jobs);
     rows->resize(options.max_jobs);
   }
+  for (const GpuRow& r : *rows) adj->Merge(r.adjusted);
   const bool clock = options.shape == "helios" || options.shape == "alibaba";
   const double origin = rows->front().arrival_s;
   if ((options.time_origin == "first" || (options.time_origin == "auto" && clock)) && origin != 0) {

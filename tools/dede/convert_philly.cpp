@@ -26,6 +26,9 @@ constexpr int kMaxScaleFactor = 32;  // cluster_data.h: scale factors 1..32
 
 struct PhillyRow {
   SourceJob source;
+  // What reading the row adjusted: counted once the row is known to be written (after the
+  // duplicates and --max-jobs), so the counts describe the output.
+  Adjustments adjusted;
   double arrival_s = 0, total_steps = 0, duration_s = -1, weight = 1;
   int scale_factor = 1;
   std::string job_type;
@@ -233,7 +236,7 @@ Status ReadJobs(const ConvertOptions& options,
   while (csv.Next(&status)) {
     ++report->rows_read;
     PhillyRow row;
-    Adjustments row_adj;  // merged unless the row turns out a duplicate
+    Adjustments row_adj;  // the dropped row's now, a written row's after OrderJobs
     const bool keep = ReadRow(csv, c, options, *gpu_types, table, &row_adj, &row, &status);
     if (!status.ok()) return status;
     if (!keep) {
@@ -254,7 +257,7 @@ Status ReadJobs(const ConvertOptions& options,
           at + ": job_id '" + row.source.source_id + "' of line " + std::to_string(it->second));
       continue;
     }
-    adj.Merge(row_adj);
+    row.adjusted = std::move(row_adj);
     rows->push_back(std::move(row));
   }
   if (!status.ok()) return status;
@@ -282,6 +285,7 @@ void OrderJobs(const ConvertOptions& options, std::vector<PhillyRow>* rows, Adju
                static_cast<int>(rows->size()) - options.max_jobs);
     rows->resize(options.max_jobs);
   }
+  for (const PhillyRow& r : *rows) adj->Merge(r.adjusted);
   const double origin = rows->front().arrival_s;
   if (options.time_origin == "first" && origin > 0) {
     for (PhillyRow& r : *rows) r.arrival_s -= origin;
