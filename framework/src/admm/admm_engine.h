@@ -337,9 +337,20 @@ class AdmmEngine {
     const std::uint32_t j = side0_pos_[p];
     return j != kNoSlot ? side0_x_[j] : alpha_;
   }
-  // Penalty of pair p is rho_ * pair_weight_[p] (see penalty.cpp for its factors).
+  // Penalty of pair p is rho_ * PairWeight(p) (see penalty.cpp for its factors). pair p's
+  // factor is pair_weight_[p - weight_offset_]: every pair's while some entry's factor can
+  // differ from 1 (equilibration, per-block factors), else only the global pairs' (entries
+  // first: 8 bytes an entry saved) and 1 for every entry.
   std::vector<double> pair_weight_;
-  double Weight(int pair) const { return pair >= 0 ? rho_ * pair_weight_[pair] : 0.0; }
+  std::size_t weight_offset_ = 0;
+  double PairWeight(int p) const {
+    const std::size_t i = static_cast<std::size_t>(p);
+    return i >= weight_offset_ ? pair_weight_[i - weight_offset_] : 1.0;
+  }
+  double& MutablePairWeight(int p) {
+    return pair_weight_[static_cast<std::size_t>(p) - weight_offset_];
+  }
+  double Weight(int pair) const { return pair >= 0 ? rho_ * PairWeight(pair) : 0.0; }
   double global_weight_ = 1.0;  // pair_weight_ of every global pair
   // The equilibration factor of every pair (1 for the global copies); empty when all are 1.
   std::vector<double> base_weight_;
@@ -371,7 +382,7 @@ class AdmmEngine {
   // penalty factor). Shared by the demand blocks and the global alpha.
   void AssignZMeasured(int p, double x, double xh, double z_new, Norms* acc) {
     PairState& q = ps_[p];
-    const double w = pair_weight_[p];
+    const double w = PairWeight(p);
     const double dz = w * (z_new - q.z);
     const double d = x - z_new;
     acc->s += dz * dz;

@@ -313,8 +313,8 @@ void AdmmEngine::Summarize(const SolveRun& run) {
       for (const Block& block : blocks_[s]) {
         for (const BlockVar& bv : block.vars) {
           if (bv.pair < 0 || bv.var < 0) continue;
-          lo = std::min(lo, pair_weight_[bv.pair]);
-          hi = std::max(hi, pair_weight_[bv.pair]);
+          lo = std::min(lo, PairWeight(bv.pair));
+          hi = std::max(hi, PairWeight(bv.pair));
         }
       }
     }

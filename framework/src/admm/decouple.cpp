@@ -195,6 +195,7 @@ void AdmmEngine::Decompose() {
 // Every pair's penalty factor: 1, or with equilibration the column scaling below; the
 // per-copy and per-block factors start at 1.
 void AdmmEngine::InitPenaltyWeights() {
+  weight_offset_ = 0;
   pair_weight_.assign(pairs_.size(), 1.0);
   if (options_.equilibrate) {
     // Column equilibration of the entries: a pair's penalty follows the square of its largest
@@ -245,6 +246,14 @@ void AdmmEngine::InitPenaltyWeights() {
                                                                              : -1;
   copy_factor_.assign(global_pairs_.size(), 1.0);
   block_factor_.assign(balanced_side_ >= 0 ? blocks_[balanced_side_].size() : 0, 1.0);
+  // Every entry's factor is 1 and stays so: keep the global pairs' alone.
+  if (base_weight_.empty() && balanced_side_ < 0) {
+    const std::size_t entries = global_pairs_.empty() ? pairs_.size() : global_pairs_.front();
+    pair_weight_.erase(pair_weight_.begin(),
+                       pair_weight_.begin() + static_cast<std::ptrdiff_t>(entries));
+    pair_weight_.shrink_to_fit();
+    weight_offset_ = entries;
+  }
 }
 
 // Copies the current parameter values (bounds, costs, rhs, coefficients, weights) from the

@@ -216,8 +216,8 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
     // alpha = argmin -w alpha + rho/2 sum_b (alpha - z_b + u_b)^2.
     double wsum = 0;
     for (int p : global_pairs_) {
-      sum += pair_weight_[p] * (ps_[p].z - ps_[p].u);
-      wsum += pair_weight_[p];
+      sum += PairWeight(p) * (ps_[p].z - ps_[p].u);
+      wsum += PairWeight(p);
     }
     alpha_ = sum / wsum + global.weight / (rho_ * wsum);
     return;
@@ -234,8 +234,8 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
   double wsum = 0;
   for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
     const int p = global_pairs_[k];
-    sum += pair_weight_[p] * (xh[k] + ps_[p].u);
-    wsum += pair_weight_[p];
+    sum += PairWeight(p) * (xh[k] + ps_[p].u);
+    wsum += PairWeight(p);
   }
   alpha_ = sum / wsum - global.weight / (rho_ * wsum);
   Norms acc;

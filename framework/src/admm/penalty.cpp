@@ -1,4 +1,4 @@
-// The penalty of pair p is rho * pair_weight_[p]. rho is balanced on the residuals of every
+// The penalty of pair p is rho * PairWeight(p). rho is balanced on the residuals of every
 // pair (OSQP, section 5.2, in Solve); pair_weight_ is the product of
 //   - the entry's equilibration factor (base_weight_, fixed at build), and either
 //   - for an entry, the factor of its block on the side named by block_rho_balancing, or
@@ -64,16 +64,16 @@ void AdmmEngine::ResetPenaltyFactors() {
   }
   global_weight_ = 1.0;
   copy_factor_.assign(global_pairs_.size(), 1.0);
-  for (int p : global_pairs_) pair_weight_[p] = 1.0;
+  for (int p : global_pairs_) MutablePairWeight(p) = 1.0;
   block_factor_.assign(balanced_side_ >= 0 ? blocks_[balanced_side_].size() : 0, 1.0);
 }
 
 // Sets pair p's weight, rescaling its scaled dual and writing its slots in both blocks.
 void AdmmEngine::SetPairWeight(int p, double weight) {
-  if (weight == pair_weight_[p]) return;
-  ps_[p].u *= pair_weight_[p] / weight;
+  if (weight == PairWeight(p)) return;
+  ps_[p].u *= PairWeight(p) / weight;
   InvalidateTargets();
-  pair_weight_[p] = weight;
+  MutablePairWeight(p) = weight;
   const Pair& pair = PairAt(p);
   for (int s = 0; s < 2; ++s) {
     if (pair.block[s] < 0) continue;  // the global alpha: no block
@@ -139,7 +139,7 @@ void AdmmEngine::BalanceCopies() {
   double mean = 0;
   for (std::size_t k = 0; k < n; ++k) {
     const int p = global_pairs_[k];
-    y[k] = std::abs(pair_weight_[p] * ps_[p].u);
+    y[k] = std::abs(PairWeight(p) * ps_[p].u);
     mean += y[k];
   }
   mean /= static_cast<double>(n);
@@ -169,7 +169,7 @@ void AdmmEngine::BalanceBlocks() {
       if (bv.pair < 0 || bv.var < 0) continue;  // locals and the global copy
       const PairState& q = ps_[bv.pair];
       const double qx = X(bv.pair);
-      const double w = pair_weight_[bv.pair];
+      const double w = PairWeight(bv.pair);
       const double step = q.z - z_prev_[bv.pair];
       r += (qx - q.z) * (qx - q.z);
       dz += w * w * step * step;
