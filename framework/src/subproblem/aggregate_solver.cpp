@@ -90,7 +90,7 @@ std::unique_ptr<AggregateSolver> AggregateSolver::TryCreate(const BlockProblem& 
     solver->link_k_.push_back(solver->reduced_of_[link.base]);
   }
   solver->LoadParameters(structure);
-  solver->LoadLinear(structure);
+  solver->LoadLinear(structure, structure.prox_target.data());
   solver->inner_ = make_inner(reduced);
   if (solver->inner_ == nullptr) return nullptr;
   solver->w_.assign(m, 0.0);
@@ -147,7 +147,7 @@ void AggregateSolver::LoadParameters(const BlockProblem& problem) {
   ++reduced.revision;
 }
 
-void AggregateSolver::LoadLinear(const BlockProblem& problem) {
+void AggregateSolver::LoadLinear(const BlockProblem& problem, const double* target) {
   BlockProblem& reduced = reduced_;
   // The reduced block's linear terms change every solve: one value per slot.
   double* out = reduced.linear.Materialize();
@@ -155,12 +155,11 @@ void AggregateSolver::LoadLinear(const BlockProblem& problem) {
   for (std::size_t k = 0; k < kept_vars_.size(); ++k) {
     const int j = kept_vars_[k];
     out[k] = linear[j];
-    reduced.prox_target[k] = problem.prox_target[j];
+    reduced.prox_target[k] = target[j];
   }
   if (unit_links_) {
     // beta (H alpha + g) with alpha = 0, beta = 1 and a finite H >= 0 is 0 + g, bit for bit.
     const SlotValues::View weight = problem.prox_weight.view();
-    const double* target = problem.prox_target.data();
     for (std::size_t l = 0; l < link_var_.size(); ++l) {
       const int i = link_var_[l];
       out[link_k_[l]] += 0.0 + (linear[i] - weight[i] * target[i]);
@@ -169,7 +168,7 @@ void AggregateSolver::LoadLinear(const BlockProblem& problem) {
   }
   for (const Link& link : links_) {
     const int i = link.var;
-    const double g = problem.linear[i] - problem.prox_weight[i] * problem.prox_target[i];
+    const double g = problem.linear[i] - problem.prox_weight[i] * target[i];
     out[reduced_of_[link.base]] += link.beta * (link.curvature * link.alpha + g);
   }
 }
@@ -183,10 +182,10 @@ void AggregateSolver::Prefetch() const {
   PrefetchObject(inner_.get());  // its own arrays it fetches when it runs
 }
 
-BlockStatus AggregateSolver::Solve(const BlockProblem& problem, std::vector<double>* v) {
+bool AggregateSolver::Prepare(const BlockProblem& problem) {
   if (problem.num_vars() != num_vars_ || static_cast<int>(problem.rows.size()) != num_rows_) {
     error_ = "block structure changed since the solver was created";
-    return BlockStatus::kError;
+    return false;
   }
   if (!loaded_ || problem.revision != revision_) {
     error_.clear();
@@ -194,29 +193,48 @@ BlockStatus AggregateSolver::Solve(const BlockProblem& problem, std::vector<doub
     revision_ = problem.revision;
     loaded_ = true;
   }
-  if (infeasible_bounds_) return BlockStatus::kError;
-  LoadLinear(problem);
+  return !infeasible_bounds_;
+}
+
+void AggregateSolver::Expand(const BlockProblem& problem, double* v) const {
+  for (std::size_t k = 0; k < kept_vars_.size(); ++k) v[kept_vars_[k]] = w_[k];
+  if (unit_links_) {
+    const SlotValues::View lower = problem.lower.view();
+    const SlotValues::View upper = problem.upper.view();
+    for (std::size_t l = 0; l < link_var_.size(); ++l) {
+      const int i = link_var_[l];
+      v[i] = std::min(std::max(0.0 + w_[link_k_[l]], lower[i]), upper[i]);
+    }
+    return;
+  }
+  for (const Link& link : links_) {
+    const double value = link.alpha + link.beta * w_[reduced_of_[link.base]];
+    v[link.var] = std::min(std::max(value, problem.lower[link.var]), problem.upper[link.var]);
+  }
+}
+
+BlockStatus AggregateSolver::Solve(const BlockProblem& problem, std::vector<double>* v) {
+  if (!Prepare(problem)) return BlockStatus::kError;
+  LoadLinear(problem, problem.prox_target.data());
   for (std::size_t k = 0; k < kept_vars_.size(); ++k) w_[k] = (*v)[kept_vars_[k]];
   const BlockStatus status = inner_->Solve(reduced_, &w_);
   if (status != BlockStatus::kOptimal) {
     error_ = inner_->last_error();
     return status;
   }
-  for (std::size_t k = 0; k < kept_vars_.size(); ++k) (*v)[kept_vars_[k]] = w_[k];
-  if (unit_links_) {
-    double* out = v->data();
-    const SlotValues::View lower = problem.lower.view();
-    const SlotValues::View upper = problem.upper.view();
-    for (std::size_t l = 0; l < link_var_.size(); ++l) {
-      const int i = link_var_[l];
-      out[i] = std::min(std::max(0.0 + w_[link_k_[l]], lower[i]), upper[i]);
-    }
-    return BlockStatus::kOptimal;
+  Expand(problem, v->data());
+  return BlockStatus::kOptimal;
+}
+
+BlockStatus AggregateSolver::SolveInPlace(const BlockProblem& problem, const double* t, double* v) {
+  if (!Prepare(problem)) return BlockStatus::kError;
+  LoadLinear(problem, t);
+  const BlockStatus status = inner_->SolveInPlace(reduced_, reduced_.prox_target.data(), w_.data());
+  if (status != BlockStatus::kOptimal) {
+    error_ = inner_->last_error();
+    return status;
   }
-  for (const Link& link : links_) {
-    const double value = link.alpha + link.beta * w_[reduced_of_[link.base]];
-    (*v)[link.var] = std::min(std::max(value, problem.lower[link.var]), problem.upper[link.var]);
-  }
+  Expand(problem, v);
   return BlockStatus::kOptimal;
 }
 

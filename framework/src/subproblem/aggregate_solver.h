@@ -35,6 +35,9 @@ class AggregateSolver final : public BlockSolver {
                                                     const InnerFactory& make_inner);
 
   BlockStatus Solve(const BlockProblem& problem, std::vector<double>* v) override;
+  // In place when the reduced block's solver is (the targets go straight into the fold).
+  bool solves_in_place() const override { return inner_->solves_in_place(); }
+  BlockStatus SolveInPlace(const BlockProblem& problem, const double* t, double* v) override;
   void Prefetch() const override;
   std::string name() const override { return "aggregate(" + inner_->name() + ")"; }
   std::string last_error() const override { return error_; }
@@ -53,7 +56,12 @@ class AggregateSolver final : public BlockSolver {
   };
 
   void LoadParameters(const BlockProblem& problem);
-  void LoadLinear(const BlockProblem& problem);
+  void LoadLinear(const BlockProblem& problem, const double* target);
+  // Reloads the parameters if the revision changed; false (with error_) if the block's
+  // structure changed or its bounds cannot be met.
+  bool Prepare(const BlockProblem& problem);
+  // v[var] of every eliminated variable from the reduced solution w_.
+  void Expand(const BlockProblem& problem, double* v) const;
 
   int num_vars_ = 0;
   int num_rows_ = 0;
