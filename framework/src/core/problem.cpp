@@ -204,6 +204,7 @@ ConstraintId Problem::AddConstraint(
   // Merge duplicate variables so each appears once.
   std::vector<Term> terms = expr.terms;
   std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.var < b.var; });
+  c.terms.reserve(terms.size());  // exact unless terms merge: no growth slack in a large model
   for (const Term& t : terms) {
     DEDE_CHECK(t.var >= 0 && t.var < num_variables());
     if (!c.terms.empty() && c.terms.back().var == t.var) {
