@@ -13,9 +13,12 @@
 // (section "Your own trace" of the plugins' READMEs) and in ShapeHelp().
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "dede/csv.h"
@@ -109,6 +112,83 @@ Status RequireColumn(const CsvReader& csv, const std::vector<std::string_view>& 
 
 // A double as the shortest text that reads back the same.
 std::string Num(double v);
+
+// The steps every shape's rows go through (Row: a `SourceJob source`, a `double arrival_s` and
+// an `Adjustments adjusted`).
+//
+// Keeps a row just read unless its job id repeats an earlier row's (then counted as dropped);
+// the row's own adjustments wait in row.adjusted until the row is known to be written.
+template <typename Row>
+void KeepUnlessDuplicate(const CsvReader& csv,
+                         Row row,
+                         Adjustments row_adj,
+                         std::unordered_map<std::string, int>* line_of_id,
+                         std::vector<Row>* rows,
+                         Adjustments* adj) {
+  const auto [it, inserted] = line_of_id->emplace(row.source.source_id, csv.line());
+  if (!inserted) {
+    adj->Count("dropped_rows.duplicate_id",
+               csv.name() + ":" + std::to_string(csv.line()) + ": job_id '" + row.source.source_id +
+                   "' of line " + std::to_string(it->second));
+    return;
+  }
+  row.adjusted = std::move(row_adj);
+  rows->push_back(std::move(row));
+}
+
+// Reads every row of `csv`: read_row(&row, &row_adj, &status) fills one and says whether to
+// keep it; a dropped row's adjustments are counted at once, a kept row's when it is written
+// (KeepUnlessDuplicate, OrderByArrival). An error if no row is left.
+template <typename Row, typename ReadRowFn>
+Status ReadRows(CsvReader& csv,
+                const ConvertOptions& options,
+                ReadRowFn read_row,
+                std::vector<Row>* rows,
+                ConvertReport* report) {
+  Adjustments& adj = report->adjustments;
+  std::unordered_map<std::string, int> line_of_id;
+  Status status;
+  while (csv.Next(&status)) {
+    ++report->rows_read;
+    Row row;
+    Adjustments row_adj;
+    const bool keep = read_row(&row, &row_adj, &status);
+    if (!status.ok()) return status;
+    if (!keep) {
+      adj.Merge(row_adj);
+      continue;
+    }
+    KeepUnlessDuplicate(csv, std::move(row), std::move(row_adj), &line_of_id, rows, &adj);
+  }
+  if (!status.ok()) return status;
+  if (rows->empty()) return InvalidArgument(options.input + ": no job left to write");
+  return Status::Ok();
+}
+
+// Arrival order (each row found out of order counted), --max-jobs (the later arrivals counted
+// as dropped), then the written rows' own adjustments into *adj.
+template <typename Row>
+void OrderByArrival(const ConvertOptions& options, std::vector<Row>* rows, Adjustments* adj) {
+  double latest = 0;
+  for (std::size_t i = 0; i < rows->size(); ++i) {
+    const Row& r = (*rows)[i];
+    if (i > 0 && r.arrival_s < latest)
+      adj->Count("reordered_rows",
+                 options.input + ":" + std::to_string(r.source.line) + ": arrival " +
+                     Num(r.arrival_s) + " < an earlier row's " + Num(latest));
+    latest = std::max(latest, r.arrival_s);
+  }
+  std::stable_sort(rows->begin(), rows->end(), [](const Row& a, const Row& b) {
+    return a.arrival_s < b.arrival_s;
+  });
+  if (options.max_jobs > 0 && static_cast<int>(rows->size()) > options.max_jobs) {
+    adj->Count("dropped_rows.over_max_jobs",
+               "after the first " + std::to_string(options.max_jobs) + " arrivals",
+               static_cast<int>(rows->size()) - options.max_jobs);
+    rows->resize(options.max_jobs);
+  }
+  for (const Row& r : *rows) adj->Merge(r.adjusted);
+}
 
 Status ConvertPhilly(const ConvertOptions& options, ConvertReport* report);
 Status ConvertGpu(const ConvertOptions& options, ConvertReport* report);

@@ -198,55 +198,19 @@ Status ReadJobs(const ConvertOptions& options, std::vector<GpuRow>* rows, Conver
   CsvReader& csv = opened.value();
   Columns c;
   if (Status s = FindColumns(options.shape, csv, &c); !s.ok()) return s;
-  Adjustments& adj = report->adjustments;
-  std::unordered_map<std::string, int> line_of_id;
-  Status status;
-  while (csv.Next(&status)) {
-    ++report->rows_read;
-    GpuRow row;
-    Adjustments row_adj;  // the dropped row's now, a written row's after OrderJobs
-    const bool keep = ReadRow(csv, c, options, &row_adj, &row, &status);
-    if (!status.ok()) return status;
-    if (!keep) {
-      adj.Merge(row_adj);
-      continue;
-    }
-    auto [it, inserted] = line_of_id.emplace(row.source.source_id, csv.line());
-    if (!inserted) {
-      adj.Count("dropped_rows.duplicate_id",
-                csv.name() + ":" + std::to_string(csv.line()) + ": job_id '" +
-                    row.source.source_id + "' of line " + std::to_string(it->second));
-      continue;
-    }
-    row.adjusted = std::move(row_adj);
-    rows->push_back(std::move(row));
-  }
-  if (!status.ok()) return status;
-  if (rows->empty()) return InvalidArgument(options.input + ": no job left to write");
-  return Status::Ok();
+  return ReadRows(
+      csv,
+      options,
+      [&](GpuRow* row, Adjustments* row_adj, Status* status) {
+        return ReadRow(csv, c, options, row_adj, row, status);
+      },
+      rows,
+      report);
 }
 
 // Arrival order, time origin, --max-jobs and ids: each change counted.
 void OrderJobs(const ConvertOptions& options, std::vector<GpuRow>* rows, Adjustments* adj) {
-  double latest = 0;
-  for (std::size_t i = 0; i < rows->size(); ++i) {
-    const GpuRow& r = (*rows)[i];
-    if (i > 0 && r.arrival_s < latest)
-      adj->Count("reordered_rows",
-                 options.input + ":" + std::to_string(r.source.line) + ": arrival " +
-                     Num(r.arrival_s) + " < an earlier row's " + Num(latest));
-    latest = std::max(latest, r.arrival_s);
-  }
-  std::stable_sort(rows->begin(), rows->end(), [](const GpuRow& a, const GpuRow& b) {
-    return a.arrival_s < b.arrival_s;
-  });
-  if (options.max_jobs > 0 && static_cast<int>(rows->size()) > options.max_jobs) {
-    adj->Count("dropped_rows.over_max_jobs",
-               "after the first " + std::to_string(options.max_jobs) + " arrivals",
-               static_cast<int>(rows->size()) - options.max_jobs);
-    rows->resize(options.max_jobs);
-  }
-  for (const GpuRow& r : *rows) adj->Merge(r.adjusted);
+  OrderByArrival(options, rows, adj);
   const bool clock = options.shape == "helios" || options.shape == "alibaba";
   const double origin = rows->front().arrival_s;
   if ((options.time_origin == "first" || (options.time_origin == "auto" && clock)) && origin != 0) {

@@ -230,62 +230,29 @@ Status ReadJobs(const ConvertOptions& options,
     return InvalidArgument(options.input +
                            ": no <gpu>_steps_per_s columns and no --throughputs table: the "
                            "throughput of a job on each GPU type is unknown");
-  Adjustments& adj = report->adjustments;
-  Status status;
-  std::unordered_map<std::string, int> line_of_id;
-  while (csv.Next(&status)) {
-    ++report->rows_read;
-    PhillyRow row;
-    Adjustments row_adj;  // the dropped row's now, a written row's after OrderJobs
-    const bool keep = ReadRow(csv, c, options, *gpu_types, table, &row_adj, &row, &status);
-    if (!status.ok()) return status;
-    if (!keep) {
-      adj.Merge(row_adj);
-      continue;
-    }
-    const std::string at = csv.name() + ":" + std::to_string(csv.line());
-    if (c.id >= 0 && !csv.Field(c.id).empty()) {
-      row.source.source_id = csv.Field(c.id);
-    } else {
-      row.source.source_id = std::to_string(report->rows_read - 1);
-      row_adj.Count("defaulted.job_id", at + ": row index " + row.source.source_id);
-    }
-    auto [it, inserted] = line_of_id.emplace(row.source.source_id, csv.line());
-    if (!inserted) {
-      adj.Count(
-          "dropped_rows.duplicate_id",
-          at + ": job_id '" + row.source.source_id + "' of line " + std::to_string(it->second));
-      continue;
-    }
-    row.adjusted = std::move(row_adj);
-    rows->push_back(std::move(row));
-  }
-  if (!status.ok()) return status;
-  if (rows->empty()) return InvalidArgument(options.input + ": no job left to write");
-  return Status::Ok();
+  return ReadRows(
+      csv,
+      options,
+      [&](PhillyRow* row, Adjustments* row_adj, Status* status) {
+        const bool keep = ReadRow(csv, c, options, *gpu_types, table, row_adj, row, status);
+        if (!keep || !status->ok()) return keep;
+        if (c.id >= 0 && !csv.Field(c.id).empty()) {
+          row->source.source_id = csv.Field(c.id);
+        } else {
+          row->source.source_id = std::to_string(report->rows_read - 1);
+          row_adj->Count("defaulted.job_id",
+                         csv.name() + ":" + std::to_string(csv.line()) + ": row index " +
+                             row->source.source_id);
+        }
+        return true;
+      },
+      rows,
+      report);
 }
 
 // Arrival order, --time-origin, --max-jobs: each change counted.
 void OrderJobs(const ConvertOptions& options, std::vector<PhillyRow>* rows, Adjustments* adj) {
-  double latest = 0;
-  for (std::size_t i = 0; i < rows->size(); ++i) {
-    const PhillyRow& r = (*rows)[i];
-    if (i > 0 && r.arrival_s < latest)
-      adj->Count("reordered_rows",
-                 options.input + ":" + std::to_string(r.source.line) + ": arrival " +
-                     Num(r.arrival_s) + " < an earlier row's " + Num(latest));
-    latest = std::max(latest, r.arrival_s);
-  }
-  std::stable_sort(rows->begin(), rows->end(), [](const PhillyRow& a, const PhillyRow& b) {
-    return a.arrival_s < b.arrival_s;
-  });
-  if (options.max_jobs > 0 && static_cast<int>(rows->size()) > options.max_jobs) {
-    adj->Count("dropped_rows.over_max_jobs",
-               "after the first " + std::to_string(options.max_jobs) + " arrivals",
-               static_cast<int>(rows->size()) - options.max_jobs);
-    rows->resize(options.max_jobs);
-  }
-  for (const PhillyRow& r : *rows) adj->Merge(r.adjusted);
+  OrderByArrival(options, rows, adj);
   const double origin = rows->front().arrival_s;
   if (options.time_origin == "first" && origin > 0) {
     for (PhillyRow& r : *rows) r.arrival_s -= origin;
