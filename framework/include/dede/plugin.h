@@ -223,9 +223,9 @@ class DomainPlugin {
   // --- Since ABI 6 -----------------------------------------------------------------------
   // Solver settings this plugin recommends for its configured problem, as (dotted key, YAML
   // value) pairs under `solver.` ({"solver.admm.final_iterate", "resource"}). Asked after
-  // Configure; the host applies each one the deployment file and its --set overlays leave
-  // unset, says so in its log, and notes it in the stored deployment text. An explicit key
-  // always wins.
+  // Configure and Describe (so a value may follow the instance's scale); the host applies each one
+  // the deployment file and its --set overlays leave unset, says so in its log, and notes it in the
+  // stored deployment text. An explicit key always wins.
   virtual std::vector<std::pair<std::string, std::string>> RecommendedSettings() const {
     return {};
   }

@@ -115,11 +115,12 @@ Status Runner::Setup() {
   Status status = GuardPlugin("Configure",
                               [&] { return plugin_->Configure(config_.plugin_settings, context); });
   if (!status.ok()) return status;
-  status = ApplyRecommendedSettings();
-  if (!status.ok()) return status;
   // Describe() sizes the problem itself: start from an empty one it may replace.
   problem_ = std::make_unique<Problem>(0, 0);
   status = GuardPlugin("Describe", [&] { return plugin_->Describe(problem_.get()); });
+  if (!status.ok()) return status;
+  // After Describe: a recommendation may follow the described instance (its scale).
+  status = ApplyRecommendedSettings();
   if (!status.ok()) return status;
   std::string error;
   if (!problem_->Validate(&error)) {

@@ -67,13 +67,14 @@ a=$("$dede" solve "$work/computed.yaml" | grep "total_flow =")
 b=$("$dede" solve "$work/reread.yaml" | grep "total_flow =")
 [ -n "$a" ] && [ "$a" = "$b" ] || fail "objective with exported paths: '$b' vs '$a'"
 # The plugin's recommended solver settings (max total flow: the resource copy as the final
-# iterate; the copy sets cold_start itself) fill what the deployment leaves unset, never an
-# explicit key, and none for min max utilisation.
+# iterate, rho from the demands' scale; the copy sets cold_start itself) fill what the
+# deployment leaves unset, never an explicit key, and none for min max utilisation.
 out=$("$dede" validate "$work/computed.yaml")
 grep -q "plugin traffic_engineering recommends solver.admm.final_iterate: resource (applied" <<< "$out" || fail "recommended settings: $out"
+grep -q "plugin traffic_engineering recommends solver.admm.rho: [0-9.e+]* (applied" <<< "$out" || fail "recommended rho: $out"
 ! grep -q "recommends solver.cold_start" <<< "$out" || fail "cold_start is set by the deployment: $out"
-out=$("$dede" validate "$work/computed.yaml" --set solver.admm.final_iterate=demand)
-! grep -q "recommends" <<< "$out" || fail "an explicit final_iterate was overridden: $out"
+out=$("$dede" validate "$work/computed.yaml" --set solver.admm.final_iterate=demand --set solver.admm.rho=2)
+! grep -q "recommends solver.admm.final_iterate\|recommends solver.admm.rho" <<< "$out" || fail "an explicit final_iterate or rho was overridden: $out"
 out=$("$dede" validate "$work/computed.yaml" --set plugin.settings.objective=min_max_utilization)
 ! grep -q "recommends" <<< "$out" || fail "min max utilisation has no recommendations: $out"
 set +e
