@@ -112,6 +112,19 @@ Status RequireColumn(const CsvReader& csv, const std::vector<std::string_view>& 
 
 // A double as the shortest text that reads back the same.
 std::string Num(double v);
+// "file:line" of the record `csv` is on: where an adjustment's example comes from.
+inline std::string At(const CsvReader& csv) {
+  return csv.name() + ":" + std::to_string(csv.line());
+}
+// Counts a row dropped under dropped_rows.<kind> (example: where and why); false, a row reader's
+// "not kept".
+inline bool DropRow(Adjustments* adj,
+                    const std::string& at,
+                    const char* kind,
+                    const std::string& why) {
+  adj->Count(std::string("dropped_rows.") + kind, at + ": " + why);
+  return false;
+}
 
 // The steps every shape's rows go through (Row: a `SourceJob source`, a `double arrival_s` and
 // an `Adjustments adjusted`).
@@ -127,9 +140,9 @@ void KeepUnlessDuplicate(const CsvReader& csv,
                          Adjustments* adj) {
   const auto [it, inserted] = line_of_id->emplace(row.source.source_id, csv.line());
   if (!inserted) {
-    adj->Count("dropped_rows.duplicate_id",
-               csv.name() + ":" + std::to_string(csv.line()) + ": job_id '" + row.source.source_id +
-                   "' of line " + std::to_string(it->second));
+    adj->Count(
+        "dropped_rows.duplicate_id",
+        At(csv) + ": job_id '" + row.source.source_id + "' of line " + std::to_string(it->second));
     return;
   }
   row.adjusted = std::move(row_adj);

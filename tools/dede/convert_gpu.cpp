@@ -124,10 +124,9 @@ bool ReadRow(const CsvReader& csv,
              Adjustments* adj,
              GpuRow* row,
              Status* status) {
-  const std::string at = csv.name() + ":" + std::to_string(csv.line());
+  const std::string at = At(csv);
   const auto drop = [&](const char* kind, const std::string& why) {
-    adj->Count(std::string("dropped_rows.") + kind, at + ": " + why);
-    return false;
+    return DropRow(adj, at, kind, why);
   };
   row->source.line = csv.line();
   row->source.source_id = csv.Field(c.id);

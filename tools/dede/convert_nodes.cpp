@@ -34,7 +34,7 @@ Status ConvertNodes(const ConvertOptions& options, ConvertReport* report, int la
     int gpus = 0;
     status.Update(csv.Read(c_gpus, &gpus, 0, 1024));
     if (!status.ok()) return status;
-    const std::string at = csv.name() + ":" + std::to_string(csv.line());
+    const std::string at = At(csv);
     if (gpus == 0) {
       adj.Count("dropped_nodes.no_gpu", at + ": node '" + std::string(csv.Field(c_node)) + "'");
       continue;

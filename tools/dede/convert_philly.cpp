@@ -117,10 +117,9 @@ bool ReadRow(const CsvReader& csv,
              Adjustments* adj,
              PhillyRow* row,
              Status* status) {
-  const std::string at = csv.name() + ":" + std::to_string(csv.line());
+  const std::string at = At(csv);
   const auto drop = [&](const char* kind, const std::string& why) {
-    adj->Count(std::string("dropped_rows.") + kind, at + ": " + why);
-    return false;
+    return DropRow(adj, at, kind, why);
   };
   row->source.line = csv.line();
   row->source.vc = c.vc >= 0 ? std::string(csv.Field(c.vc)) : "";
@@ -240,9 +239,7 @@ Status ReadJobs(const ConvertOptions& options,
           row->source.source_id = csv.Field(c.id);
         } else {
           row->source.source_id = std::to_string(report->rows_read - 1);
-          row_adj->Count("defaulted.job_id",
-                         csv.name() + ":" + std::to_string(csv.line()) + ": row index " +
-                             row->source.source_id);
+          row_adj->Count("defaulted.job_id", At(csv) + ": row index " + row->source.source_id);
         }
         return true;
       },
