@@ -3,7 +3,8 @@
 //   allocation entry x[e, s] = traffic of source s on link e, for links on s's paths;
 //   demand block s: locals f_p >= 0 for every path p of every commodity of s,
 //     sum_{p in P(k)} f_p <= d_k (max total flow) or = d_k (min max utilisation),
-//     x[e, s] - sum_{p of s through e} f_p = 0 (coupling of the entry to the path flows);
+//     x[e, s] - sum_{p of s through e} f_p = 0 (coupling of the entry to the path flows; an
+//     entry with a single path through it is declared that flow's image instead of a row);
 //   resource block e: sum_s x[e, s] <= c_e (max total flow), or the min-max term
 //     max_e sum_s x[e, s] / c_e (min max utilisation).
 #include "te_model.h"
@@ -20,7 +21,8 @@ Status BuildPathModel(const Topology& topology,
                       double flow_cost,
                       const std::string& where,
                       PathModel* model,
-                      bool per_pair) {
+                      bool per_pair,
+                      bool coupling_rows) {
   const int num_nodes = topology.num_nodes();
   const int num_links = static_cast<int>(topology.links.size());
   auto name = [&](int v) { return topology.node_names[v]; };
@@ -58,6 +60,13 @@ Status BuildPathModel(const Topology& topology,
   std::vector<LinearExpr> link_rows(num_links);
   for (int s = 0; s < num_blocks; ++s) {
     for (const auto& [e, flows] : through[s]) {
+      if (flows.size() == 1 && !coupling_rows) {
+        // The flow of the one path through e: no row (a path model's entries are millions).
+        const VarId entry = problem.AddEntry(x, e, s, EntryImage{flows[0]});
+        model->entries[s].emplace_back(e, entry);
+        link_rows[e].Add(entry, 1.0);
+        continue;
+      }
       const VarId entry = problem.AddEntry(x, e, s);
       model->entries[s].emplace_back(e, entry);
       LinearExpr coupling;

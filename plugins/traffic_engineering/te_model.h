@@ -37,7 +37,10 @@ struct PathModel {
 // path flows of block b through link e. `capacity` is per link in allocation units; `flow_cost` is
 // the cost per unit of path flow for max total flow (so the objective is in data units).
 // Min max utilisation needs capacity > 0 on every link that carries a path; the error names
-// `where` (the topology file) and the link.
+// `where` (the topology file) and the link. An entry that carries the flow of a single path
+// (every entry of a pair's edge-disjoint paths) is declared the image of that flow (an
+// EntryImage) unless `coupling_rows`, which writes every coupling as a row (the model before
+// images: the same problem, kept for tests that compare the two).
 Status BuildPathModel(const Topology& topology,
                       const std::vector<double>& capacity,
                       const std::vector<Commodity>& commodities,
@@ -45,7 +48,8 @@ Status BuildPathModel(const Topology& topology,
                       double flow_cost,
                       const std::string& where,
                       PathModel* model,
-                      bool per_pair = false);
+                      bool per_pair = false,
+                      bool coupling_rows = false);
 
 // The compact path LP (the exact baseline's model): the path flows are the only variables besides
 // U, with no allocation entries. One resource block (empty) and one demand block own everything:

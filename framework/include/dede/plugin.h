@@ -28,7 +28,7 @@ namespace dede {
 // layout of dede::Problem, whose entry index is no longer a hash map; 5: dede::Constraint
 // without its name, which Problem::constraint_name keeps apart, and
 // DomainPlugin::RepairMakesFeasible).
-inline constexpr std::uint32_t kPluginAbiVersion = 6;
+inline constexpr std::uint32_t kPluginAbiVersion = 7;
 
 #define DEDE_PLUGIN_STRINGIFY2(x) #x
 #define DEDE_PLUGIN_STRINGIFY(x) DEDE_PLUGIN_STRINGIFY2(x)
@@ -229,6 +229,10 @@ class DomainPlugin {
   virtual std::vector<std::pair<std::string, std::string>> RecommendedSettings() const {
     return {};
   }
+  // --- Since ABI 7 -----------------------------------------------------------------------
+  // No new method: the Problem a plugin describes may declare entries as images of locals
+  // (Problem::AddEntry with an EntryImage), which changed the Problem's layout.
+
   // The files Export can write (empty: none).
   virtual std::vector<ExportInfo> Exports() const { return {}; }
   // Writes export `name` of the configured and described deployment (after Configure and

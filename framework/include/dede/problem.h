@@ -10,6 +10,13 @@
 // constraint references entries of its row (and the row's locals), a demand constraint
 // references entries of its column (and the column's locals).
 //
+// An entry may be declared the affine image of a local of its demand block (EntryImage): its
+// value is then offset + scale * local. This is the row entry - scale * local = offset, kept
+// as one index per entry instead of a constraint (a path model's entries each carry the flow
+// of the one path through their link: millions of two-term rows otherwise). On the demand side
+// such an entry is defined by its local alone, so demand constraints, log terms and demand-side
+// global expressions are written on the local, not on the entry.
+//
 // Objective = constant + sum of per-variable linear and quadratic terms + per-block weighted
 // logarithms of linear expressions + at most one global term: weight * min_b e_b (max-min) or
 // weight * max_b e_b (min-max) over per-block linear expressions e_b of one side.
@@ -23,6 +30,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dede {
@@ -84,6 +92,14 @@ struct LinearExpr {
   }
 };
 
+// entry = offset + scale * local (see the header comment); local < 0: no image.
+struct EntryImage {
+  VarId local = -1;
+  double scale = 1.0;
+  double offset = 0.0;
+  bool active() const { return local >= 0; }
+};
+
 struct Variable {
   Domain domain;
   // For allocation entries: the entry's matrix, resource and demand. For locals: matrix = -1,
@@ -139,6 +155,10 @@ class Problem {
   int AddAllocation(std::string name, Domain domain);
   // Adds entry (resource, demand) of `matrix`. Aborts on a duplicate or out-of-range index.
   VarId AddEntry(int matrix, int resource, int demand);
+  // The same, its value the image offset + scale * image.local of a local of demand block
+  // `demand` (added before it). Validate() checks the local's block, a finite non-zero scale
+  // and a finite offset. The image is structure: fixed once a solver is built.
+  VarId AddEntry(int matrix, int resource, int demand, const EntryImage& image);
   // Adds all R x D entries of `matrix` (dense); returns ids in row-major order.
   std::vector<VarId> AddDenseEntries(int matrix);
   // The entry's id, or -1 if absent.
@@ -206,6 +226,14 @@ class Problem {
   int num_constraints() const { return static_cast<int>(constraints_.size()); }
   int num_matrices() const { return static_cast<int>(matrix_names_.size()); }
   const Variable& variable(VarId v) const { return variables_[v]; }
+  // The entry's image (AddEntry with an EntryImage), or an inactive one.
+  EntryImage image(VarId v) const {
+    const std::size_t i = static_cast<std::size_t>(v);
+    if (i >= image_local_.size() || image_local_[i] < 0) return {};
+    if (image_affine_.empty()) return {image_local_[i], 1.0, 0.0};
+    return {image_local_[i], image_affine_[i].first, image_affine_[i].second};
+  }
+  std::size_t num_images() const { return num_images_; }
   const std::vector<Variable>& variables() const { return variables_; }
   const Constraint& constraint(ConstraintId c) const { return constraints_[c]; }
   const std::vector<Constraint>& constraints() const { return constraints_; }
@@ -239,12 +267,14 @@ class Problem {
   double VariableCosts(const std::vector<double>& values, VarId begin, VarId end) const;
   double EvaluateObjective(const std::vector<double>& values, double variable_costs) const;
   // Largest violation over constraints and bounds (absolute, or relative to |rhs| when
-  // |rhs| > 1), and the largest distance from an integer for integral variables.
+  // |rhs| > 1), and the largest distance from an integer for integral variables. An entry's
+  // image counts as the constraint entry - scale * local = offset.
   struct Violation {
-    double constraint = 0.0;
+    double constraint = 0.0;  // constraints and entry images
     double bound = 0.0;
     double integrality = 0.0;
-    int worst_constraint = -1;
+    int worst_constraint = -1;  // -1 when the worst is an image (worst_image) or none
+    VarId worst_image = -1;     // the entry whose image is violated most, if it is the worst
     double Max() const;
     // Folds in the violation of a later range: equal maxima keep the earlier worst constraint,
     // so ranges merged in order give what one pass over them gives.
@@ -288,6 +318,9 @@ class Problem {
   void TouchStructure();
   // Checks every item (changes == nullptr) or only the changed ones.
   bool Check(const Changes* changes, std::string* error) const;
+  bool CheckImage(VarId id, std::string* error) const;
+  // "variable 7 (x[3,2])", "variable 9 ('f', local to demand 2)": for error messages.
+  std::string VariableLabel(VarId id) const;
 
   int num_resources_;
   int num_demands_;
@@ -302,6 +335,11 @@ class Problem {
   // (matrix, resource, demand) -> entry: open addressing over the entries' VarIds, the key
   // read back from variables_ (4 bytes a slot, at most half full; no copy of the key).
   std::vector<VarId> entry_table_;
+  // Entry images, by VarId: the local (-1: none), sized on the first image; scale and offset
+  // only once an image other than 1 * local + 0 appears (4 bytes a variable for a path model).
+  std::vector<VarId> image_local_;
+  std::vector<std::pair<double, double>> image_affine_;
+  std::size_t num_images_ = 0;
   std::vector<std::pair<VarId, std::string>> local_names_;              // by increasing VarId
   std::vector<std::pair<ConstraintId, std::string>> constraint_names_;  // by increasing id
   std::size_t entry_count_ = 0;

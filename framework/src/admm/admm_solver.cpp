@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "admm/admm_engine.h"
+#include "admm/measure.h"
 #include "dede/host_solvers.h"
 
 namespace dede {
@@ -398,9 +399,8 @@ void AdmmEngine::Finish(SolveRun* run, tbb::task_arena& arena, Allocation* alloc
   summary->message = run->message + run->fill_message;
   if (!repaired || !summary->feasible) {
     std::ostringstream out;
-    out << " Allocation is NOT feasible: max violation " << summary->max_violation
-        << " (constraint " << viol.worst_constraint << ")."
-        << (repair_message.empty() ? "" : " " + repair_message);
+    out << " Allocation is NOT feasible: max violation " << summary->max_violation << " ("
+        << WorstItem(viol) << ")." << (repair_message.empty() ? "" : " " + repair_message);
     summary->message += out.str();
   } else if (rounds > 0) {
     summary->message += " Repaired in " + std::to_string(rounds) + " projection rounds.";

@@ -152,6 +152,14 @@ void AdmmEngine::Decompose() {
       };
       for (ConstraintId c : block.constraints)
         bp.rows.push_back(make_row(problem_.constraint(c).terms));
+      // An entry declared the image of a local: on the demand side, a slot its local defines.
+      for (int i = 0; s == 1 && problem_.num_images() > 0 && i < n; ++i) {
+        const EntryImage im =
+            block.vars[i].var >= 0 ? problem_.image(block.vars[i].var) : EntryImage{};
+        if (im.active()) bp.images.push_back(i, slot.at(im.local), im.offset, im.scale);
+      }
+      bp.images.offset.Compact();
+      bp.images.scale.Compact();
       if (block.global_expr >= 0) {
         BlockRow row = make_row(global.exprs[block.global_expr].terms);
         row.index.push_back(n - 1);  // t_b is the block's last variable
@@ -170,9 +178,10 @@ void AdmmEngine::Decompose() {
         bp.logs.push_back(std::move(log));
       }
       if (s == 1) block.v.assign(n, 0.0);  // a resource block's values are in side0_x_
-      double nnz = n;
+      double nnz = n + 2.0 * static_cast<double>(bp.images.size());
       for (const BlockRow& row : bp.rows) nnz += static_cast<double>(row.index.size());
-      block.work = nnz * (bp.rows.size() > 1 ? 10.0 : 1.0) * (block.has_integers ? 10.0 : 1.0);
+      block.work = nnz * (bp.rows.size() + bp.images.size() > 1 ? 10.0 : 1.0) *
+                   (block.has_integers ? 10.0 : 1.0);
     }
     // Heavy blocks (over 1/64 of the side's work) start first, largest first, so that none is
     // left to run alone at the end of a half step; the rest follow in index order, which is
@@ -214,6 +223,11 @@ void AdmmEngine::InitPenaltyWeights() {
             if (bv.pair < 0 || bv.var < 0) continue;
             largest[bv.pair] = std::max(largest[bv.pair], std::abs(row.coef[j]));
           }
+        }
+        // An image is the row entry - scale * local = offset: the entry's coefficient is 1.
+        for (int i : block.problem.images.slot) {
+          const BlockVar& bv = block.vars[static_cast<std::size_t>(i)];
+          if (bv.pair >= 0) largest[bv.pair] = std::max(largest[bv.pair], 1.0);
         }
       }
     }

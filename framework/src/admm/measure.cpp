@@ -3,6 +3,7 @@
 #include <tbb/parallel_for.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace dede::internal {
@@ -35,6 +36,12 @@ Problem::Violation MeasureViolation(const Problem& problem, const std::vector<do
   Problem::Violation total;
   for (const Problem::Violation& v : part) total.Merge(v);
   return total;
+}
+
+std::string WorstItem(const Problem::Violation& violation) {
+  if (violation.worst_constraint < 0 && violation.worst_image >= 0)
+    return "the image of entry " + std::to_string(violation.worst_image);
+  return "constraint " + std::to_string(violation.worst_constraint);
 }
 
 }  // namespace dede::internal

@@ -4,6 +4,7 @@
 // engine's checks and by the runner's measure of the allocation it persists.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "dede/problem.h"
@@ -12,5 +13,7 @@ namespace dede::internal {
 
 double MeasureObjective(const Problem& problem, const std::vector<double>& values);
 Problem::Violation MeasureViolation(const Problem& problem, const std::vector<double>& values);
+// "constraint 12", "the image of entry 40" or "constraint -1" (none) for messages.
+std::string WorstItem(const Problem::Violation& violation);
 
 }  // namespace dede::internal

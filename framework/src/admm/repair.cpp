@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "admm/admm_engine.h"
+#include "admm/measure.h"
 
 namespace dede::internal {
 
@@ -88,15 +89,15 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
                 .count() > deadline) {
       std::ostringstream out;
       out << "repair: stopped at the time limit (" << options_.time_limit_seconds << " s) after "
-          << round << " rounds, max violation " << viol.Max() << " > " << tol
-          << " (worst constraint " << viol.worst_constraint << ")";
+          << round << " rounds, max violation " << viol.Max() << " > " << tol << " (worst "
+          << WorstItem(viol) << ")";
       *message = out.str();
       return viol.Max() <= tol;
     }
   }
   std::ostringstream out;
   out << "repair: max violation " << viol.Max() << " > " << tol << " after "
-      << options_.repair_max_rounds << " rounds (worst constraint " << viol.worst_constraint << ")";
+      << options_.repair_max_rounds << " rounds (worst " << WorstItem(viol) << ")";
   *message = out.str();
   return viol.Max() <= tol;
 }

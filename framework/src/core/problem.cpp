@@ -134,6 +134,23 @@ VarId Problem::AddEntry(int matrix, int resource, int demand) {
   return id;
 }
 
+VarId Problem::AddEntry(int matrix, int resource, int demand, const EntryImage& image) {
+  const VarId id = AddEntry(matrix, resource, demand);
+  if (!image.active()) return id;
+  DEDE_CHECK_MSG(image.local < id, "an entry's image must be a variable added before it");
+  if (image_local_.size() < variables_.size()) image_local_.resize(variables_.size(), -1);
+  image_local_[static_cast<std::size_t>(id)] = image.local;
+  if (image.scale != 1.0 || image.offset != 0.0 || std::signbit(image.offset)) {
+    if (image_affine_.empty()) image_affine_.assign(variables_.size(), {1.0, 0.0});
+  }
+  if (!image_affine_.empty()) {
+    image_affine_.resize(variables_.size(), {1.0, 0.0});
+    image_affine_[static_cast<std::size_t>(id)] = {image.scale, image.offset};
+  }
+  ++num_images_;
+  return id;
+}
+
 // The slot holding (matrix, resource, demand), or the empty slot where it would go.
 std::size_t Problem::EntrySlot(int matrix, int resource, int demand) const {
   const std::size_t mask = entry_table_.size() - 1;
@@ -326,24 +343,46 @@ bool Problem::Validate(std::string* error) const {
   return true;
 }
 
+std::string Problem::VariableLabel(VarId id) const {
+  const Variable& v = variables_[id];
+  std::ostringstream out;
+  out << "variable " << id;
+  if (v.IsEntry()) {
+    out << " (" << matrix_names_[v.matrix] << "[" << v.resource << "," << v.demand << "])";
+  } else if (!variable_name(id).empty()) {
+    out << " ('" << variable_name(id) << "', local to " << BlockName(v.owner) << ")";
+  } else {
+    out << " (local to " << BlockName(v.owner) << ")";
+  }
+  return out.str();
+}
+
+bool Problem::CheckImage(VarId id, std::string* error) const {
+  const EntryImage im = image(id);
+  if (!im.active()) return true;
+  const Variable& v = variables_[id];
+  std::string why;
+  if (im.local >= num_variables() || variables_[im.local].IsEntry() ||
+      !(variables_[im.local].owner == BlockId::Demand(v.demand))) {
+    why = VariableLabel(id) + " is declared the image of " + VariableLabel(im.local) +
+          ", which is not a local of demand " + std::to_string(v.demand);
+  } else if (!std::isfinite(im.scale) || im.scale == 0.0 || !std::isfinite(im.offset)) {
+    why = VariableLabel(id) + " is declared the image " + std::to_string(im.offset) + " + " +
+          std::to_string(im.scale) + " * " + VariableLabel(im.local) +
+          ": the scale must be finite and non-zero, the offset finite";
+  } else {
+    return true;
+  }
+  if (error) *error = why;
+  return false;
+}
+
 bool Problem::Check(const Changes* changes, std::string* error) const {
   auto fail = [&](const std::string& message) {
     if (error) *error = message;
     return false;
   };
-  auto var_name = [&](VarId id) {
-    const Variable& v = variables_[id];
-    std::ostringstream out;
-    out << "variable " << id;
-    if (v.IsEntry()) {
-      out << " (" << matrix_names_[v.matrix] << "[" << v.resource << "," << v.demand << "])";
-    } else if (!variable_name(id).empty()) {
-      out << " ('" << variable_name(id) << "', local to " << BlockName(v.owner) << ")";
-    } else {
-      out << " (local to " << BlockName(v.owner) << ")";
-    }
-    return out.str();
-  };
+  auto var_name = [&](VarId id) { return VariableLabel(id); };
   // `what` names the expression; it is called only to word a failure, since building the
   // name of each of millions of valid constraints cost more than checking them.
   auto check_expr = [&](const std::vector<Term>& terms, BlockId block, const auto& what) -> bool {
@@ -356,9 +395,14 @@ bool Problem::Check(const Changes* changes, std::string* error) const {
       if (!BlockOf(t.var, block.side, &index) || index != block.index)
         return fail(what() + " (" + BlockName(block) + ") references " + var_name(t.var) +
                     ", which does not belong to that block");
+      if (block.side == Side::kDemand && num_images_ > 0 && image(t.var).active())
+        return fail(what() + " (" + BlockName(block) + ") references " + var_name(t.var) +
+                    ", whose demand side is the image of " + var_name(image(t.var).local) +
+                    ": write it on that local");
     }
     return true;
   };
+
   const auto check_variable = [&](VarId id) {
     const Variable& v = variables_[id];
     if (std::isnan(v.domain.lower) || std::isnan(v.domain.upper) || v.domain.lower > v.domain.upper)
@@ -404,6 +448,9 @@ bool Problem::Check(const Changes* changes, std::string* error) const {
   } else {
     for (VarId id = 0; id < num_variables(); ++id) {
       if (!check_variable(id)) return false;
+    }
+    for (VarId id = 0; num_images_ > 0 && id < num_variables(); ++id) {
+      if (!CheckImage(id, error)) return false;
     }
     for (ConstraintId c = 0; c < num_constraints(); ++c) {
       if (!check_constraint(c)) return false;
@@ -476,6 +523,7 @@ void Problem::Violation::Merge(const Violation& later) {
   if (later.constraint > constraint) {
     constraint = later.constraint;
     worst_constraint = later.worst_constraint;
+    worst_image = later.worst_image;
   }
 }
 
@@ -501,6 +549,18 @@ Problem::Violation Problem::MeasureViolation(const std::vector<double>& values,
     }
     out.bound = std::max({out.bound, d.lower - x, x - d.upper});
     if (d.IsIntegral()) out.integrality = std::max(out.integrality, std::abs(x - std::round(x)));
+    if (num_images_ == 0) continue;
+    // The image as the row entry - scale * local = offset.
+    const EntryImage im = image(id);
+    if (!im.active()) continue;
+    double viol = std::abs(x - im.scale * values[im.local] - im.offset);
+    if (std::isnan(viol)) viol = kInfinity;
+    viol /= std::max(1.0, std::abs(im.offset));
+    if (viol > out.constraint) {
+      out.constraint = viol;
+      out.worst_constraint = -1;
+      out.worst_image = id;
+    }
   }
   for (ConstraintId c = con_begin; c < con_end; ++c) {
     const Constraint& con = constraints_[c];
@@ -523,6 +583,7 @@ Problem::Violation Problem::MeasureViolation(const std::vector<double>& values,
     if (viol > out.constraint) {
       out.constraint = viol;
       out.worst_constraint = c;
+      out.worst_image = -1;
     }
   }
   return out;

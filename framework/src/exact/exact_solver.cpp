@@ -46,6 +46,13 @@ void ExactSolver::Build() {
     const double upper = c.sense == Sense::kGreaterEqual ? kInfinity : c.rhs;
     model_.AddRow(index, value, lower, upper);
   }
+  // Entry images as the rows entry - scale * local = offset, after the constraints (row c is
+  // constraint c: the rounds update right-hand sides by id).
+  for (VarId id = 0; problem_.num_images() > 0 && id < n; ++id) {
+    const EntryImage im = problem_.image(id);
+    if (!im.active()) continue;
+    model_.AddRow({id, im.local}, {1.0, -im.scale}, im.offset, im.offset);
+  }
 
   // Epigraph of the global term: alpha <= every expr (max-min) or >= every expr (min-max), so
   // at the optimum alpha is the min (max) and sign * weight * alpha is its internal cost.

@@ -18,6 +18,8 @@ std::unique_ptr<AggregateSolver> AggregateSolver::TryCreate(const BlockProblem& 
   for (const BlockLog& log : structure.logs) {
     for (int i : log.index) in_log[i] = 1;
   }
+  // A declared image's base stays (its images fold into it): not eliminable through a row.
+  for (int b : structure.images.base) ++occurrences[b];
 
   std::unique_ptr<AggregateSolver> solver(new AggregateSolver());
   std::vector<std::uint8_t> defining(num_rows, 0);
@@ -51,10 +53,19 @@ std::unique_ptr<AggregateSolver> AggregateSolver::TryCreate(const BlockProblem& 
     eliminated[link.var] = 1;
     defining[r] = 1;
   }
+  for (std::size_t k = 0; k < structure.images.size(); ++k) {
+    Link link;
+    link.var = structure.images.slot[k];
+    link.base = structure.images.base[k];
+    link.row = -1 - static_cast<int>(k);  // image k
+    solver->links_.push_back(link);
+    eliminated[link.var] = 1;
+  }
   if (solver->links_.empty()) return nullptr;
 
   solver->num_vars_ = n;
   solver->num_rows_ = num_rows;
+  solver->num_images_ = structure.images.size();
   solver->reduced_of_.assign(n, -1);
   for (int i = 0; i < n; ++i) {
     if (eliminated[i]) continue;
@@ -109,18 +120,24 @@ void AggregateSolver::LoadParameters(const BlockProblem& problem) {
   infeasible_bounds_ = false;
   unit_links_ = true;
   for (Link& link : links_) {
-    const BlockRow& row = problem.rows[link.row];
-    const double a_var = row.coef[link.var_pos];
-    const double a_base = row.coef[link.base_pos];
-    if (a_var == 0.0 || a_base == 0.0) {
-      // A parameter change zeroed a coefficient the structure relied on.
-      error_ = "aggregate: row " + std::to_string(link.row) +
-               " lost a coefficient (now 0); the block structure changed";
-      infeasible_bounds_ = true;
-      continue;
+    if (link.row < 0) {  // a declared image: v = offset + scale * base
+      const std::size_t k = static_cast<std::size_t>(-1 - link.row);
+      link.alpha = problem.images.offset[k];
+      link.beta = problem.images.scale[k];
+    } else {
+      const BlockRow& row = problem.rows[link.row];
+      const double a_var = row.coef[link.var_pos];
+      const double a_base = row.coef[link.base_pos];
+      if (a_var == 0.0 || a_base == 0.0) {
+        // A parameter change zeroed a coefficient the structure relied on.
+        error_ = "aggregate: row " + std::to_string(link.row) +
+                 " lost a coefficient (now 0); the block structure changed";
+        infeasible_bounds_ = true;
+        continue;
+      }
+      link.alpha = row.rhs / a_var;
+      link.beta = -a_base / a_var;
     }
-    link.alpha = row.rhs / a_var;
-    link.beta = -a_base / a_var;
     link.curvature = 2.0 * problem.quadratic[link.var] + problem.prox_weight[link.var];
     unit_links_ = unit_links_ && link.alpha == 0.0 && link.beta == 1.0 && link.curvature >= 0.0 &&
                   std::isfinite(link.curvature);
@@ -183,7 +200,8 @@ void AggregateSolver::Prefetch() const {
 }
 
 bool AggregateSolver::Prepare(const BlockProblem& problem) {
-  if (problem.num_vars() != num_vars_ || static_cast<int>(problem.rows.size()) != num_rows_) {
+  if (problem.num_vars() != num_vars_ || static_cast<int>(problem.rows.size()) != num_rows_ ||
+      problem.images.size() != num_images_) {
     error_ = "block structure changed since the solver was created";
     return false;
   }

@@ -9,6 +9,9 @@
 // eliminated variables may fold into the same v_j, which keeps the block separable: no
 // cross term appears because each eliminated variable depends on a single base variable.
 //
+// Declared images (BlockProblem::images: an entry given as offset + scale * a local) fold the
+// same way without a row; a block with images always gets this solver.
+//
 // Typical shape: a demand block of a path formulation, where every allocation entry x[e, b]
 // (the load of the block on link e, with an ADMM proximal term) equals the flow of the one path
 // through e (edge-disjoint paths); after elimination the block is a one-row separable problem
@@ -47,7 +50,8 @@ class AggregateSolver final : public BlockSolver {
  private:
   AggregateSolver() = default;
 
-  // v[var] = alpha + beta * v[base], through row `row` (positions of both in the row).
+  // v[var] = alpha + beta * v[base], through row `row` (positions of both in the row), or
+  // declared: image -1 - row of BlockProblem::images.
   struct Link {
     int var = 0, base = 0, row = 0;
     int var_pos = 0, base_pos = 0;
@@ -65,6 +69,7 @@ class AggregateSolver final : public BlockSolver {
 
   int num_vars_ = 0;
   int num_rows_ = 0;
+  std::size_t num_images_ = 0;
   std::vector<Link> links_;
   // The same links, compact, for the per-solve loops when every map is v = 0 + 1 * v[base]
   // with a finite, non-negative curvature (a path's link entries equal its flow): the

@@ -59,6 +59,17 @@ double BlockViolation(const BlockProblem& problem, const std::vector<double>& v,
     if (row.sense != Sense::kGreaterEqual) worst = std::max(worst, (activity - row.rhs) / scale);
     if (row.sense != Sense::kLessEqual) worst = std::max(worst, (row.rhs - activity) / scale);
   }
+  const BlockImages& im = problem.images;
+  for (size_t k = 0; k < im.size(); ++k) {
+    const double image = im.offset[k] + im.scale[k] * v[im.base[k]];
+    const double gap = std::fabs(v[im.slot[k]] - image);
+    if (std::isnan(gap)) return kInf;
+    const double scale = scaled ? std::max({1.0,
+                                            std::fabs(v[im.slot[k]]) + std::fabs(im.offset[k]) +
+                                                std::fabs(im.scale[k] * v[im.base[k]])})
+                                : 1.0;
+    worst = std::max(worst, gap / scale);
+  }
   return worst;
 }
 

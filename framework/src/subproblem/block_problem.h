@@ -171,6 +171,24 @@ struct BlockLog {
   double weight = 1.0;  // >= 0: the block minimizes -weight * log(a'v + b)
 };
 
+// Slots defined by another slot of the block: v[slot[k]] = offset[k] + scale[k] * v[base[k]]
+// (an allocation entry declared the image of a local: Problem::AddEntry with an EntryImage).
+// An image slot appears in no row and no log term, and a base is no image. Only the
+// aggregate solver takes images: it folds each into its base (CreateBlockSolver picks it
+// whenever a block has any).
+struct BlockImages {
+  std::vector<int> slot, base;
+  SlotValues offset, scale;  // one value each while all are the same (0 and 1: a path model)
+  std::size_t size() const { return slot.size(); }
+  bool empty() const { return slot.empty(); }
+  void push_back(int s, int b, double off, double sc) {
+    slot.push_back(s);
+    base.push_back(b);
+    offset.push_back(off);
+    scale.push_back(sc);
+  }
+};
+
 struct BlockProblem {
   int num_vars() const { return static_cast<int>(lower.size()); }
   // Prefetches the per-slot arrays a solve reads (see BlockSolver::Prefetch).
@@ -192,6 +210,7 @@ struct BlockProblem {
   std::vector<double> prox_target;  // t_i
   std::vector<BlockRow> rows;
   std::vector<BlockLog> logs;
+  BlockImages images;
   // Bumped by the engine whenever anything but linear / prox_target changed (bounds, rhs,
   // coefficients, quadratic, prox_weight, log weights), so solvers can skip re-loading them.
   std::uint64_t revision = 0;
@@ -240,6 +259,8 @@ class BlockSolver {
 
 // Picks the fastest exact solver for the block's structure:
 //  * any integral variable -> branch and bound over the continuous solver below;
+//  * declared images (BlockProblem::images) -> aggregate, over whichever solver below the
+//    block with its images (and any eliminable rows) folded gets, Clp included;
 //  * no rows, separable terms -> closed form per variable (clip);
 //  * one row, every variable strictly convex (q_i + p_i/2 > 0 or a one-variable log) ->
 //    one-dimensional search on the row's multiplier;

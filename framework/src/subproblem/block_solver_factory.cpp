@@ -1,4 +1,6 @@
 // Structure-based choice of the block solver (see CreateBlockSolver in block_problem.h).
+#include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -77,6 +79,51 @@ bool Validate(const BlockProblem& p, std::string* error) {
       return false;
     }
   }
+  const BlockImages& im = p.images;
+  if (im.base.size() != im.slot.size() || im.offset.size() != im.slot.size() ||
+      im.scale.size() != im.slot.size()) {
+    *error = "BlockProblem::images has " + std::to_string(im.slot.size()) + " slots, " +
+             std::to_string(im.base.size()) + " bases, " + std::to_string(im.offset.size()) +
+             " offsets and " + std::to_string(im.scale.size()) + " scales";
+    return false;
+  }
+  {
+    std::vector<std::uint8_t> role(n, 0);  // 1: an image, 2: a base
+    for (const BlockRow& row : p.rows)
+      for (int i : row.index)
+        if (i >= 0 && static_cast<size_t>(i) < n) role[i] |= 4;
+    for (const BlockLog& log : p.logs)
+      for (int i : log.index)
+        if (i >= 0 && static_cast<size_t>(i) < n) role[i] |= 4;
+    for (size_t k = 0; k < im.size(); ++k) {
+      const int i = im.slot[k], b = im.base[k];
+      if (i < 0 || static_cast<size_t>(i) >= n || b < 0 || static_cast<size_t>(b) >= n || i == b) {
+        *error = "image " + std::to_string(k) + " maps variable " + std::to_string(b) +
+                 " to variable " + std::to_string(i) + " of a block with " + std::to_string(n) +
+                 " variables";
+        return false;
+      }
+      if (role[i] != 0 || (role[b] & 1) != 0) {
+        *error = "image " + std::to_string(k) + ": variable " + std::to_string(i) +
+                 " is an image and also a base, a second image or in a row or log term";
+        return false;
+      }
+      role[i] |= 1;
+      role[b] |= 2;
+      if (!std::isfinite(im.scale[k]) || im.scale[k] == 0.0 || !std::isfinite(im.offset[k])) {
+        *error = "image " + std::to_string(k) + " has scale " + std::to_string(im.scale[k]) +
+                 " and offset " + std::to_string(im.offset[k]);
+        return false;
+      }
+    }
+    for (size_t k = 0; k < im.size(); ++k) {
+      if ((role[im.slot[k]] & 2) != 0) {
+        *error = "image " + std::to_string(k) + ": variable " + std::to_string(im.slot[k]) +
+                 " is an image and a base";
+        return false;
+      }
+    }
+  }
   for (size_t k = 0; k < p.logs.size(); ++k) {
     const std::string what = "log term " + std::to_string(k);
     if (!CheckIndices(p.logs[k].index, p.logs[k].coef, static_cast<int>(n), what, error)) {
@@ -93,6 +140,16 @@ bool Validate(const BlockProblem& p, std::string* error) {
 std::unique_ptr<BlockSolver> CreateContinuous(const BlockProblem& s,
                                               const BlockSolverOptions& options,
                                               std::string* error) {
+  if (!s.images.empty()) {
+    // Declared images must be folded: aggregate over whatever the folded block gets.
+    std::string why;
+    std::unique_ptr<AggregateSolver> aggregate =
+        AggregateSolver::TryCreate(s, [&options, &why](const BlockProblem& reduced) {
+          return CreateContinuous(reduced, options, &why);
+        });
+    if (aggregate == nullptr) *error = "block with images, once they are folded: " + why;
+    return aggregate;
+  }
   if (options.force_clp) return ClpBlockSolver::Create(s, options, error);
   int multi_logs = 0, var_logs = 0;
   int multi_index = -1;

@@ -99,6 +99,17 @@ std::string LpText(const Problem& problem, double unit) {
     WriteTerms(terms, out);
     out << sense(row.sense) << Number(row.rhs * unit) << "\n";
   }
+  // Entry images: entry - scale * local = offset.
+  for (VarId v = 0; v < problem.num_variables(); ++v) {
+    const EntryImage im = problem.image(v);
+    if (!im.active()) continue;
+    terms.clear();
+    terms.emplace_back(1.0, Column(v));
+    terms.emplace_back(-im.scale, Column(im.local));
+    out << " i" << v << ":";
+    WriteTerms(terms, out);
+    out << " = " << Number(im.offset * unit) << "\n";
+  }
   if (epigraph) {
     // max-min: u <= expr_k; min-max: u >= expr_k.
     for (std::size_t k = 0; k < global.exprs.size(); ++k) {
