@@ -259,8 +259,9 @@ class BlockSolver {
 
 // Picks the fastest exact solver for the block's structure:
 //  * any integral variable -> branch and bound over the continuous solver below;
-//  * declared images (BlockProblem::images) -> aggregate, over whichever solver below the
-//    block with its images (and any eliminable rows) folded gets, Clp included;
+//  * declared images (BlockProblem::images) -> image_row when the folded block is at most one
+//    row over strictly convex bases, else aggregate over whichever solver below the block
+//    with its images (and any eliminable rows) folded gets, Clp included;
 //  * no rows, separable terms -> closed form per variable (clip);
 //  * one row, every variable strictly convex (q_i + p_i/2 > 0 or a one-variable log) ->
 //    one-dimensional search on the row's multiplier;

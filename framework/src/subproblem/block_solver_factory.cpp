@@ -9,6 +9,7 @@
 #include "subproblem/block_problem.h"
 #include "subproblem/branch_and_bound.h"
 #include "subproblem/clp_block_solver.h"
+#include "subproblem/image_row_solver.h"
 #include "subproblem/log_solver.h"
 #include "subproblem/separable_solver.h"
 #include "subproblem/two_row_solver.h"
@@ -141,7 +142,11 @@ std::unique_ptr<BlockSolver> CreateContinuous(const BlockProblem& s,
                                               const BlockSolverOptions& options,
                                               std::string* error) {
   if (!s.images.empty()) {
-    // Declared images must be folded: aggregate over whatever the folded block gets.
+    // Declared images must be folded: in place when the folded block is one strictly convex
+    // row (image_row), else the aggregate over whatever the folded block gets.
+    if (!options.force_clp) {
+      if (std::unique_ptr<ImageRowSolver> solver = ImageRowSolver::TryCreate(s)) return solver;
+    }
     std::string why;
     std::unique_ptr<AggregateSolver> aggregate =
         AggregateSolver::TryCreate(s, [&options, &why](const BlockProblem& reduced) {

@@ -1,13 +1,12 @@
 // Entries declared as images of a local (Problem::AddEntry with an EntryImage) against the
 // same problem written with the rows entry - scale * local = offset: the ADMM engine must give
-// the same allocation to the bit at a fixed iteration count (the aggregate solver folds a
-// declared image exactly as it folds such a row), and the exact solver the same optimum. The
+// the same allocation up to rounding at a fixed iteration count, and the exact solver the same
+// optimum. The
 // optimum itself is checked against Clp on the row form, an independent model.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <set>
 #include <string>
@@ -24,10 +23,10 @@ double Uniform(std::mt19937& rng, double lo, double hi) {
 }
 
 // A random path model: `links` resources with capacities, `pairs` demand blocks, each with
-// 1-3 paths over 1-4 random links (edge-disjoint within a pair when `disjoint`); an entry x[e, d] per link on a pair's paths. An entry with
-// one path through it is the image of that path's flow (scaled and shifted when `affine`),
-// unless `rows`, which writes that as a row; entries on several paths of a pair (paths that
-// share a link) are always the row x[e, d] = sum of their flows.
+// 1-3 paths over 1-4 random links (edge-disjoint within a pair when `disjoint`); an entry x[e, d]
+// per link on a pair's paths. An entry with one path through it is the image of that path's flow
+// (scaled and shifted when `affine`), unless `rows`, which writes that as a row; entries on several
+// paths of a pair (paths that share a link) are always the row x[e, d] = sum of their flows.
 struct PathSpec {
   int links = 12, pairs = 30;
   bool affine = false;
@@ -74,9 +73,10 @@ Problem BuildPathProblem(const PathSpec& spec, bool rows) {
         VarId entry = -1;
         if (rows) {
           entry = problem.AddEntry(x, e, d);
-          problem.AddConstraint(
-              BlockId::Demand(d), LinearExpr().Add(entry, 1.0).Add(f, -scale), Sense::kEqual,
-              offset);
+          problem.AddConstraint(BlockId::Demand(d),
+                                LinearExpr().Add(entry, 1.0).Add(f, -scale),
+                                Sense::kEqual,
+                                offset);
         } else {
           entry = problem.AddEntry(x, e, d, EntryImage{f, scale, offset});
         }
@@ -113,10 +113,6 @@ Problem BuildPathProblem(const PathSpec& spec, bool rows) {
   return problem;
 }
 
-bool SameBits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
 Allocation RunAdmm(const Problem& problem, AdmmOptions options, SolveSummary* summary) {
   AdmmSolver solver(problem, options);
   Allocation allocation;
@@ -136,11 +132,11 @@ double ExactObjective(const Problem& problem) {
 
 class EntryImages : public ::testing::TestWithParam<int> {};
 
-// Bitwise where both forms get the same block solvers: with edge-disjoint paths every block of
-// either form is the aggregate over the one-row search. (Where a pair's paths share a link the
-// row form's block can fall back to Clp on the whole block, the image form's to the aggregate
-// over Clp: the same optimum, other rounding; the next test covers that case.)
-TEST_P(EntryImages, AdmmMatchesTheRowFormToTheBitAtAFixedIterationCount) {
+// The same iterates up to rounding: with edge-disjoint paths the row form's pair blocks get
+// the aggregate over the one-row search, the image form's the image_row solver (the same
+// block optimum, other rounding). (Where a pair's paths share a link the row form's block can
+// fall back to Clp on the whole block: the next test covers that case.)
+TEST_P(EntryImages, AdmmFollowsTheRowFormAtAFixedIterationCount) {
   for (unsigned seed = 1; seed <= 4; ++seed) {
     PathSpec spec;
     spec.seed = seed * 7 + static_cast<unsigned>(GetParam());
@@ -167,11 +163,15 @@ TEST_P(EntryImages, AdmmMatchesTheRowFormToTheBitAtAFixedIterationCount) {
       const Allocation with_rows = RunAdmm(rows, options, &b);
       ASSERT_TRUE(a.iterations > 0) << a.message;
       EXPECT_EQ(a.iterations, b.iterations);
-      EXPECT_TRUE(SameBits(with_images.values, with_rows.values))
-          << "seed " << spec.seed << " equilibrate " << equilibrate << ": objective "
-          << a.objective << " vs " << b.objective;
-      // The engine's measure counts the images as constraints: the same violation.
-      EXPECT_EQ(a.max_violation, b.max_violation);
+      double gap = 0;
+      for (std::size_t i = 0; i < with_rows.values.size(); ++i) {
+        gap = std::max(gap, std::abs(with_images.values[i] - with_rows.values[i]));
+      }
+      EXPECT_LE(gap, 1e-9) << "seed " << spec.seed << " equilibrate " << equilibrate
+                           << ": objective " << a.objective << " vs " << b.objective;
+      EXPECT_NEAR(a.objective, b.objective, 1e-9 * std::max(1.0, std::abs(b.objective)));
+      // The engine's measure counts the images as constraints.
+      EXPECT_NEAR(a.max_violation, b.max_violation, 1e-9);
     }
   }
 }
