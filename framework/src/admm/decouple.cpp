@@ -153,6 +153,15 @@ void AdmmEngine::Decompose() {
       for (ConstraintId c : block.constraints)
         bp.rows.push_back(make_row(problem_.constraint(c).terms));
       // An entry declared the image of a local: on the demand side, a slot its local defines.
+      // (Sized first: each block's arrays then lie next to its other data, in block order,
+      // which the demand half step walks.)
+      if (s == 1 && problem_.num_images() > 0) {
+        std::size_t count = 0;
+        for (const BlockVar& bv : block.vars)
+          count += bv.var >= 0 && problem_.image(bv.var).active() ? 1 : 0;
+        bp.images.slot.reserve(count);
+        bp.images.base.reserve(count);
+      }
       for (int i = 0; s == 1 && problem_.num_images() > 0 && i < n; ++i) {
         const EntryImage im =
             block.vars[i].var >= 0 ? problem_.image(block.vars[i].var) : EntryImage{};

@@ -27,7 +27,8 @@ using testing::Uniform;
 // A pair block: `paths` flows (slots 0 .. paths - 1, linear cost, no penalty) and their links'
 // entries (penalty and target), entry = offset + scale * flow, and the demand row over the
 // flows. Returns the row form; *images gets the same block with declared images.
-BlockProblem PairBlock(std::mt19937& rng, int paths, Sense sense, bool general, BlockProblem* images) {
+BlockProblem PairBlock(
+    std::mt19937& rng, int paths, Sense sense, bool general, BlockProblem* images) {
   std::vector<int> links(paths);
   int n = paths;
   for (int p = 0; p < paths; ++p) {
@@ -96,9 +97,8 @@ TEST(ImageRowSolver, PairBlocksMatchClpOnTheRowForm) {
     // The aggregate over Clp (the fallback for other shapes) agrees.
     const testing::Solution aggregate = SolveOnce(images, true);
     ASSERT_EQ(aggregate.solver.rfind("aggregate(clp", 0), 0u) << aggregate.solver;
-    EXPECT_NEAR(fast.objective,
-                aggregate.objective,
-                1e-6 * std::max(1.0, std::fabs(clp.objective)));
+    EXPECT_NEAR(
+        fast.objective, aggregate.objective, 1e-6 * std::max(1.0, std::fabs(clp.objective)));
   }
   EXPECT_GE(compared, 400);
   EXPECT_GE(infeasible, 1);
