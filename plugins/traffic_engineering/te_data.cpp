@@ -190,25 +190,25 @@ Status ReadPath(const CsvReader& csv, const Topology& topology, Path* path, std:
   status.Update(csv.Read(kHops, &hops, 0));
   if (!status.ok()) return status;
   const std::string nodes(csv.Field(kNodes));
+  std::vector<int> sequence;
   for (std::string_view item : csv.Items(kNodes, CsvOptions::kWhitespace)) {
     int node = -1;
     std::string why;
     if (!FindNode(item, topology, &node, &why)) return csv.FieldError(kNodes, why);
-    path->nodes.push_back(node);
+    sequence.push_back(node);
   }
-  if (path->nodes.size() < 2 || path->nodes.front() != path->src ||
-      path->nodes.back() != path->dst) {
+  if (sequence.size() < 2 || sequence.front() != path->src || sequence.back() != path->dst) {
     return csv.FieldError(kNodes,
                           "'" + nodes + "' does not lead from src " + std::string(csv.Field(kSrc)) +
                               " to dst " + std::string(csv.Field(kDst)));
   }
-  for (std::size_t i = 0; i + 1 < path->nodes.size(); ++i) {
-    const int e = topology.LinkIndex(path->nodes[i], path->nodes[i + 1]);
+  path->links.reserve(sequence.size() - 1);
+  for (std::size_t i = 0; i + 1 < sequence.size(); ++i) {
+    const int e = topology.LinkIndex(sequence[i], sequence[i + 1]);
     if (e < 0) {
       return csv.FieldError(kNodes,
-                            "'" + nodes + "': no link " + topology.node_names[path->nodes[i]] +
-                                " -> " + topology.node_names[path->nodes[i + 1]] +
-                                " in the topology");
+                            "'" + nodes + "': no link " + topology.node_names[sequence[i]] +
+                                " -> " + topology.node_names[sequence[i + 1]] + " in the topology");
     }
     path->links.push_back(e);
   }
@@ -276,8 +276,9 @@ Status WritePaths(const std::string& file,
         const Path& path = pair.paths[i];
         out << topology.node_names[pair.src] << ',' << topology.node_names[pair.dst] << ',' << i
             << ',' << path.hops() << ',';
-        for (std::size_t j = 0; j < path.nodes.size(); ++j) {
-          out << (j ? " " : "") << topology.node_names[path.nodes[j]];
+        const std::vector<int> nodes = path.Nodes(topology);
+        for (std::size_t j = 0; j < nodes.size(); ++j) {
+          out << (j ? " " : "") << topology.node_names[nodes[j]];
         }
         out << ',';
         for (std::size_t j = 0; j < path.links.size(); ++j) out << (j ? " " : "") << path.links[j];
@@ -492,7 +493,9 @@ std::vector<Path> EdgeDisjointPathFinder::Find(int src, int dst, int k) {
       }
     }
   }
+  // Each walk as its nodes first (cycles are removed on nodes), then as links.
   std::vector<Path> paths;
+  std::vector<std::vector<int>> walks;
   const std::vector<int> first_hops = saturated[src];
   long found = 0;
   for (int first : first_hops) {
@@ -500,20 +503,21 @@ std::vector<Path> EdgeDisjointPathFinder::Find(int src, int dst, int k) {
     Path path;
     path.src = src;
     path.dst = dst;
-    path.nodes = {src, first};
+    std::vector<int> walk = {src, first};
     int u = first;
     while (u != dst && !saturated[u].empty()) {
       const int v = saturated[u].back();
       saturated[u].pop_back();
-      path.nodes.push_back(v);
+      walk.push_back(v);
       u = v;
     }
     if (u != dst) continue;
     if (first != dst) ++found;  // networkx does not count a direct link against the cutoff
-    for (std::size_t i = 0; i + 1 < path.nodes.size(); ++i) {
-      path.links.push_back(topology.LinkIndex(path.nodes[i], path.nodes[i + 1]));
+    for (std::size_t i = 0; i + 1 < walk.size(); ++i) {
+      path.links.push_back(topology.LinkIndex(walk[i], walk[i + 1]));
     }
     paths.push_back(std::move(path));
+    walks.push_back(std::move(walk));
   }
   // As the reference: sort by the min-hop distance of the decomposed walk (1 per link, the
   // largest 64-bit integer for a link without capacity), keep the first k, then remove cycles
@@ -524,14 +528,20 @@ std::vector<Path> EdgeDisjointPathFinder::Find(int src, int dst, int k) {
     for (int e : p.links) d += topology.links[e].capacity <= 0 ? 9223372036854775807.0 : 1.0;
     return d;
   };
-  std::stable_sort(paths.begin(), paths.end(), [&](const Path& a, const Path& b) {
-    return distance(a) < distance(b);
+  std::vector<std::size_t> by_distance(paths.size());
+  for (std::size_t i = 0; i < by_distance.size(); ++i) by_distance[i] = i;
+  std::stable_sort(by_distance.begin(), by_distance.end(), [&](std::size_t a, std::size_t b) {
+    return distance(paths[a]) < distance(paths[b]);
   });
-  if (static_cast<int>(paths.size()) > k) paths.resize(k);
-  for (Path& path : paths) {
+  if (static_cast<int>(by_distance.size()) > k) by_distance.resize(static_cast<std::size_t>(k));
+  std::vector<Path> kept;
+  kept.reserve(by_distance.size());
+  for (std::size_t i : by_distance) {
+    Path& path = paths[i];
+    const std::vector<int>& walk = walks[i];
     std::vector<int> stack;
     std::vector<char> on_stack(n, 0);
-    for (int v : path.nodes) {
+    for (int v : walk) {
       if (on_stack[v]) {
         while (stack.back() != v) {
           on_stack[stack.back()] = 0;
@@ -542,15 +552,24 @@ std::vector<Path> EdgeDisjointPathFinder::Find(int src, int dst, int k) {
         on_stack[v] = 1;
       }
     }
-    if (stack.size() != path.nodes.size()) {
-      path.nodes = std::move(stack);
+    if (stack.size() != walk.size()) {
       path.links.clear();
-      for (std::size_t i = 0; i + 1 < path.nodes.size(); ++i) {
-        path.links.push_back(topology.LinkIndex(path.nodes[i], path.nodes[i + 1]));
+      for (std::size_t j = 0; j + 1 < stack.size(); ++j) {
+        path.links.push_back(topology.LinkIndex(stack[j], stack[j + 1]));
       }
     }
+    path.links.shrink_to_fit();
+    kept.push_back(std::move(path));
   }
-  return paths;
+  return kept;
+}
+
+std::vector<int> Path::Nodes(const Topology& topology) const {
+  std::vector<int> nodes;
+  nodes.reserve(links.size() + 1);
+  nodes.push_back(src);
+  for (int e : links) nodes.push_back(topology.links[static_cast<std::size_t>(e)].dst);
+  return nodes;
 }
 
 }  // namespace dede::te

@@ -62,13 +62,15 @@ struct DemandEntry {
   double demand = 0.0;
 };
 
-// A path of the pair (src, dst): node indices from src to dst and the link indices between.
+// A path of the pair (src, dst): the link indices from src to dst. Its nodes follow from the
+// links (Nodes); they are not stored (ASN2k has 6.6 M paths).
 struct Path {
   int src = 0;
   int dst = 0;
-  std::vector<int> nodes;
   std::vector<int> links;
   int hops() const { return static_cast<int>(links.size()); }
+  // src, then the head of every link.
+  std::vector<int> Nodes(const Topology& topology) const;
 };
 
 // Paths of one ordered pair, shortest first.

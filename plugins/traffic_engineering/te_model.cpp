@@ -30,7 +30,28 @@ Status BuildPathModel(const Topology& topology,
   model->problem = Problem(num_links, num_blocks);
   Problem& problem = model->problem;
   const int x = problem.AddAllocation("x", Domain::NonNegative());
+  // Which flows cross each link, by block: the flows are the first variables, in commodity and
+  // path order, so their ids are known before they are added. The model is then sized
+  // exactly (a vector grown by doubling can hold twice its 64-byte variables: gigabytes on the
+  // full ASN2k).
   std::vector<std::map<int, std::vector<VarId>>> through(num_blocks);
+  std::size_t num_flows = 0;
+  for (std::size_t k = 0; k < commodities.size(); ++k) {
+    const int b = per_pair ? static_cast<int>(k) : commodities[k].src;
+    for (const Path& path : *commodities[k].paths) {
+      const VarId f = problem.num_variables() + static_cast<VarId>(num_flows++);
+      for (int e : path.links) through[b][e].push_back(f);
+    }
+  }
+  std::size_t num_entries = 0, num_coupling = 0;
+  for (const auto& links : through) {
+    num_entries += links.size();
+    for (const auto& [e, flows] : links) num_coupling += flows.size() > 1 || coupling_rows ? 1 : 0;
+  }
+  problem.Reserve(num_flows + num_entries,
+                  commodities.size() + num_coupling + static_cast<std::size_t>(num_links),
+                  num_flows,
+                  commodities.size() + static_cast<std::size_t>(num_links));
   model->flow.assign(commodities.size(), {});
   model->block.assign(commodities.size(), 0);
   model->demand_row.assign(commodities.size(), -1);
@@ -39,6 +60,7 @@ Status BuildPathModel(const Topology& topology,
     const int b = per_pair ? static_cast<int>(k) : c.src;
     model->block[k] = b;
     LinearExpr total;
+    model->flow[k].reserve(c.paths->size());
     for (std::size_t i = 0; i < c.paths->size(); ++i) {
       const VarId f =
           problem.AddLocal(BlockId::Demand(b),
@@ -46,7 +68,6 @@ Status BuildPathModel(const Topology& topology,
                            "f[" + name(c.src) + "," + name(c.dst) + "," + std::to_string(i) + "]");
       model->flow[k].push_back(f);
       total.Add(f, 1.0);
-      for (int e : (*c.paths)[i].links) through[b][e].push_back(f);
       if (objective == Objective::kMaxTotalFlow) problem.AddLinearCost(f, flow_cost);
     }
     model->demand_row[k] = problem.AddConstraint(
@@ -59,6 +80,7 @@ Status BuildPathModel(const Topology& topology,
   model->entries.assign(num_blocks, {});
   std::vector<LinearExpr> link_rows(num_links);
   for (int s = 0; s < num_blocks; ++s) {
+    model->entries[s].reserve(through[s].size());
     for (const auto& [e, flows] : through[s]) {
       if (flows.size() == 1 && !coupling_rows) {
         // The flow of the one path through e: no row (a path model's entries are millions).

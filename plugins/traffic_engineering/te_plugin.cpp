@@ -763,7 +763,7 @@ Status TrafficEngineeringPlugin::Report(int round,
       const PairModel& pair = pairs_[pair_of_var_[i]];
       const int index = static_cast<int>(&path - pair.paths.data());
       std::string nodes;
-      for (int v : path.nodes) {
+      for (int v : path.Nodes(topology_)) {
         if (!nodes.empty()) nodes += ' ';
         nodes += NodeName(topology_, v);
       }

@@ -166,6 +166,14 @@ class Problem {
   // A variable owned by one block only.
   VarId AddLocal(BlockId owner, Domain domain, std::string name = "");
 
+  // Room for this many variables and constraints in all, of which this many locals and
+  // constraints will have names (a hint: a model built by many Add* calls otherwise grows by
+  // doubling, and can hold up to twice the memory it uses).
+  void Reserve(std::size_t variables,
+               std::size_t constraints,
+               std::size_t named_locals = 0,
+               std::size_t named_constraints = 0);
+
   // ---- constraints -----------------------------------------------------------------------
   // Adds expr (sense) rhs to `block`. expr.constant is moved to the right-hand side.
   ConstraintId AddConstraint(

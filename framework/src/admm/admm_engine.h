@@ -86,19 +86,26 @@ struct Block {
   // The current solution of a demand block; a resource block's lives in the engine's flat
   // array (AdmmEngine::Values).
   std::vector<double> v;
-  std::unique_ptr<BlockSolver> solver;          // continuous (relaxed) solver
-  std::unique_ptr<BlockSolver> integer_solver;  // with integrality, built on demand
-  // Feasibility repair of a block with log terms or integral variables, built on demand (the
-  // others are projected by `solver`: see AdmmEngine::Repair).
-  std::unique_ptr<BlockSolver> projector;
-  std::unique_ptr<BlockProblem> projection;  // its problem (a Block is 300 bytes smaller
-                                             // without one inline: ASN2k has 3M blocks)
+  std::unique_ptr<BlockSolver> solver;  // continuous (relaxed) solver
+  // What only blocks with integral variables or log terms need, apart (ASN2k has 3 M blocks).
+  struct Extra {
+    std::unique_ptr<BlockSolver> integer_solver;  // with integrality, built on demand
+    // Feasibility repair of a block with log terms or integral variables, built on demand
+    // (the others are projected by `solver`: see AdmmEngine::Repair), and its problem.
+    std::unique_ptr<BlockSolver> projector;
+    std::unique_ptr<BlockProblem> projection;
+    std::vector<std::uint8_t> integral_flags;  // declared integrality, by slot
+  };
+  std::unique_ptr<Extra> extra;
+  Extra& GetExtra() {
+    if (!extra) extra = std::make_unique<Extra>();
+    return *extra;
+  }
   bool has_integers = false;
   // A demand block whose every slot is a pair's and whose solver solves in place keeps no v:
   // slot i's value is its pair's z (ps_[vars[i].pair].z), which the demand half step writes.
   bool values_in_pairs = false;
-  std::vector<std::uint8_t> integral_flags;  // declared integrality, by slot
-  double work = 0;                           // cost estimate for scheduling
+  double work = 0;  // cost estimate for scheduling
 };
 
 // A consensus pair: x (resource side) and z (demand side) of one entry or one global copy.

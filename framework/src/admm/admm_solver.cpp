@@ -126,12 +126,12 @@ bool AdmmEngine::Prepare(SolveRun* run, tbb::task_arena& arena) {
     solver_options.deadline_ns = &deadline_ns_;
     for (int s = 0; s < 2; ++s) {
       for (Block& block : blocks_[s]) {
-        if (!block.has_integers || block.integer_solver) continue;
+        if (!block.has_integers || block.GetExtra().integer_solver) continue;
         BlockProblem flagged = block.problem;
-        flagged.integral = block.integral_flags;
+        flagged.integral = block.extra->integral_flags;
         std::string why;
-        block.integer_solver = CreateBlockSolver(flagged, solver_options, &why);
-        if (!block.integer_solver) {
+        block.extra->integer_solver = CreateBlockSolver(flagged, solver_options, &why);
+        if (!block.extra->integer_solver) {
           summary->message = "Setup failed: " + why;
           return false;
         }

@@ -69,8 +69,29 @@ void AdmmEngine::Decouple() {
     blocks_[s].resize(n);
     for (int b = 0; b < n; ++b) blocks_[s][b].id = {s == 0 ? Side::kResource : Side::kDemand, b};
   }
+  // Each block's slots counted first and reserved: exact vectors (ASN2k has 3 M blocks).
+  {
+    std::vector<std::uint32_t> count[2] = {std::vector<std::uint32_t>(blocks_[0].size(), 0),
+                                           std::vector<std::uint32_t>(blocks_[1].size(), 0)};
+    std::size_t entries = 0;
+    for (const Variable& var : problem_.variables()) {
+      if (var.IsEntry()) {
+        ++count[0][static_cast<std::size_t>(var.resource)];
+        ++count[1][static_cast<std::size_t>(var.demand)];
+        ++entries;
+      } else {
+        ++count[SideIndex(var.owner.side)][static_cast<std::size_t>(var.owner.index)];
+      }
+    }
+    const GlobalTerm& global = problem_.global_term();
+    if (global.kind != GlobalKind::kNone) {
+      for (int b : global.blocks) ++count[SideIndex(global.side)][static_cast<std::size_t>(b)];
+    }
+    for (int s = 0; s < 2; ++s)
+      for (std::size_t b = 0; b < blocks_[s].size(); ++b) blocks_[s][b].vars.reserve(count[s][b]);
+    pairs_.reserve(entries + global.blocks.size());
+  }
   // Entries first (one pair each), then locals, in VarId order: deterministic layout.
-  std::vector<int> var_pair(problem_.num_variables(), -1);
   for (VarId v = 0; v < problem_.num_variables(); ++v) {
     const Variable& var = problem_.variable(v);
     if (var.IsEntry()) {
@@ -81,7 +102,6 @@ void AdmmEngine::Decouple() {
       pair.slot[0] = static_cast<int>(blocks_[0][var.resource].vars.size());
       pair.slot[1] = static_cast<int>(blocks_[1][var.demand].vars.size());
       pairs_.push_back(pair);
-      var_pair[v] = p;
       AddBlockVar(&blocks_[0][var.resource], v, p);
       AddBlockVar(&blocks_[1][var.demand], v, p);
     } else {
@@ -126,7 +146,6 @@ void AdmmEngine::Decompose() {
       BlockProblem& bp = block.problem;
       bp.lower.assign(n, 0);
       bp.upper.assign(n, 0);
-      bp.integral.assign(n, 0);
       bp.linear.assign(n, 0);
       bp.quadratic.assign(n, 0);
       bp.prox_weight.assign(n, 0);
@@ -135,11 +154,15 @@ void AdmmEngine::Decompose() {
       for (int i = 0; i < n; ++i) {
         if (block.vars[i].var >= 0) slot[block.vars[i].var] = i;
       }
-      block.integral_flags.assign(n, 0);
+      // Integrality flags only where some slot is integral (bp.integral empty: none).
       for (int i = 0; i < n; ++i) {
         if (block.vars[i].var >= 0 && problem_.variable(block.vars[i].var).domain.IsIntegral()) {
+          if (!block.has_integers) {
+            block.GetExtra().integral_flags.assign(n, 0);
+            bp.integral.assign(n, 0);
+          }
           block.has_integers = true;
-          block.integral_flags[i] = 1;
+          block.extra->integral_flags[i] = 1;
         }
       }
       auto make_row = [&](const std::vector<Term>& terms) {
@@ -314,7 +337,7 @@ void AdmmEngine::RefreshParameters() {
       const double share = var.IsEntry() ? 0.5 : 1.0;
       set_slot(&bp.lower, i, var.domain.lower);
       set_slot(&bp.upper, i, var.domain.upper);
-      bp.integral[i] = 0;  // relaxed; the integer solver is built from a flagged copy
+      if (!bp.integral.empty()) bp.integral[i] = 0;  // relaxed; the integer solver has flags
       set_slot(&bp.linear, i, sign * share * var.linear_cost);
       set_slot(&bp.quadratic, i, sign * share * var.quadratic_cost);
     }

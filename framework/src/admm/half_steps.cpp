@@ -91,7 +91,7 @@ bool AdmmEngine::HalfStep(
     double* flat_t = side0_t_.data();
     const double* xh_all = xh_.data();
     const bool integral = integer_phase && block.has_integers;
-    BlockSolver* solver = integral ? block.integer_solver.get() : block.solver.get();
+    BlockSolver* solver = integral ? block.extra->integer_solver.get() : block.solver.get();
     const bool in_place = solver->solves_in_place();
     // xh of pair p (z still the previous one).
     const auto xh_of = [&](int p) {
@@ -104,7 +104,7 @@ bool AdmmEngine::HalfStep(
       // The targets and the solution stay in the flat arrays (a local's target there is
       // never written: its penalty is 0).
       double* x = flat_x + side0_offset_[b];
-      if (integral) bp.integral = block.integral_flags;
+      if (integral) bp.integral = block.extra->integral_flags;
       const BlockStatus st = SolveBlock(solver, &bp, flat_t + side0_offset_[b], x);
       if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
       if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) {
@@ -140,7 +140,7 @@ bool AdmmEngine::HalfStep(
     thread_local std::vector<double> out_buffer;
     if (block.values_in_pairs && out_buffer.size() < n) out_buffer.resize(n);
     double* out = block.values_in_pairs ? out_buffer.data() : block.v.data();
-    if (integral) bp.integral = block.integral_flags;
+    if (integral) bp.integral = block.extra->integral_flags;
     const BlockStatus st =
         in_place ? solver->SolveInPlace(bp, target, out) : solver->Solve(bp, &block.v);
     if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
@@ -191,8 +191,8 @@ bool AdmmEngine::HalfStep(
   for (std::size_t b = 0; b < status.size(); ++b) {
     if (status[b] == BlockStatus::kOptimal || status[b] == BlockStatus::kNodeLimit) continue;
     const Block& block = blocks_[side][b];
-    BlockSolver* solver =
-        integer_phase && block.has_integers ? block.integer_solver.get() : block.solver.get();
+    BlockSolver* solver = integer_phase && block.has_integers ? block.extra->integer_solver.get()
+                                                              : block.solver.get();
     *termination =
         status[b] == BlockStatus::kInfeasible ? Termination::kInfeasible : Termination::kFailure;
     *message = std::string(side == 0 ? "Resource" : "Demand") + " block " + std::to_string(b) +

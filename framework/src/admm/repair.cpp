@@ -53,8 +53,8 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
         Block& block = blocks_[s][b];
         if (block.vars.empty()) return;
         const bool own = OwnProjector(block);
-        BlockProblem& pp = own ? *block.projection : block.problem;
-        BlockSolver* projector = own ? block.projector.get() : block.solver.get();
+        BlockProblem& pp = own ? *block.extra->projection : block.problem;
+        BlockSolver* projector = own ? block.extra->projector.get() : block.solver.get();
         const std::size_t n = block.vars.size();
         std::vector<double> t(n), v(n);
         for (std::size_t i = 0; i < n; ++i) {
@@ -126,9 +126,10 @@ bool AdmmEngine::PrepareProjections(std::vector<SavedCosts>* swapped, std::strin
     ForEachBlockLocal(s, [&](Block& block) {
       if (block.vars.empty()) return;
       if (OwnProjector(block)) {
-        if (!block.projection) block.projection = std::make_unique<BlockProblem>();
-        BlockProblem& pp = *block.projection;
-        if (block.projector) {
+        Block::Extra& extra = block.GetExtra();
+        if (!extra.projection) extra.projection = std::make_unique<BlockProblem>();
+        BlockProblem& pp = *extra.projection;
+        if (extra.projector) {
           pp.lower = block.problem.lower;
           pp.upper = block.problem.upper;
           pp.rows = block.problem.rows;
@@ -137,11 +138,11 @@ bool AdmmEngine::PrepareProjections(std::vector<SavedCosts>* swapped, std::strin
         }
         pp = block.problem;
         pp.logs.clear();
-        pp.integral = block.integral_flags;
+        pp.integral = extra.integral_flags;
         SetProjectionCosts(block, &pp);
         std::string why;
-        block.projector = CreateBlockSolver(pp, solver_options, &why);
-        if (!block.projector) failure[static_cast<std::size_t>(block.id.index)] = "repair: " + why;
+        extra.projector = CreateBlockSolver(pp, solver_options, &why);
+        if (!extra.projector) failure[static_cast<std::size_t>(block.id.index)] = "repair: " + why;
         return;
       }
       BlockProblem& bp = block.problem;
@@ -190,7 +191,9 @@ void AdmmEngine::RestoreCosts(std::vector<SavedCosts>* saved) {
 }
 
 std::string AdmmEngine::ProjectorError(const Block& block) {
-  const BlockSolver* solver = OwnProjector(block) ? block.projector.get() : block.solver.get();
+  const BlockSolver* solver = OwnProjector(block)
+                                  ? (block.extra ? block.extra->projector.get() : nullptr)
+                                  : block.solver.get();
   return solver != nullptr ? solver->last_error() : std::string();
 }
 

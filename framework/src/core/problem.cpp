@@ -134,16 +134,30 @@ VarId Problem::AddEntry(int matrix, int resource, int demand) {
   return id;
 }
 
+void Problem::Reserve(std::size_t variables,
+                      std::size_t constraints,
+                      std::size_t named_locals,
+                      std::size_t named_constraints) {
+  variables_.reserve(variables);
+  constraints_.reserve(constraints);
+  local_names_.reserve(named_locals);
+  constraint_names_.reserve(named_constraints);
+}
+
 VarId Problem::AddEntry(int matrix, int resource, int demand, const EntryImage& image) {
   const VarId id = AddEntry(matrix, resource, demand);
   if (!image.active()) return id;
   DEDE_CHECK_MSG(image.local < id, "an entry's image must be a variable added before it");
-  if (image_local_.size() < variables_.size()) image_local_.resize(variables_.size(), -1);
+  if (image_local_.size() < variables_.size()) {
+    image_local_.reserve(variables_.capacity());  // grows with the variables, not by doubling
+    image_local_.resize(variables_.size(), -1);
+  }
   image_local_[static_cast<std::size_t>(id)] = image.local;
   if (image.scale != 1.0 || image.offset != 0.0 || std::signbit(image.offset)) {
     if (image_affine_.empty()) image_affine_.assign(variables_.size(), {1.0, 0.0});
   }
   if (!image_affine_.empty()) {
+    image_affine_.reserve(variables_.capacity());
     image_affine_.resize(variables_.size(), {1.0, 0.0});
     image_affine_[static_cast<std::size_t>(id)] = {image.scale, image.offset};
   }

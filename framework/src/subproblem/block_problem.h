@@ -15,7 +15,9 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -71,12 +73,35 @@ class SlotValues {
   SlotValues() = default;
   SlotValues(std::initializer_list<double> values) { *this = std::vector<double>(values); }
   SlotValues(const std::vector<double>& values) { *this = values; }  // NOLINT: implicit
+  SlotValues(const SlotValues& other) { *this = other; }
+  SlotValues(SlotValues&& other) noexcept { swap(other); }
+  ~SlotValues() { delete[] data_; }
+  SlotValues& operator=(const SlotValues& other) {
+    if (this == &other) return *this;
+    Release();
+    n_ = other.n_;
+    value_ = other.value_;
+    if (other.data_ != nullptr) {
+      Reserve(n_);
+      std::copy(other.data_, other.data_ + n_, data_);
+    }
+    return *this;
+  }
+  SlotValues& operator=(SlotValues&& other) noexcept {
+    SlotValues moved(std::move(other));
+    swap(moved);
+    return *this;
+  }
   SlotValues& operator=(std::initializer_list<double> values) {
     return *this = std::vector<double>(values);
   }
   SlotValues& operator=(const std::vector<double>& values) {
-    n_ = values.size();
-    values_ = values;
+    Release();
+    n_ = Count(values.size());
+    if (n_ > 0) {
+      Reserve(n_);
+      std::copy(values.begin(), values.end(), data_);
+    }
     Compact();
     return *this;
   }
@@ -84,11 +109,11 @@ class SlotValues {
   std::size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
   // Every slot holds value().
-  bool uniform() const { return values_.empty(); }
+  bool uniform() const { return data_ == nullptr; }
   double value() const { return value_; }
   // The slots, when !uniform().
-  const std::vector<double>& values() const { return values_; }
-  double operator[](std::size_t i) const { return values_.empty() ? value_ : values_[i]; }
+  const double* data() const { return data_; }
+  double operator[](std::size_t i) const { return data_ == nullptr ? value_ : data_[i]; }
   Ref operator[](std::size_t i) { return Ref(this, i); }
   const_iterator begin() const { return {this, 0}; }
   const_iterator end() const { return {this, n_}; }
@@ -98,37 +123,40 @@ class SlotValues {
     std::size_t stride;
     double operator[](std::size_t i) const { return data[i * stride]; }
   };
-  View view() const { return values_.empty() ? View{&value_, 0} : View{values_.data(), 1}; }
+  View view() const { return data_ == nullptr ? View{&value_, 0} : View{data_, 1}; }
   // One value per slot from now on (until assign or Compact), writable in place.
   double* Materialize() {
-    if (values_.empty()) values_.assign(n_, value_);
-    return values_.data();
+    if (data_ == nullptr) Spread();
+    return data_;
   }
   std::vector<double> ToVector() const {
-    return values_.empty() ? std::vector<double>(n_, value_) : values_;
+    return data_ == nullptr ? std::vector<double>(n_, value_)
+                            : std::vector<double>(data_, data_ + n_);
   }
 
   void assign(std::size_t n, double v) {
-    n_ = n;
+    Release();
+    n_ = Count(n);
     value_ = v;
-    std::vector<double>().swap(values_);
   }
   void set(std::size_t i, double v) {
-    if (values_.empty()) {
+    if (data_ == nullptr) {
       if (Same(v, value_)) return;
-      values_.assign(n_, value_);
+      Spread();
     }
-    values_[i] = v;
+    data_[i] = v;
   }
   void resize(std::size_t n) {
-    if (values_.empty() && (n <= n_ || n_ == 0 || Same(value_, 0.0))) {
+    if (data_ == nullptr && (n <= n_ || n_ == 0 || Same(value_, 0.0))) {
       if (n_ == 0) value_ = 0.0;
-      n_ = n;
+      n_ = Count(n);
       return;
     }
-    if (values_.empty()) values_.assign(n_, value_);
-    values_.resize(n, 0.0);
-    n_ = n;
+    if (data_ == nullptr) Spread();
+    if (n > cap_) Reserve(std::max<std::size_t>(n, 2 * static_cast<std::size_t>(cap_)));
+    if (n > n_) std::fill(data_ + n_, data_ + n, 0.0);
+    n_ = Count(n);
+    if (n_ == 0) Release();
   }
   void push_back(double v) {
     resize(n_ + 1);
@@ -137,25 +165,49 @@ class SlotValues {
   void pop_back() { resize(n_ - 1); }
   // Back to one value if every slot holds the same.
   void Compact() {
-    if (values_.empty()) return;
-    for (double v : values_)
-      if (!Same(v, values_[0])) return;
-    value_ = values_[0];
-    std::vector<double>().swap(values_);
+    if (data_ == nullptr) return;
+    for (std::uint32_t i = 1; i < n_; ++i)
+      if (!Same(data_[i], data_[0])) return;
+    if (n_ > 0) value_ = data_[0];
+    Release();
   }
   void swap(SlotValues& other) noexcept {
     std::swap(n_, other.n_);
+    std::swap(cap_, other.cap_);
     std::swap(value_, other.value_);
-    values_.swap(other.values_);
+    std::swap(data_, other.data_);
   }
 
  private:
   static bool Same(double a, double b) {
     return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
   }
-  std::size_t n_ = 0;
+  static std::uint32_t Count(std::size_t n) {
+    if (n > std::numeric_limits<std::uint32_t>::max()) std::abort();  // 4 G slots in a block
+    return static_cast<std::uint32_t>(n);
+  }
+  // Room for n slots, keeping the first n_ (exact: a block's arrays are sized once).
+  void Reserve(std::size_t n) {
+    double* grown = new double[n];
+    if (data_ != nullptr) std::copy(data_, data_ + std::min<std::size_t>(n_, n), grown);
+    delete[] data_;
+    data_ = grown;
+    cap_ = Count(n);
+  }
+  // One value per slot, each value_.
+  void Spread() {
+    Reserve(n_);
+    std::fill(data_, data_ + n_, value_);
+  }
+  void Release() {
+    delete[] data_;
+    data_ = nullptr;
+    cap_ = 0;
+  }
+  // 24 bytes: a block has eight of these (bounds, costs, penalty, row coefficients, images).
   double value_ = 0.0;
-  std::vector<double> values_;  // empty while uniform
+  double* data_ = nullptr;  // n_ values (room for cap_) once one differs; null while uniform
+  std::uint32_t n_ = 0, cap_ = 0;
 };
 
 struct BlockRow {
@@ -202,7 +254,7 @@ struct BlockProblem {
       for (std::size_t off = 0; off < std::min(size, bytes); off += 64) __builtin_prefetch(p + off);
     };
     for (const SlotValues* s : {&lower, &upper, &linear, &quadratic, &prox_weight})
-      if (!s->uniform()) fetch(s->values().data(), s->size() * sizeof(double));
+      if (!s->uniform()) fetch(s->data(), s->size() * sizeof(double));
     if (!prox_target.empty()) __builtin_prefetch(prox_target.data());
     if (!images.empty()) {
       fetch(images.slot.data(), images.size() * sizeof(int));

@@ -60,6 +60,82 @@ struct DirectedRow {
   }
 };
 
+// The multiplier of the row over the folded bases: 0 when the row holds at the bases' own
+// minimisers, else where the piecewise-linear activity meets the right-hand side.
+BlockStatus RowMultiplier(const BlockRow& row, Scratch& s, double* lambda, std::string* error) {
+  *lambda = 0;
+  const double r0 = DirectedRow{&row, &s, 1.0}.Activity(0.0);
+  const bool below = r0 < row.rhs;
+  const bool above = r0 > row.rhs;
+  const bool search =
+      (above && row.sense != Sense::kGreaterEqual) || (below && row.sense != Sense::kLessEqual);
+  if (std::isnan(r0)) {
+    *error = "image_row: the row's activity is not a number";
+    return BlockStatus::kError;
+  }
+  if (search) {
+    const double d = above ? 1.0 : -1.0;
+    const DirectedRow r{&row, &s, d};
+    const double target = d * row.rhs;
+    const double limit = r.Limit();
+    double mu = 0;
+    if (limit > target) {
+      if (limit - target > kRowFeasibilityTolerance * std::max(1.0, std::fabs(row.rhs))) {
+        *error = "image_row: the row cannot reach its right-hand side " + std::to_string(row.rhs) +
+                 " within the bounds (nearest " + std::to_string(d * limit) + ")";
+        return BlockStatus::kInfeasible;
+      }
+      mu = kInf;  // the nearest reachable point: every base at its bound
+    } else {
+      // Breakpoints in mu > 0, where a base reaches a bound.
+      std::vector<double>& bp = s.breakpoints;
+      bp.clear();
+      for (std::size_t j = 0; j < row.index.size(); ++j) {
+        const double a = d * row.coef[j];
+        if (a == 0) continue;
+        const std::size_t k = static_cast<std::size_t>(row.index[j]);
+        for (const double bound : {s.lo[k], s.hi[k]}) {
+          const double m = (-s.g[k] - s.h[k] * bound) / a;
+          if (m > 0 && std::isfinite(m)) bp.push_back(m);
+        }
+      }
+      std::sort(bp.begin(), bp.end());
+      // The first breakpoint at which the activity is at or below the target.
+      std::size_t lo = 0, hi = bp.size();
+      while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (r.Activity(bp[mid]) <= target) {
+          hi = mid;
+        } else {
+          lo = mid + 1;
+        }
+      }
+      const double left = lo == 0 ? 0.0 : bp[lo - 1];
+      const double r_left = lo == 0 ? d * r0 : r.Activity(left);
+      if (lo < bp.size()) {
+        // Linear on [left, bp[lo]]: interpolate.
+        const double right = bp[lo], r_right = r.Activity(right);
+        mu = r_left - r_right > 0 ? left + (r_left - target) * (right - left) / (r_left - r_right)
+                                  : right;
+        mu = Clamp(mu, left, right);
+      } else {
+        // Past the last breakpoint: slope -sum a^2 / H over the bases still free.
+        double slope = 0;
+        const double probe = left + 1.0;
+        for (std::size_t j = 0; j < row.index.size(); ++j) {
+          const std::size_t k = static_cast<std::size_t>(row.index[j]);
+          const double a = row.coef[j];
+          const double u = (-s.g[k] - probe * d * a) / s.h[k];
+          if (u > s.lo[k] && u < s.hi[k]) slope += a * a / s.h[k];
+        }
+        mu = slope > 0 ? left + (r_left - target) / slope : left;
+      }
+    }
+    *lambda = d * mu;
+  }
+  return BlockStatus::kOptimal;
+}
+
 }  // namespace
 
 std::unique_ptr<ImageRowSolver> ImageRowSolver::TryCreate(const BlockProblem& s) {
@@ -153,76 +229,8 @@ BlockStatus ImageRowSolver::SolveInPlace(const BlockProblem& p, const double* t,
   // 2-3. The bases: the row's multiplier, then each base's minimiser.
   double lambda = 0;
   if (!p.rows.empty()) {
-    const BlockRow& row = p.rows[0];
-    const double r0 = DirectedRow{&row, &s, 1.0}.Activity(0.0);
-    const bool below = r0<row.rhs, above = r0> row.rhs;
-    const bool search =
-        (above && row.sense != Sense::kGreaterEqual) || (below && row.sense != Sense::kLessEqual);
-    if (std::isnan(r0)) {
-      error_ = "image_row: the row's activity is not a number";
-      return BlockStatus::kError;
-    }
-    if (search) {
-      const double d = above ? 1.0 : -1.0;
-      const DirectedRow r{&row, &s, d};
-      const double target = d * row.rhs;
-      const double limit = r.Limit();
-      double mu = 0;
-      if (limit > target) {
-        if (limit - target > kRowFeasibilityTolerance * std::max(1.0, std::fabs(row.rhs))) {
-          error_ = "image_row: the row cannot reach its right-hand side " +
-                   std::to_string(row.rhs) + " within the bounds (nearest " +
-                   std::to_string(d * limit) + ")";
-          return BlockStatus::kInfeasible;
-        }
-        mu = kInf;  // the nearest reachable point: every base at its bound
-      } else {
-        // Breakpoints in mu > 0, where a base reaches a bound.
-        std::vector<double>& bp = s.breakpoints;
-        bp.clear();
-        for (std::size_t j = 0; j < row.index.size(); ++j) {
-          const double a = d * row.coef[j];
-          if (a == 0) continue;
-          const std::size_t k = static_cast<std::size_t>(row.index[j]);
-          for (const double bound : {s.lo[k], s.hi[k]}) {
-            const double m = (-s.g[k] - s.h[k] * bound) / a;
-            if (m > 0 && std::isfinite(m)) bp.push_back(m);
-          }
-        }
-        std::sort(bp.begin(), bp.end());
-        // The first breakpoint at which the activity is at or below the target.
-        std::size_t lo = 0, hi = bp.size();
-        while (lo < hi) {
-          const std::size_t mid = lo + (hi - lo) / 2;
-          if (r.Activity(bp[mid]) <= target) {
-            hi = mid;
-          } else {
-            lo = mid + 1;
-          }
-        }
-        const double left = lo == 0 ? 0.0 : bp[lo - 1];
-        const double r_left = lo == 0 ? d * r0 : r.Activity(left);
-        if (lo < bp.size()) {
-          // Linear on [left, bp[lo]]: interpolate.
-          const double right = bp[lo], r_right = r.Activity(right);
-          mu = r_left - r_right > 0 ? left + (r_left - target) * (right - left) / (r_left - r_right)
-                                    : right;
-          mu = Clamp(mu, left, right);
-        } else {
-          // Past the last breakpoint: slope -sum a^2 / H over the bases still free.
-          double slope = 0;
-          const double probe = left + 1.0;
-          for (std::size_t j = 0; j < row.index.size(); ++j) {
-            const std::size_t k = static_cast<std::size_t>(row.index[j]);
-            const double a = row.coef[j];
-            const double u = (-s.g[k] - probe * d * a) / s.h[k];
-            if (u > s.lo[k] && u < s.hi[k]) slope += a * a / s.h[k];
-          }
-          mu = slope > 0 ? left + (r_left - target) / slope : left;
-        }
-      }
-      lambda = d * mu;
-    }
+    const BlockStatus status = RowMultiplier(p.rows[0], s, &lambda, &error_);
+    if (status != BlockStatus::kOptimal) return status;
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (s.image[i]) continue;

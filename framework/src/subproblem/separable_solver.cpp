@@ -267,13 +267,13 @@ void SeparableCore::LoadLinear(const BlockProblem& problem, const double* target
       const double c = problem.linear.value();
       for (int i = 0; i < n; ++i) g[i] = c - p * t[i];
     } else {
-      const double* c = problem.linear.values().data();
+      const double* c = problem.linear.data();
       for (int i = 0; i < n; ++i) g[i] = c[i] - p * t[i];
     }
     return;
   }
   const SlotValues::View c = problem.linear.view();
-  const double* p = problem.prox_weight.values().data();
+  const double* p = problem.prox_weight.data();
   for (int i = 0; i < n; ++i) g[i] = c[i] - p[i] * t[i];
 }
 

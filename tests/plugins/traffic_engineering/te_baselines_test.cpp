@@ -342,9 +342,8 @@ TEST(TrafficEngineeringExact, CompactModelOfTheDiamondHasPathColumnsOnlyAndHandO
     const std::vector<DemandEntry> demands = plugin.Demands();
     ASSERT_EQ(demands.size(), 2u);
     // Node and link indices as in kDiamond (ids = indices).
-    std::vector<std::vector<Path>> paths = {
-        {Path{0, 2, {0, 2}, {0}}, Path{0, 2, {0, 1, 2}, {1, 2}}},
-        {Path{1, 2, {1, 2}, {2}}, Path{1, 2, {1, 3, 2}, {3, 4}}}};
+    std::vector<std::vector<Path>> paths = {{Path{0, 2, {0}}, Path{0, 2, {1, 2}}},
+                                            {Path{1, 2, {2}}, Path{1, 2, {3, 4}}}};
     commodities.push_back({0, 2, &paths[0], 20.0});
     commodities.push_back({1, 2, &paths[1], 5.0});
     CompactModel model;

@@ -191,7 +191,7 @@ TEST(EdgeDisjointMinHopPaths, FindsDisjointPathsShortestFirst) {
   Topology t = LoadTopology(topo.path()).value();
   std::vector<Path> p = EdgeDisjointMinHopPaths(t, 0, 1, 4);  // 5 -> 7: direct only
   ASSERT_EQ(p.size(), 1u);
-  EXPECT_EQ(p[0].nodes, (std::vector<int>{0, 1}));
+  EXPECT_EQ(p[0].Nodes(t), (std::vector<int>{0, 1}));
   p = EdgeDisjointMinHopPaths(t, 1, 0, 4);  // 7 -> 5: direct and via 9
   ASSERT_EQ(p.size(), 2u);
   EXPECT_EQ(p[0].links, (std::vector<int>{3}));
@@ -217,11 +217,11 @@ PathComparison Compare(const std::string& topology_file, const std::string& path
     std::vector<std::vector<int>> a, b;
     std::vector<int> hops_a, hops_b;
     for (const Path& p : pair.paths) {
-      a.push_back(p.nodes);
+      a.push_back(p.Nodes(t));
       hops_a.push_back(p.hops());
     }
     for (const Path& p : ours) {
-      b.push_back(p.nodes);
+      b.push_back(p.Nodes(t));
       hops_b.push_back(p.hops());
     }
     ++c.pairs;
