@@ -253,11 +253,21 @@ Status RoundPipeline::Complete(int round, RoundOutcome* outcome) {
   Status status =
       parts_.guard("Repair", [&] { return parts_.plugin->Repair(problem, &outcome->allocation); });
   if (!status.ok()) return status;
+  const bool was_feasible = s.feasible;
   if (!solver_measured || Fingerprint(outcome->allocation.values) != solved) {
     s.objective = MeasureObjective(problem, outcome->allocation.values);
     s.max_violation = MeasureViolation(problem, outcome->allocation.values).Max();
   }
   s.feasible = s.max_violation <= parts_.config->admm.feasibility_tolerance;
+  // The solver's message may say its allocation was not feasible: say what the repair did.
+  if (solver_measured && !was_feasible && s.feasible) {
+    char text[120];
+    std::snprintf(text,
+                  sizeof(text),
+                  " The plugin's repair made it feasible (max violation %.3g).",
+                  s.max_violation);
+    s.message += text;
+  }
   status = parts_.guard("Report", [&] {
     return parts_.plugin->Report(round, problem, outcome->allocation, &outcome->report);
   });
