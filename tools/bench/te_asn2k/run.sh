@@ -26,7 +26,7 @@ topology=$(sed -n 's/^ *topology: *//p' "$config")
 [ -x "$dede" ] || { echo "run.sh: no dede binary at $dede (set DEDE)" >&2; exit 2; }
 echo "uptime: $(uptime)"
 {
-  echo "| method | satisfied demand | round: solve s (set-up s) | whole process s | peak RSS GB | termination |"
+  echo "| method | satisfied demand | round: solve s (set-up s) | whole process s | peak RSS GiB | termination |"
   echo "|---|---:|---:|---:|---:|---|"
 } > asn2k.md
 for m in "${methods[@]}"; do
