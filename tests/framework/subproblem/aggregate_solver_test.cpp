@@ -19,50 +19,9 @@ namespace {
 using testing::Chance;
 using testing::EmptyBlock;
 using testing::kInf;
+using testing::PathBlock;
 using testing::SolveOnce;
 using testing::Uniform;
-
-// A demand block of a path formulation: `paths` flows f_p (variables 0..paths-1, no proximal
-// term, linear cost), each defining the entries x_e = f_p (or a scaled / shifted image) of its
-// links, which carry the proximal term; one row over the flows.
-BlockProblem PathBlock(std::mt19937& rng, int paths, Sense sense, bool general_maps) {
-  std::vector<int> links(paths);
-  int n = paths;
-  for (int p = 0; p < paths; ++p) {
-    links[p] = 1 + static_cast<int>(rng() % 4);
-    n += links[p];
-  }
-  BlockProblem b = EmptyBlock(n);
-  BlockRow demand;
-  int next = paths;
-  for (int p = 0; p < paths; ++p) {
-    b.linear[p] = Uniform(rng, -3.0, 0.5);
-    demand.index.push_back(p);
-    demand.coef.push_back(general_maps ? Uniform(rng, 0.5, 2.0) : 1.0);
-    for (int l = 0; l < links[p]; ++l, ++next) {
-      b.prox_weight[next] = Uniform(rng, 0.1, 4.0);
-      b.prox_target[next] = Uniform(rng, -1.0, 3.0);
-      b.lower[next] = -kInf;
-      if (general_maps) {
-        b.quadratic[next] = Chance(rng, 0.3) ? Uniform(rng, 0.0, 1.0) : 0.0;
-        b.linear[next] = Uniform(rng, -1.0, 1.0);
-        if (Chance(rng, 0.3)) b.upper[next] = Uniform(rng, 0.5, 3.0);
-        if (Chance(rng, 0.3)) b.lower[next] = Uniform(rng, -2.0, 0.2);
-        const double a = Chance(rng, 0.5) ? Uniform(rng, 0.5, 2.0) : -Uniform(rng, 0.5, 2.0);
-        const double c = Uniform(rng, 0.2, 3.0);
-        // a x - c f = rhs: x = (rhs + c f) / a.
-        b.rows.push_back({{next, p}, {a, -c}, Sense::kEqual, Uniform(rng, -0.5, 0.5)});
-      } else {
-        b.lower[next] = 0.0;
-        b.rows.push_back({{next, p}, {1.0, -1.0}, Sense::kEqual, 0.0});
-      }
-    }
-  }
-  demand.sense = sense;
-  demand.rhs = Uniform(rng, 0.5, 4.0);
-  b.rows.push_back(demand);
-  return b;
-}
 
 TEST(AggregateSolver, PathBlocksMatchClpOnTheUnreducedBlock) {
   std::mt19937 rng(20261122);

@@ -121,6 +121,62 @@ inline BlockProblem RandomBlock(std::mt19937& rng, const RandomSpec& spec) {
   return p;
 }
 
+// A demand block of a path formulation: `paths` flows f_p (variables 0..paths-1, no proximal
+// term, linear cost), each defining the entries x_e of its links, which carry the proximal term:
+// the row x_e = f_p, or with `general_maps` a x_e - c f_p = rhs (a scaled and shifted image,
+// other costs and bounds); one row over the flows. With `images`, *images gets the same block
+// with each of those rows declared as an image (offset rhs / a, scale c / a) instead.
+inline BlockProblem PathBlock(
+    std::mt19937& rng, int paths, Sense sense, bool general_maps, BlockProblem* images = nullptr) {
+  std::vector<int> links(paths);
+  int n = paths;
+  for (int p = 0; p < paths; ++p) {
+    links[p] = 1 + static_cast<int>(rng() % 4);
+    n += links[p];
+  }
+  BlockProblem b = EmptyBlock(n);
+  BlockImages declared;
+  BlockRow demand;
+  int next = paths;
+  for (int p = 0; p < paths; ++p) {
+    b.linear[p] = Uniform(rng, -3.0, 0.5);
+    demand.index.push_back(p);
+    demand.coef.push_back(general_maps ? Uniform(rng, 0.5, 2.0) : 1.0);
+    for (int l = 0; l < links[p]; ++l, ++next) {
+      b.prox_weight[next] = Uniform(rng, 0.1, 4.0);
+      b.prox_target[next] = Uniform(rng, -1.0, 3.0);
+      b.lower[next] = -kInf;
+      if (general_maps) {
+        b.quadratic[next] = Chance(rng, 0.3) ? Uniform(rng, 0.0, 1.0) : 0.0;
+        b.linear[next] = Uniform(rng, -1.0, 1.0);
+        if (Chance(rng, 0.3)) b.upper[next] = Uniform(rng, 0.5, 3.0);
+        if (Chance(rng, 0.3)) b.lower[next] = Uniform(rng, -2.0, 0.2);
+        const double a = Chance(rng, 0.5) ? Uniform(rng, 0.5, 2.0) : -Uniform(rng, 0.5, 2.0);
+        const double c = Uniform(rng, 0.2, 3.0);
+        const double rhs = Uniform(rng, -0.5, 0.5);
+        // a x - c f = rhs: x = rhs / a + (c / a) f.
+        b.rows.push_back({{next, p}, {a, -c}, Sense::kEqual, rhs});
+        declared.push_back(next, p, rhs / a, c / a);
+      } else {
+        b.lower[next] = 0.0;
+        b.rows.push_back({{next, p}, {1.0, -1.0}, Sense::kEqual, 0.0});
+        declared.push_back(next, p, 0.0, 1.0);
+      }
+    }
+  }
+  demand.sense = sense;
+  demand.rhs = Uniform(rng, 0.5, 4.0);
+  b.rows.push_back(demand);
+  if (images != nullptr) {
+    *images = b;
+    images->rows = {demand};
+    declared.offset.Compact();
+    declared.scale.Compact();
+    images->images = std::move(declared);
+  }
+  return b;
+}
+
 struct Solution {
   BlockStatus status = BlockStatus::kError;
   std::vector<double> v;

@@ -21,53 +21,9 @@ namespace {
 using testing::Chance;
 using testing::EmptyBlock;
 using testing::kInf;
+using testing::PathBlock;
 using testing::SolveOnce;
 using testing::Uniform;
-
-// A pair block: `paths` flows (slots 0 .. paths - 1, linear cost, no penalty) and their links'
-// entries (penalty and target), entry = offset + scale * flow, and the demand row over the
-// flows. Returns the row form; *images gets the same block with declared images.
-BlockProblem PairBlock(
-    std::mt19937& rng, int paths, Sense sense, bool general, BlockProblem* images) {
-  std::vector<int> links(paths);
-  int n = paths;
-  for (int p = 0; p < paths; ++p) {
-    links[p] = 1 + static_cast<int>(rng() % 4);
-    n += links[p];
-  }
-  BlockProblem rows = EmptyBlock(n);
-  BlockRow demand;
-  int next = paths;
-  for (int p = 0; p < paths; ++p) {
-    rows.linear[p] = Uniform(rng, -3.0, 0.5);
-    demand.index.push_back(p);
-    demand.coef.push_back(general ? Uniform(rng, 0.5, 2.0) : 1.0);
-    for (int l = 0; l < links[p]; ++l, ++next) {
-      rows.prox_weight[next] = Uniform(rng, 0.1, 4.0);
-      rows.prox_target[next] = Uniform(rng, -1.0, 3.0);
-      double scale = 1.0, offset = 0.0;
-      if (general) {
-        rows.lower[next] = -kInf;
-        rows.quadratic[next] = Chance(rng, 0.3) ? Uniform(rng, 0.0, 1.0) : 0.0;
-        rows.linear[next] = Uniform(rng, -1.0, 1.0);
-        if (Chance(rng, 0.3)) rows.upper[next] = Uniform(rng, 0.5, 3.0);
-        if (Chance(rng, 0.3)) rows.lower[next] = Uniform(rng, -2.0, 0.2);
-        scale = Chance(rng, 0.5) ? Uniform(rng, 0.5, 2.0) : -Uniform(rng, 0.5, 2.0);
-        offset = Uniform(rng, -0.5, 0.5);
-      }
-      rows.rows.push_back({{next, p}, {1.0, -scale}, Sense::kEqual, offset});
-      images->images.push_back(next, p, offset, scale);
-    }
-  }
-  demand.sense = sense;
-  demand.rhs = Uniform(rng, 0.5, 4.0);
-  rows.rows.push_back(demand);
-  BlockImages declared = std::move(images->images);
-  *images = rows;
-  images->rows = {demand};
-  images->images = std::move(declared);
-  return rows;
-}
 
 TEST(ImageRowSolver, PairBlocksMatchClpOnTheRowForm) {
   std::mt19937 rng(20261126);
@@ -77,7 +33,7 @@ TEST(ImageRowSolver, PairBlocksMatchClpOnTheRowForm) {
                         : trial % 3 == 1 ? Sense::kLessEqual
                                          : Sense::kGreaterEqual;
     BlockProblem images;
-    const BlockProblem rows = PairBlock(rng, 1 + trial % 5, sense, trial % 2 == 1, &images);
+    const BlockProblem rows = PathBlock(rng, 1 + trial % 5, sense, trial % 2 == 1, &images);
     const testing::Solution fast = SolveOnce(images, false);
     const testing::Solution clp = SolveOnce(rows, true);
     ASSERT_EQ(fast.solver, "image_row") << "trial " << trial << ": " << fast.error;
@@ -158,7 +114,7 @@ TEST(ImageRowSolver, EntryBoundsBecomeFlowBoundsAndCanMakeTheBlockInfeasible) {
 TEST(ImageRowSolver, SolvesInPlaceFromTheCallersTargets) {
   std::mt19937 rng(3);
   BlockProblem images;
-  PairBlock(rng, 4, Sense::kLessEqual, true, &images);
+  PathBlock(rng, 4, Sense::kLessEqual, true, &images);
   std::string error;
   std::unique_ptr<BlockSolver> solver = CreateBlockSolver(images, {}, &error);
   ASSERT_NE(solver, nullptr) << error;
