@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -26,6 +27,8 @@
 namespace dede::te {
 
 using text::Invalid;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // ---- baselines ------------------------------------------------------------------------------
 
@@ -93,8 +96,11 @@ Status TrafficEngineeringPlugin::SolveWith(const std::string& method,
 Status TrafficEngineeringPlugin::SolveLp(const std::vector<Commodity>& commodities,
                                          const std::vector<double>& capacity,
                                          const SolverServices& services,
+                                         double time_limit,
                                          std::vector<std::vector<double>>* flows,
-                                         SolveSummary* summary) const {
+                                         SolveSummary* summary,
+                                         bool* routed_nothing) const {
+  if (routed_nothing != nullptr) *routed_nothing = false;
   flows->assign(commodities.size(), {});
   for (std::size_t k = 0; k < commodities.size(); ++k) {
     flows->at(k).assign(commodities[k].paths->size(), 0.0);
@@ -122,9 +128,28 @@ Status TrafficEngineeringPlugin::SolveLp(const std::vector<Commodity>& commoditi
                                     topology_file_,
                                     &model);
   if (!status.ok()) return status;
+  ExactOptions options = services.exact_options;
+  options.time_limit_seconds = std::min(options.time_limit_seconds, time_limit);
+  if (!(options.time_limit_seconds > 0)) {
+    summary->termination = Termination::kTimeLimit;
+    summary->feasible = true;
+    summary->total_seconds = 0.0;
+    summary->message = "no time left: not solved, nothing routed";
+    if (routed_nothing != nullptr) *routed_nothing = true;
+    return Status::Ok();
+  }
   Allocation solution;
-  status = services.exact(model.problem, services.exact_options, &solution, summary);
+  status = services.exact(model.problem, options, &solution, summary);
   if (!status.ok()) return status;
+  const bool stopped = summary->termination == Termination::kTimeLimit;
+  if (stopped &&
+      (!summary->feasible ||
+       solution.values.size() != static_cast<std::size_t>(model.problem.num_variables()))) {
+    summary->message += "; the point at the time limit is not feasible: nothing of it routed";
+    summary->feasible = true;  // what is kept (no flow) is
+    if (routed_nothing != nullptr) *routed_nothing = true;
+    return Status::Ok();
+  }
   if (solution.values.size() != static_cast<std::size_t>(model.problem.num_variables())) {
     return Internal("traffic_engineering: the exact solver returned no allocation (" +
                     summary->message + ")");
@@ -155,7 +180,12 @@ Status TrafficEngineeringPlugin::SolveExactLp(const Problem& problem,
   std::vector<double> capacity(capacity_.size());
   for (std::size_t e = 0; e < capacity.size(); ++e) capacity[e] = capacity_[e] / flow_unit_;
   std::vector<std::vector<double>> lp_flows;
-  Status status = SolveLp(commodities, capacity, services, &lp_flows, summary);
+  Status status = SolveLp(commodities,
+                          capacity,
+                          services,
+                          services.exact_options.time_limit_seconds - Seconds(start),
+                          &lp_flows,
+                          summary);
   if (!status.ok()) return status;
   const Termination termination =
       commodities.empty() ? Termination::kConverged : summary->termination;
@@ -248,6 +278,12 @@ Status TrafficEngineeringPlugin::SolvePop(int k,
   std::vector<SolveSummary> group_summary(k);
   std::vector<Status> group_status(k);
   std::vector<double> group_seconds(k, 0.0);
+  std::vector<char> group_empty(k, 0);
+  // solver.exact.time_limit_seconds bounds the whole round, not each group: a group starting
+  // gets what is left over the waves of groups still to run (`workers` at a time), so that a
+  // group finishing early leaves its time to the later ones.
+  const double budget = services.exact_options.time_limit_seconds;
+  std::atomic<int> started{0};
   // Each group writes its own slots: the split does not change the result.
   tbb::task_arena(workers).execute([&] {
     tbb::parallel_for(0, k, [&](int g) {
@@ -255,8 +291,18 @@ Status TrafficEngineeringPlugin::SolvePop(int k,
         group_status[g] = Status(StatusCode::kCancelled, "cancelled");
         return;
       }
+      const int waves_left = (k - started.fetch_add(1) + workers - 1) / workers;
+      const double limit = std::isfinite(budget) ? (budget - Seconds(start)) / waves_left : kInf;
       const auto t0 = std::chrono::steady_clock::now();
-      group_status[g] = SolveLp(groups[g], capacity, services, &group_flows[g], &group_summary[g]);
+      bool routed_nothing = false;
+      group_status[g] = SolveLp(groups[g],
+                                capacity,
+                                services,
+                                limit,
+                                &group_flows[g],
+                                &group_summary[g],
+                                &routed_nothing);
+      group_empty[g] = routed_nothing;
       group_seconds[g] = Seconds(t0);
     });
   });
@@ -266,6 +312,7 @@ Status TrafficEngineeringPlugin::SolvePop(int k,
   for (std::size_t p = 0; p < pairs_.size(); ++p) flows[p].assign(pairs_[p].paths.size(), 0.0);
   summary->termination = Termination::kConverged;
   summary->message.clear();
+  int stopped = 0, routed_nothing = 0;
   for (int g = 0; g < k; ++g) {
     if (!group_status[g].ok()) {
       if (group_status[g].code() == StatusCode::kCancelled) {
@@ -276,6 +323,10 @@ Status TrafficEngineeringPlugin::SolvePop(int k,
       return Status(group_status[g].code(),
                     "pop-" + std::to_string(k) + " group " + std::to_string(g) + ": " +
                         group_status[g].message());
+    }
+    if (group_summary[g].termination == Termination::kTimeLimit) {
+      ++stopped;
+      routed_nothing += group_empty[g];
     }
     if (!groups[g].empty() && !group_summary[g].IsSolutionUsable() &&
         summary->termination == Termination::kConverged) {
@@ -305,6 +356,17 @@ Status TrafficEngineeringPlugin::SolvePop(int k,
                 slowest,
                 sum);
   summary->message += text;
+  if (stopped > 0) {
+    std::snprintf(text,
+                  sizeof(text),
+                  "; %d of %d groups stopped at their share of the %.3g s time limit (%d of them "
+                  "routed nothing: no feasible point at the limit, or no time left)",
+                  stopped,
+                  k,
+                  services.exact_options.time_limit_seconds,
+                  routed_nothing);
+    summary->message += text;
+  }
   return Status::Ok();
 }
 
@@ -333,7 +395,13 @@ Status TrafficEngineeringPlugin::SolvePinning(const Problem& problem,
   std::vector<double> capacity(capacity_.size());
   for (std::size_t e = 0; e < capacity.size(); ++e) capacity[e] = capacity_[e] / flow_unit_;
   std::vector<std::vector<double>> top_flows;
-  Status status = SolveLp(top, capacity, services, &top_flows, summary);
+  // The LP has what is left of the round's time limit (the pinning after it is a pass).
+  Status status = SolveLp(top,
+                          capacity,
+                          services,
+                          services.exact_options.time_limit_seconds - Seconds(start),
+                          &top_flows,
+                          summary);
   if (!status.ok()) return status;
   const double lp_seconds = summary->total_seconds;
   const Termination lp_termination = summary->termination;

@@ -145,12 +145,18 @@ class TrafficEngineeringPlugin : public DomainPlugin {
                       const SolverServices& services,
                       Allocation* allocation,
                       SolveSummary* summary);
-  // Solves the compact path LP of `commodities` with `capacity` (allocation units) exactly.
+  // Solves the compact path LP of `commodities` with `capacity` (allocation units) exactly,
+  // within `time_limit` seconds (and the deployment's solver.exact.time_limit_seconds). A solve
+  // stopped at its limit keeps its point when that is feasible (the primal simplex's iterate
+  // is) and routes nothing otherwise (barrier's and the dual simplex's iterates are not); the
+  // summary's message says which.
   Status SolveLp(const std::vector<Commodity>& commodities,
                  const std::vector<double>& capacity,
                  const SolverServices& services,
+                 double time_limit,
                  std::vector<std::vector<double>>* flows,
-                 SolveSummary* summary) const;
+                 SolveSummary* summary,
+                 bool* routed_nothing = nullptr) const;
   // Fills summary fields of a baseline from the full problem and the merged allocation.
   void FinishSummary(const std::string& method,
                      const Problem& problem,

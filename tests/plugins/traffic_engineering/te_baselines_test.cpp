@@ -2,6 +2,7 @@
 // quality against the exact LP on B4, POP-1 = exact, and hand-computed tiny instances.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -201,6 +202,44 @@ TEST(TrafficEngineeringBaselines, PopIsDeterministicForAGivenSeedAndRound) {
   const Outcome a = RunMethod(&plugin, problem, "pop-16");
   const Outcome b = RunMethod(&plugin, problem, "pop-16");
   EXPECT_EQ(a.value, b.value);
+}
+
+// solver.exact.time_limit_seconds bounds a baseline's whole round: POP's groups share it (a
+// group that starts with nothing left routes nothing), and a point Clp leaves at the limit is
+// kept only if feasible. With a microsecond, every method ends on the time limit with a feasible
+// allocation, under either LP method (the primal simplex's iterates are feasible, barrier's are
+// not).
+TEST(TrafficEngineeringBaselines, ShareTheTimeLimitOverTheRoundAndKeepOnlyFeasiblePoints) {
+  TrafficEngineeringPlugin plugin;
+  Problem problem(0, 0);
+  Build(B4Settings("max_total_flow", "4"), ContextIn(kDataDir), &plugin, &problem);
+  for (const LpMethod lp : {LpMethod::kPrimal, LpMethod::kBarrier}) {
+    ExactOptions exact;
+    exact.lp_method = lp;
+    exact.time_limit_seconds = 1e-6;
+    AdmmOptions admm;
+    admm.num_threads = 2;
+    const SolverServices services = internal::MakeSolverServices(admm, exact);
+    for (const std::string method : {"pop-16", "demand_pinning", "exact"}) {
+      SCOPED_TRACE(method + " " + LpMethodName(lp));
+      Allocation allocation;
+      SolveSummary summary;
+      const auto start = std::chrono::steady_clock::now();
+      ASSERT_TRUE(plugin.SolveWith(method, 0, problem, services, &allocation, &summary).ok());
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      EXPECT_EQ(summary.termination, Termination::kTimeLimit) << summary.message;
+      EXPECT_LE(problem.MeasureViolation(allocation.values).Max(), kFeasibilityTolerance)
+          << summary.message;
+      EXPECT_TRUE(summary.feasible) << summary.message;
+      EXPECT_LT(seconds, 2.0);
+      if (method == "pop-16") {
+        EXPECT_NE(summary.message.find("of 16 groups stopped at their share of the 1e-06 s"),
+                  std::string::npos)
+            << summary.message;
+      }
+    }
+  }
 }
 
 // Four nodes: A = 0 -> 2 (demand 20) on paths [0 2] and [0 1 2]; B = 1 -> 2 (demand 5) on
