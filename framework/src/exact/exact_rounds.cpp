@@ -73,7 +73,8 @@ RoundResult ExactSolver::SolveClpRound(bool first, bool after_unbounded) {
 
   const double remaining = Remaining();
   if (IsFinite(remaining)) {
-    clp_.setMaximumSeconds(std::max(remaining, 0.0));
+    // Wall time only: Clp's other limit is the process's CPU time, which solves running in
+    // parallel threads (POP's groups) use up together.
     clp_.setMaximumWallSeconds(std::max(remaining, 0.0));
   }
   int iterations = 0;
@@ -234,7 +235,6 @@ RoundResult ExactSolver::SolveCbcRound(const std::vector<double>* start) {
   // can take longer than the whole budget, so Clp under Cbc gets the same limit.
   if (IsFinite(remaining)) {
     if (auto* osi = dynamic_cast<OsiClpSolverInterface*>(cbc.solver())) {
-      osi->getModelPtr()->setMaximumSeconds(std::max(remaining, 0.0));
       osi->getModelPtr()->setMaximumWallSeconds(std::max(remaining, 0.0));
     }
   }

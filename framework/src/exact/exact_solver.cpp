@@ -379,7 +379,8 @@ std::string ExactSolver::FillAfterMaxMin(RoundResult* round) {
   clp_.setColumnUpper(alpha_column_, floor * primal_scale_);
   const double remaining = Remaining();
   if (IsFinite(remaining)) {
-    clp_.setMaximumSeconds(std::max(remaining, 0.0));
+    // Wall time only: Clp's other limit is the process's CPU time, which solves running in
+    // parallel threads (POP's groups) use up together.
     clp_.setMaximumWallSeconds(std::max(remaining, 0.0));
   }
   clp_.primal(1);
