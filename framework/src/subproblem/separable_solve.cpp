@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "subproblem/row_sums.h"
 #include "subproblem/separable_detail.h"
 #include "subproblem/separable_solver.h"
 
@@ -145,45 +146,23 @@ double SeparableCore::SolveLogVar(int i, double gg, State* state) const {
 
 SeparableCore::RowEval SeparableCore::EvalRow(double lambda) const {
   RowEval e;
-  double sum = 0.0, slope = 0.0;
-  const size_t nq = nq_;
-  const double* a = rq_a_.data();
-  const double* hinv = rq_hinv_.data();
-  const double* curv = rq_curv_.data();
-  const double* lo = rq_lo_.data();
-  const double* hi = rq_hi_.data();
   const double* g = rq_g_view_;
-  // Branch-free: which variables sit at a bound is unpredictable, and mispredictions would
-  // dominate the loop. (Written as a conditional, the slope term compiled to two branches and
-  // a stack spill: Kdl TE's link blocks spent 8.7% of the run here.) curv is finite, so a
-  // variable at a bound adds 0 * curv = 0, as before.
-  if (uniform_row_) {
-    // One curvature and one pair of bounds, every coefficient 1: only g is read.
-    const double hv = uniform_hinv_, lv = uniform_lo_, uv = uniform_hi_;
-    for (size_t k = 0; k < nq; ++k) {
-      const double raw = -(g[k] + lambda) * hv;
-      const double x = std::min(std::max(raw, lv), uv);
-      const bool inside = (raw > lv) & (raw < uv);
-      slope -= static_cast<double>(inside) * hv;
-      sum += x;
-    }
-  } else if (unit_row_) {
-    for (size_t k = 0; k < nq; ++k) {
-      const double raw = -(g[k] + lambda) * hinv[k];
-      const double x = std::min(std::max(raw, lo[k]), hi[k]);
-      const bool inside = (raw > lo[k]) & (raw < hi[k]);
-      slope -= static_cast<double>(inside) * hinv[k];
-      sum += x;
-    }
-  } else {
-    for (size_t k = 0; k < nq; ++k) {
-      const double raw = -(g[k] + lambda * a[k]) * hinv[k];
-      const double x = std::min(std::max(raw, lo[k]), hi[k]);
-      const bool inside = (raw > lo[k]) & (raw < hi[k]);
-      slope -= static_cast<double>(inside) * curv[k];
-      sum += a[k] * x;
-    }
-  }
+  // Branch-free (row_sums.cpp): which variables sit at a bound is unpredictable, and
+  // mispredictions would dominate the loop. (Written as a conditional, the slope term compiled
+  // to two branches and a stack spill: Kdl TE's link blocks spent 8.7% of the run here.)
+  const RowSums q =
+      uniform_row_ ? SumUniformRow(g, nq_, lambda, uniform_hinv_, uniform_lo_, uniform_hi_)
+      : unit_row_  ? SumUnitRow(g, rq_hinv_.data(), rq_lo_.data(), rq_hi_.data(), nq_, lambda)
+                   : SumGeneralRow(g,
+                                  rq_a_.data(),
+                                  rq_hinv_.data(),
+                                  rq_curv_.data(),
+                                  rq_lo_.data(),
+                                  rq_hi_.data(),
+                                  nq_,
+                                  lambda);
+  const double sum = q.sum;
+  double slope = q.slope;
   if (row_special_.empty()) {
     e.minus = e.plus = sum;
     e.slope = slope;
