@@ -47,3 +47,22 @@ for m in "${methods[@]}"; do
   echo "| $m | ${satisfied:-?} | ${solve:-?} | ${wall:-?} | ${rss:-?} | ${term:-see $log} |" | tee -a asn2k.md
 done
 echo "uptime: $(uptime)"
+# The satisfied demand per method as bars (asn2k.png), when gnuplot is there.
+if command -v gnuplot > /dev/null; then
+  awk -F'|' 'NR > 2 && $3 + 0 > 0 { gsub(/ /, "", $2); print $2, $3 + 0 }' asn2k.md > asn2k.dat
+  gnuplot <<'GP'
+set terminal pngcairo size 800,420 noenhanced
+set output "asn2k.png"
+set title "Full ASN2k, 4x demand: satisfied demand in a 60 s round (2 cores)"
+set ylabel "satisfied demand"
+set yrange [0:1]
+set style fill solid 0.6
+set boxwidth 0.6
+set grid ytics
+plot "asn2k.dat" using 0:2:xtic(1) with boxes notitle, \
+     "" using 0:($2 + 0.03):(sprintf("%.3f", $2)) with labels notitle
+GP
+  rm -f asn2k.dat
+else
+  echo "run.sh: gnuplot is not installed: no asn2k.png (tools/setup.sh installs gnuplot-nox)"
+fi
