@@ -118,6 +118,11 @@ bool AdmmEngine::HalfStep(
     thread_local std::vector<double> buffer;
     if (in_place && buffer.size() < n) buffer.resize(n);
     double* target = in_place ? buffer.data() : bp.prox_target.data();
+    // Each pair's xh, kept for the updates after the solve (which would otherwise read x and z
+    // and recompute it).
+    thread_local std::vector<double> xh_buffer;
+    if (xh_buffer.size() < n) xh_buffer.resize(n);
+    double* xh_block = xh_buffer.data();
     for (std::size_t i = 0; i < n; ++i) {
       const int p = vars[i].pair;
       if (p < 0) {
@@ -133,7 +138,8 @@ bool AdmmEngine::HalfStep(
           __builtin_prefetch(flat_t + jj, 1);
         }
       }
-      target[i] = xh_of(p) + ps[p].u;
+      xh_block[i] = xh_of(p);
+      target[i] = xh_block[i] + ps[p].u;
     }
     // The solution: into the block's v, or, for a block that keeps none, into a per-thread
     // buffer from which the pairs take their z below.
@@ -155,7 +161,7 @@ bool AdmmEngine::HalfStep(
       for (std::size_t i = 0; i < n; ++i) {
         const int p = vars[i].pair;
         if (p < 0) continue;
-        const double xh = xh_of(p);
+        const double xh = xh_block[i];
         PairState& q = ps[p];
         const double z_new = v[i];
         q.z = z_new;
@@ -172,7 +178,7 @@ bool AdmmEngine::HalfStep(
       if (p < 0) continue;
       const std::uint32_t j = pos0[p];
       const double x = j != kNoSlot ? flat_x[j] : alpha;
-      AssignZMeasured(p, x, xh_of(p), v[i], &acc);
+      AssignZMeasured(p, x, xh_block[i], v[i], &acc);
       if (j != kNoSlot) flat_t[j] = ps[p].z - ps[p].u;
     }
     norms_[b] = acc;

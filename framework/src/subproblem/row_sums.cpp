@@ -2,6 +2,7 @@
 #include "subproblem/row_sums.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace dede::internal {
@@ -106,6 +107,21 @@ __attribute__((target_clones("avx2", "default"))) RowSums SumGeneralRow(const do
                                                                         std::size_t n,
                                                                         double lambda) {
   return Sum<Shape::kGeneral>(g, a, hinv, curv, lo, hi, 0.0, 0.0, 0.0, n, lambda);
+}
+
+__attribute__((target_clones("avx2", "default"))) bool AllFinite(const double* v, std::size_t n) {
+  Mask bad = {0, 0, 0, 0};
+  std::size_t k = 0;
+  for (; k + 4 <= n; k += 4) {
+    Lanes x;
+    std::memcpy(&x, v + k, sizeof x);
+    const Lanes d = x - x;
+    bad |= d != d;
+  }
+  for (; k < n; ++k) {
+    if (!std::isfinite(v[k])) return false;
+  }
+  return (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
 }
 
 }  // namespace dede::internal

@@ -41,4 +41,8 @@ RowSums SumGeneralRow(const double* g,
                       std::size_t n,
                       double lambda);
 
+// Whether every v[0 .. n) is finite (no infinity, no NaN): the solvers' last check of a
+// solution, in lanes as above (x - x is 0 for a finite x and NaN otherwise).
+bool AllFinite(const double* v, std::size_t n);
+
 }  // namespace dede::internal

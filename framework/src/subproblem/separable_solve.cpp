@@ -611,6 +611,7 @@ BlockStatus SeparableCore::Solve(double tolerance, double* out) {
     have_last_lambda_ = true;
     row_active_ = sense_ == Sense::kEqual || lambda_ != 0.0;
   }
+  if (AllFinite(out, static_cast<std::size_t>(n))) return BlockStatus::kOptimal;
   for (int i = 0; i < n; ++i) {
     if (!std::isfinite(out[i])) {
       error_ = "variable " + std::to_string(i) +

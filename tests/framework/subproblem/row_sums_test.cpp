@@ -115,5 +115,30 @@ TEST(RowSums, HandComputedClipAndSlope) {
   EXPECT_EQ(s.slope, -16.0);
 }
 
+// Every position (in the lanes and in the tail) and every kind of non-finite value is seen;
+// the largest double, denormals and signed zeros are finite.
+TEST(RowSums, AllFiniteFindsAnyInfinityOrNaN) {
+  const double finite[] = {0.0,
+                           -0.0,
+                           1.0,
+                           -3.5,
+                           std::numeric_limits<double>::max(),
+                           -std::numeric_limits<double>::max(),
+                           std::numeric_limits<double>::denorm_min()};
+  const double bad[] = {kInf, -kInf, std::numeric_limits<double>::quiet_NaN()};
+  for (std::size_t n = 0; n <= 23; ++n) {
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = finite[i % 7];
+    EXPECT_TRUE(AllFinite(v.data(), n)) << n;
+    for (std::size_t pos = 0; pos < n; ++pos) {
+      for (double b : bad) {
+        std::vector<double> w = v;
+        w[pos] = b;
+        EXPECT_FALSE(AllFinite(w.data(), n)) << "n " << n << " at " << pos << ": " << b;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dede::internal
