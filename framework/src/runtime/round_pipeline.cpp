@@ -39,6 +39,19 @@ std::string Printf(const char* format, double value) {
   return buffer;
 }
 
+// A 64-bit fingerprint of the values' bits and positions (splitmix64 over each word, folded in
+// order): two allocations that differ in any bit differ in it but for a 2^-64 chance.
+std::uint64_t Fingerprint(const std::vector<double>& values) {
+  std::uint64_t h = 0x9e3779b97f4a7c15ull ^ values.size();
+  for (const double v : values) {
+    std::uint64_t z = std::bit_cast<std::uint64_t>(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    h ^= z ^ (z >> 31);
+  }
+  return h;
+}
+
 }  // namespace
 
 Status StoreSink::Write(const RoundRecord& record, const RoundOutcome&) {
@@ -220,23 +233,6 @@ Status RoundPipeline::Solve(int round, std::stop_token stop, RoundOutcome* outco
   SolveExact(problem, config.exact, &outcome->allocation, &outcome->summary);
   return Status::Ok();
 }
-
-namespace {
-
-// A 64-bit fingerprint of the values' bits and positions (splitmix64 over each word, folded in
-// order): two allocations that differ in any bit differ in it but for a 2^-64 chance.
-std::uint64_t Fingerprint(const std::vector<double>& values) {
-  std::uint64_t h = 0x9e3779b97f4a7c15ull ^ values.size();
-  for (const double v : values) {
-    std::uint64_t z = std::bit_cast<std::uint64_t>(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    h ^= z ^ (z >> 31);
-  }
-  return h;
-}
-
-}  // namespace
 
 Status RoundPipeline::Complete(int round, RoundOutcome* outcome) {
   const Problem& problem = *parts_.problem;
