@@ -144,9 +144,8 @@ void AggregateSolver::LoadParameters(const BlockProblem& problem) {
     const int k = reduced_of_[link.base];
     reduced.quadratic[k] += 0.5 * link.curvature * link.beta * link.beta;
     // lo <= alpha + beta w <= hi as an interval on w.
-    const double lo = problem.lower[link.var], hi = problem.upper[link.var];
-    double from = (lo - link.alpha) / link.beta, to = (hi - link.alpha) / link.beta;
-    if (link.beta < 0.0) std::swap(from, to);
+    const auto [from, to] =
+        ImageBaseInterval(problem.lower[link.var], problem.upper[link.var], link.alpha, link.beta);
     reduced.lower[k] = std::max(std::as_const(reduced.lower)[k], from);
     reduced.upper[k] = std::min(std::as_const(reduced.upper)[k], to);
   }
@@ -186,7 +185,7 @@ void AggregateSolver::LoadLinear(const BlockProblem& problem, const double* targ
   for (const Link& link : links_) {
     const int i = link.var;
     const double g = problem.linear[i] - problem.prox_weight[i] * target[i];
-    out[reduced_of_[link.base]] += link.beta * (link.curvature * link.alpha + g);
+    out[reduced_of_[link.base]] += ImageBaseLinear(link.curvature, g, link.alpha, link.beta);
   }
 }
 

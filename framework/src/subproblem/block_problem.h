@@ -226,9 +226,9 @@ struct BlockLog {
 
 // Slots defined by another slot of the block: v[slot[k]] = offset[k] + scale[k] * v[base[k]]
 // (an allocation entry declared the image of a local: Problem::AddEntry with an EntryImage).
-// An image slot appears in no row and no log term, and a base is no image. Only the
-// aggregate solver takes images: it folds each into its base (CreateBlockSolver picks it
-// whenever a block has any).
+// An image slot appears in no row and no log term, and a base is no image. The image_row and
+// aggregate solvers take images (CreateBlockSolver picks one of them whenever a block has
+// any): they fold each into its base with the two helpers below.
 struct BlockImages {
   std::vector<int> slot, base;
   SlotValues offset, scale;  // one value each while all are the same (0 and 1: a path model)
@@ -241,6 +241,21 @@ struct BlockImages {
     scale.push_back(sc);
   }
 };
+
+// Folding an image v = offset + scale * w (scale != 0) into its base w: the interval of w that
+// keeps v within [lo, hi], and the linear term the image's own curvature h and linear term g
+// add to w's (its curvature adds h scale^2).
+inline std::pair<double, double> ImageBaseInterval(double lo,
+                                                   double hi,
+                                                   double offset,
+                                                   double scale) {
+  double from = (lo - offset) / scale, to = (hi - offset) / scale;
+  if (scale < 0.0) std::swap(from, to);
+  return {from, to};
+}
+inline double ImageBaseLinear(double h, double g, double offset, double scale) {
+  return scale * (h * offset + g);
+}
 
 struct BlockProblem {
   int num_vars() const { return static_cast<int>(lower.size()); }

@@ -206,9 +206,8 @@ BlockStatus ImageRowSolver::SolveInPlace(const BlockProblem& p, const double* t,
     const double o = offset[k], sc = scale[k];
     s.image[i] = 1;
     s.h[b] += s.h[i] * sc * sc;
-    s.g[b] += sc * (s.h[i] * o + s.g[i]);
-    double from = (s.lo[i] - o) / sc, to = (s.hi[i] - o) / sc;
-    if (sc < 0) std::swap(from, to);
+    s.g[b] += ImageBaseLinear(s.h[i], s.g[i], o, sc);
+    const auto [from, to] = ImageBaseInterval(s.lo[i], s.hi[i], o, sc);
     s.lo[b] = std::max(s.lo[b], from);
     s.hi[b] = std::min(s.hi[b], to);
   }
