@@ -28,7 +28,16 @@ namespace dede::te {
 
 using text::Invalid;
 
+namespace {
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// What is left of the round's solver.exact.time_limit_seconds (infinite without one).
+double TimeLeft(const SolverServices& services, std::chrono::steady_clock::time_point start) {
+  return services.exact_options.time_limit_seconds - Seconds(start);
+}
+
+}  // namespace
 
 // ---- baselines ------------------------------------------------------------------------------
 
@@ -180,12 +189,8 @@ Status TrafficEngineeringPlugin::SolveExactLp(const Problem& problem,
   std::vector<double> capacity(capacity_.size());
   for (std::size_t e = 0; e < capacity.size(); ++e) capacity[e] = capacity_[e] / flow_unit_;
   std::vector<std::vector<double>> lp_flows;
-  Status status = SolveLp(commodities,
-                          capacity,
-                          services,
-                          services.exact_options.time_limit_seconds - Seconds(start),
-                          &lp_flows,
-                          summary);
+  Status status =
+      SolveLp(commodities, capacity, services, TimeLeft(services, start), &lp_flows, summary);
   if (!status.ok()) return status;
   const Termination termination =
       commodities.empty() ? Termination::kConverged : summary->termination;
@@ -292,7 +297,7 @@ Status TrafficEngineeringPlugin::SolvePop(int k,
         return;
       }
       const int waves_left = (k - started.fetch_add(1) + workers - 1) / workers;
-      const double limit = std::isfinite(budget) ? (budget - Seconds(start)) / waves_left : kInf;
+      const double limit = std::isfinite(budget) ? TimeLeft(services, start) / waves_left : kInf;
       const auto t0 = std::chrono::steady_clock::now();
       bool routed_nothing = false;
       group_status[g] = SolveLp(groups[g],
@@ -396,12 +401,7 @@ Status TrafficEngineeringPlugin::SolvePinning(const Problem& problem,
   for (std::size_t e = 0; e < capacity.size(); ++e) capacity[e] = capacity_[e] / flow_unit_;
   std::vector<std::vector<double>> top_flows;
   // The LP has what is left of the round's time limit (the pinning after it is a pass).
-  Status status = SolveLp(top,
-                          capacity,
-                          services,
-                          services.exact_options.time_limit_seconds - Seconds(start),
-                          &top_flows,
-                          summary);
+  Status status = SolveLp(top, capacity, services, TimeLeft(services, start), &top_flows, summary);
   if (!status.ok()) return status;
   const double lp_seconds = summary->total_seconds;
   const Termination lp_termination = summary->termination;

@@ -28,6 +28,17 @@ for b in "$OLD" "$NEW"; do
   done
 done
 build() { if [ "$1" = old ]; then echo "$OLD"; else echo "$NEW"; fi; }
+# One round of a deployment at a fixed iteration count: the summary line, peak RSS (and wall),
+# and anything else the pattern keeps.
+solve() {  # BUILD CONFIG ITERATIONS THREADS PATTERN [--set KEY=VALUE ...]
+  local b=$1 config=$2 iterations=$3 threads=$4 pattern=$5
+  shift 5
+  { /usr/bin/time -f "RSS %M wall %e" "$b/tools/dede/dede" solve "$config" "$@" \
+      --set solver.admm.max_iterations="$iterations" --set solver.admm.num_threads="$threads" \
+      --set solver.admm.time_limit_seconds=1000 \
+      --set solver.admm.check_termination_every=1000 2>&1; } |
+    grep -E "$pattern" | tr '\n' ' ' || true
+}
 echo "== OLD $OLD, NEW $NEW; uptime: $(uptime)"
 cd "$R/tools/bench/convergence"
 for i in $(seq "$rounds"); do
@@ -35,12 +46,7 @@ for i in $(seq "$rounds"); do
     B=$(build $tag)
     for cfg in "te_kdl_maxflow.yaml 100" "cluster_paper_maxmin.yaml 300"; do
       set -- $cfg
-      out=$({ /usr/bin/time -f "RSS %M" "$B/tools/dede/dede" solve "$1" \
-                --set solver.admm.max_iterations="$2" --set solver.admm.num_threads=1 \
-                --set solver.admm.time_limit_seconds=1000 \
-                --set solver.admm.check_termination_every=1000 2>&1; } |
-            grep -E "^admm:|^RSS" | tr '\n' ' ' || true)
-      echo "$tag $1 $out"
+      echo "$tag $1 $(solve "$B" "$1" "$2" 1 "^admm:|^RSS")"
     done
   done
 done
@@ -52,13 +58,8 @@ else
   for f in $fractions; do
     for tag in old new; do
       B=$(build $tag)
-      out=$({ /usr/bin/time -f "RSS %M wall %e" "$B/tools/dede/dede" solve asn2k.yaml \
-                --set plugin.settings.traffic.pair_fraction="$f" \
-                --set solver.admm.max_iterations=20 --set solver.admm.num_threads=2 \
-                --set solver.admm.time_limit_seconds=1000 \
-                --set solver.admm.check_termination_every=1000 2>&1; } |
-            grep -E "^admm:|^RSS|satisfied" | tr '\n' ' ' || true)
-      echo "$tag asn2k $f $out"
+      echo "$tag asn2k $f $(solve "$B" asn2k.yaml 20 2 "^admm:|^RSS|satisfied" \
+        --set plugin.settings.traffic.pair_fraction="$f")"
     done
   done
 fi
