@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <mutex>
 #include <random>
 #include <string>
 #include <thread>
 #include <utility>
 
+#include "dede/config_node.h"
 #include "dede/stopwatch.h"
 
 namespace dede::cluster {
@@ -104,7 +106,24 @@ Status SolvePop(const Instance& instance,
   std::mutex mutex;
   Status status;
 
-  auto solve_part = [&](int g) {
+  // The deployment's time limit (solver.exact's, or solver.admm's with use_admm) bounds the
+  // whole round, not each part: a part starting gets what is left over the waves of parts still
+  // to run, `threads` at a time; one starting with nothing left is not solved (its jobs get
+  // nothing) and is counted.
+  const double budget = options.use_admm ? services.admm_options.time_limit_seconds
+                                         : services.exact_options.time_limit_seconds;
+  int out_of_time = 0, stopped = 0;
+  auto solve_part = [&](int g, double limit) {
+    if (!(limit > 0)) {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++out_of_time;
+      local.all_usable = false;
+      if (Rank(Termination::kTimeLimit) > Rank(summary->termination)) {
+        summary->termination = Termination::kTimeLimit;
+        summary->message = method + " part " + std::to_string(g) + ": no time left";
+      }
+      return;
+    }
     const std::vector<int>& jobs = groups[g];
     Instance part;
     part.types = part_types;
@@ -130,10 +149,12 @@ Status SolvePop(const Instance& instance,
     if (options.use_admm) {
       AdmmOptions admm = services.admm_options;
       if (options.threads > 1) admm.num_threads = 1;
+      admm.time_limit_seconds = std::min(admm.time_limit_seconds, limit);
       part_status = services.admm(problem, admm, &part_allocation, &part_summary);
     } else {
-      part_status =
-          services.exact(problem, services.exact_options, &part_allocation, &part_summary);
+      ExactOptions exact = services.exact_options;
+      exact.time_limit_seconds = std::min(exact.time_limit_seconds, limit);
+      part_status = services.exact(problem, exact, &part_allocation, &part_summary);
     }
     const double seconds = SecondsSince(part_start);
     std::lock_guard<std::mutex> lock(mutex);
@@ -146,6 +167,7 @@ Status SolvePop(const Instance& instance,
       return;
     }
     if (!part_summary.IsSolutionUsable()) local.all_usable = false;
+    if (part_summary.termination == Termination::kTimeLimit) ++stopped;
     if (Rank(part_summary.termination) > Rank(summary->termination)) {
       summary->termination = part_summary.termination;
       summary->message = method + " part " + std::to_string(g) + ": " + part_summary.message;
@@ -165,8 +187,13 @@ Status SolvePop(const Instance& instance,
   // The parts in a TBB arena of `threads` workers (as the TE plugin's POP), one part a task.
   const int threads = std::clamp(options.threads, 1, std::max(1, static_cast<int>(todo.size())));
   tbb::task_arena(threads).execute([&] {
-    tbb::parallel_for(0, static_cast<int>(todo.size()), [&](int i) {
-      if (!services.stop.stop_requested()) solve_part(todo[i]);
+    std::atomic<int> started{0};
+    const int parts = static_cast<int>(todo.size());
+    tbb::parallel_for(0, parts, [&](int i) {
+      if (services.stop.stop_requested()) return;
+      const int waves_left = (parts - started.fetch_add(1) + threads - 1) / threads;
+      solve_part(todo[i],
+                 std::isfinite(budget) ? (budget - SecondsSince(start)) / waves_left : budget);
     });
   });
   if (services.stop.stop_requested()) {
@@ -176,6 +203,11 @@ Status SolvePop(const Instance& instance,
   if (summary->message.empty())
     summary->message = method + ": " + std::to_string(local.parts_solved) + " parts, slowest " +
                        std::to_string(local.max_part_seconds) + " s";
+  if (stopped + out_of_time > 0) {
+    summary->message += "; " + std::to_string(stopped) + " parts stopped at their share of the " +
+                        FormatNumber(budget) + " s time limit, " + std::to_string(out_of_time) +
+                        " not solved (no time left)";
+  }
   local.seconds = SecondsSince(start);
   summary->total_seconds = local.seconds;
   summary->solve_seconds = local.sum_part_seconds;

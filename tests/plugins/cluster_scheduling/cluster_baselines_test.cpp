@@ -215,6 +215,46 @@ TEST(Pop, PartsAreFeasibleAndNeverBeatExact) {
   }
 }
 
+// The deployment's time limit bounds POP's whole round: with a microsecond, the parts that
+// start after it has passed are not solved and counted, and the method ends on the time limit
+// (with exact and with ADMM parts).
+TEST(Pop, PartsShareTheRoundsTimeLimit) {
+  Case s;
+  s.instance = Generated(12, 300, 3);
+  s.active.assign(s.instance.jobs.size(), 1);
+  Build(&s, Fairness::kMaxMin);
+  for (bool admm : {false, true}) {
+    PopOptions options;
+    options.k = 16;
+    options.use_admm = admm;
+    options.threads = 2;
+    AdmmOptions admm_options;
+    admm_options.time_limit_seconds = 1e-6;
+    ExactOptions exact_options;
+    exact_options.time_limit_seconds = 1e-6;
+    Allocation p;
+    SolveSummary summary;
+    PopResult result;
+    ASSERT_TRUE(SolvePop(s.instance,
+                         s.model,
+                         s.active,
+                         s.problem.num_variables(),
+                         options,
+                         internal::MakeSolverServices(admm_options, exact_options),
+                         &p,
+                         &summary,
+                         &result)
+                    .ok());
+    EXPECT_EQ(summary.termination, Termination::kTimeLimit) << summary.message;
+    EXPECT_FALSE(result.all_usable);
+    EXPECT_NE(summary.message.find("share of the 1e-06 s time limit"), std::string::npos)
+        << summary.message;
+    EXPECT_NE(summary.message.find("not solved (no time left)"), std::string::npos)
+        << summary.message;
+    EXPECT_LT(result.parts_solved, 16) << summary.message;
+  }
+}
+
 TEST(Pop, SplitDependsOnTheSeedOnly) {
   Case s;
   s.instance = Generated(8, 40, 2);
