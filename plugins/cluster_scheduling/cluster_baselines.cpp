@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <mutex>
 #include <random>
 #include <string>
@@ -187,13 +186,9 @@ Status SolvePop(const Instance& instance,
   // The parts in a TBB arena of `threads` workers (as the TE plugin's POP), one part a task.
   const int threads = std::clamp(options.threads, 1, std::max(1, static_cast<int>(todo.size())));
   tbb::task_arena(threads).execute([&] {
-    std::atomic<int> started{0};
-    const int parts = static_cast<int>(todo.size());
-    tbb::parallel_for(0, parts, [&](int i) {
-      if (services.stop.stop_requested()) return;
-      const int waves_left = (parts - started.fetch_add(1) + threads - 1) / threads;
-      solve_part(todo[i],
-                 std::isfinite(budget) ? (budget - SecondsSince(start)) / waves_left : budget);
+    SharedTimeLimit time_limit(budget, static_cast<int>(todo.size()), threads, start);
+    tbb::parallel_for(0, static_cast<int>(todo.size()), [&](int i) {
+      if (!services.stop.stop_requested()) solve_part(todo[i], time_limit.NextShare());
     });
   });
   if (services.stop.stop_requested()) {

@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -21,6 +20,7 @@
 #include <utility>
 
 #include "dede/csv.h"
+#include "dede/stopwatch.h"
 #include "te_plugin.h"
 #include "te_text.h"
 
@@ -29,8 +29,6 @@ namespace dede::te {
 using text::Invalid;
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // What is left of the round's solver.exact.time_limit_seconds (infinite without one).
 double TimeLeft(const SolverServices& services, std::chrono::steady_clock::time_point start) {
@@ -284,11 +282,8 @@ Status TrafficEngineeringPlugin::SolvePop(int k,
   std::vector<Status> group_status(k);
   std::vector<double> group_seconds(k, 0.0);
   std::vector<char> group_empty(k, 0);
-  // solver.exact.time_limit_seconds bounds the whole round, not each group: a group starting
-  // gets what is left over the waves of groups still to run (`workers` at a time), so that a
-  // group finishing early leaves its time to the later ones.
-  const double budget = services.exact_options.time_limit_seconds;
-  std::atomic<int> started{0};
+  // solver.exact.time_limit_seconds bounds the whole round, not each group (SharedTimeLimit).
+  SharedTimeLimit time_limit(services.exact_options.time_limit_seconds, k, workers, start);
   // Each group writes its own slots: the split does not change the result.
   tbb::task_arena(workers).execute([&] {
     tbb::parallel_for(0, k, [&](int g) {
@@ -296,8 +291,7 @@ Status TrafficEngineeringPlugin::SolvePop(int k,
         group_status[g] = Status(StatusCode::kCancelled, "cancelled");
         return;
       }
-      const int waves_left = (k - started.fetch_add(1) + workers - 1) / workers;
-      const double limit = std::isfinite(budget) ? TimeLeft(services, start) / waves_left : kInf;
+      const double limit = time_limit.NextShare();
       const auto t0 = std::chrono::steady_clock::now();
       bool routed_nothing = false;
       group_status[g] = SolveLp(groups[g],
