@@ -11,6 +11,8 @@ packages=(
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   gnuplot-nox bzip2 python3
+  # Open MPI: `mpirun -np N dede ...` (framework/src/mpi; the build works without it).
+  openmpi-bin libopenmpi-dev
   clang libclang-rt-14-dev clang-format-14
   # Test only: glpsol, GLPK's exact rational simplex, the second solver te_exact_glpk_test
   # checks the exact baseline against (the test fails without it).

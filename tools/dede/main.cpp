@@ -26,6 +26,8 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -34,6 +36,7 @@
 #include "convert.h"
 #include "dede/host_solvers.h"
 #include "dede/solver.h"
+#include "mpi/world.h"
 #include "options_doc.h"
 #include "plugin/plugin_loader.h"
 #include "query.h"
@@ -118,17 +121,26 @@ int RunCommand(const std::string& file,
   const dede::internal::Logger log;
   Loaded loaded;
   if (int code = LoadDeploymentAndPlugin(file, overlays, &loaded); code != 0) return code;
-  // One writer per database, refused before anything is solved; held until the run ends.
-  auto lock = dede::internal::WriterLock::Acquire(loaded.config.database);
-  if (!lock.ok()) return Fail(lock.status(), kExitInvalidInput);
-  auto store = dede::internal::Store::Open(loaded.config.database);
-  if (!store.ok()) return Fail(store.status(), kExitInvalidInput);
+  // Under mpirun, rank 0 alone opens the database and the CSV file; the others follow it.
+  namespace mpi = dede::internal::mpi;
   dede::internal::RunnerOptions options;
   options.verbose = verbose;
   options.max_rounds = rounds;
-  options.csv_path = csv;
+  options.distributed = mpi::Size() > 1;
+  std::unique_ptr<dede::internal::Store> store;
+  std::optional<dede::internal::WriterLock> lock;
+  if (mpi::IsRoot()) {
+    // One writer per database, refused before anything is solved; held until the run ends.
+    auto acquired = dede::internal::WriterLock::Acquire(loaded.config.database);
+    if (!acquired.ok()) return Fail(acquired.status(), kExitInvalidInput);
+    lock.emplace(std::move(acquired.value()));
+    auto opened = dede::internal::Store::Open(loaded.config.database);
+    if (!opened.ok()) return Fail(opened.status(), kExitInvalidInput);
+    store = std::move(opened.value());
+    options.csv_path = csv;
+  }
   dede::internal::Runner runner(
-      loaded.config, loaded.plugin.get(), loaded.plugin_version, store.value().get(), options);
+      loaded.config, loaded.plugin.get(), loaded.plugin_version, store.get(), options);
   if (Status s = runner.Setup(); !s.ok()) return Fail(s, kExitInvalidInput);
   log.Info("deployment '" + loaded.config.name + "': plugin " + loaded.config.plugin + " " +
            loaded.plugin_version + ", " + std::to_string(runner.problem().num_variables()) +
@@ -167,8 +179,14 @@ int SolveCommand(const std::string& file,
                         : summary.BriefReport() + "\n" + summary.message + "\n");
   int nonzero = 0;
   for (double v : outcome.allocation.values) nonzero += v != 0.0;
+  char fingerprint[32];
+  std::snprintf(
+      fingerprint,
+      sizeof(fingerprint),
+      "%016llx",
+      static_cast<unsigned long long>(dede::internal::Fingerprint(outcome.allocation.values)));
   std::cout << "allocation: " << nonzero << " non-zero of " << outcome.allocation.values.size()
-            << " variables\n";
+            << " variables (fingerprint " << fingerprint << ")\n";
   for (const dede::Metric& m : outcome.report.metrics)
     std::cout << "  " << m.name << " = " << m.value << "\n";
   return summary.IsSolutionUsable() ? 0 : kExitRunFailed;
@@ -317,9 +335,7 @@ int ExampleCommand(const dede::tools::SyntheticSpec& spec,
   return admm.IsSolutionUsable() ? 0 : kExitRunFailed;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   // A write past the file-size limit (ulimit -f) fails with EFBIG instead of killing the
   // process: SQLite then reports "database or disk is full", the round's transaction rolls back
   // and the run stops with an error naming the database, which stays usable.
@@ -532,6 +548,8 @@ int main(int argc, char** argv) {
   if (run->parsed() || solve->parsed()) {
     dede::internal::LogLevel level = dede::internal::LogLevel::kWarn;
     if (!quiet && !dede::internal::ParseLogLevel(log_level, &level)) return kExitUsage;
+    // Under mpirun the other processes log only errors: their results are rank 0's.
+    if (!dede::internal::mpi::IsRoot()) level = dede::internal::LogLevel::kError;
     dede::internal::SetUpProcessLog(level);
   }
   if (run->parsed()) return RunCommand(config_file, overlays, verbose, rounds, csv);
@@ -577,4 +595,17 @@ int main(int argc, char** argv) {
   }
   if (example->parsed()) return ExampleCommand(spec, threads, time_limit, verbose);
   return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Under mpirun every process runs the same command; rank 0 alone prints and writes. A
+  // process that fails ends them all (the others may be waiting for it) with its exit code.
+  const dede::internal::mpi::World world(&argc, &argv);
+  if (!dede::internal::mpi::IsRoot() && std::freopen("/dev/null", "w", stdout) == nullptr)
+    return kExitRunFailed;
+  const int code = Main(argc, argv);
+  if (code != 0 && dede::internal::mpi::Size() > 1) dede::internal::mpi::Abort(code);
+  return code;
 }

@@ -48,6 +48,8 @@ class AdmmSolver {
   const AdmmOptions& options() const;
   // Why the solver could not be built (empty if it can be used).
   const std::string& setup_error() const;
+  // The engine, for the host's own wiring (the distributed block executor, mpi/).
+  internal::AdmmEngine& engine() { return *engine_; }
 
  private:
   std::unique_ptr<internal::AdmmEngine> engine_;

@@ -138,6 +138,11 @@ class AdmmEngine {
 
   void Solve(std::stop_token stop, Allocation* allocation, SolveSummary* summary);
 
+  // Runs the blocks through `executor` from now on (once, before the first solve): it is
+  // given each side's block work and runs only the blocks it owns (block_executor.h).
+  void SetExecutor(std::unique_ptr<BlockExecutor> executor);
+  const BlockExecutor& executor() const { return *executor_; }
+
  private:
   // A copy of the iteration's state (the second stage of a work-conserving max-min hands the
   // first stage's on to the next solve).
@@ -213,6 +218,12 @@ class AdmmEngine {
   // Returns false and fills *message on a block failure.
   bool HalfStep(
       int side, bool integer_phase, bool measure, std::string* message, Termination* termination);
+  // A block the half step did not start (a deadline or a stop came first).
+  static constexpr BlockStatus kSkipped = static_cast<BlockStatus>(255);
+  // After a half step's blocks ran: every process gets the blocks' statuses and outputs from
+  // their owners (a resource block's x; a demand block's values, z and u of its pairs and, on
+  // a check, its norms). Nothing to do on one process.
+  void ShareHalfStep(int side, bool measure, std::vector<BlockStatus>* status);
   void UpdateGlobalAlpha(int side, bool measure);
   // The exchange between the sides. The resource half step solves its blocks against the
   // targets z - u in side0_t_, which the demand half step wrote (in pair order, one write per
@@ -274,6 +285,7 @@ class AdmmEngine {
   void GatherValues(std::vector<double>* values, int entry_side);
   double Objective(const std::vector<double>& values) const;
   bool Repair(std::vector<double>* values, int* rounds, std::string* message);
+  void ShareRepair(int side, std::vector<double>* values, std::vector<std::uint8_t>* bad);
   // The repair projects a block with its own solver unless the block has log terms or
   // integral variables (see Repair); these helpers swap the projection's costs in and out.
   static bool OwnProjector(const Block& block) {

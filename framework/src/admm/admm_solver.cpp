@@ -171,12 +171,15 @@ bool AdmmEngine::Prepare(SolveRun* run, tbb::task_arena& arena) {
 // continues the numbering).
 void AdmmEngine::Iterate(SolveRun* run, int first, int last_k) {
   for (int k = first; k <= last_k; ++k) {
-    if (stop_.stop_requested()) {
+    // A stop request (bit 1) or the end of the time (bit 2) on any process stops them all.
+    const unsigned stop = executor_->Agree((stop_.stop_requested() ? 1u : 0u) |
+                                           (Seconds(run->start) > run->iterate_limit ? 2u : 0u));
+    if ((stop & 1u) != 0) {
       run->termination = Termination::kCancelled;
       run->message = "Stop requested after " + std::to_string(run->iterations) + " iterations.";
       return;
     }
-    if (Seconds(run->start) > run->iterate_limit) {
+    if ((stop & 2u) != 0) {
       run->termination = Termination::kTimeLimit;
       run->message = "Time limit " + std::to_string(options_.time_limit_seconds) +
                      " s reached after " + std::to_string(run->iterations) + " iterations" +
@@ -267,7 +270,7 @@ AdmmEngine::Check AdmmEngine::CheckResiduals(SolveRun* run, int k, IterationSumm
                  it.rho,
                  it.objective);
   }
-  if (observer_ && !observer_(it)) {
+  if (executor_->Agree(observer_ && !observer_(it) ? 1u : 0u) != 0) {
     run->termination = Termination::kCancelled;
     run->message = "Stopped by the observer after " + std::to_string(k) + " iterations.";
     return Check::kStop;

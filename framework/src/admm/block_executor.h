@@ -3,14 +3,19 @@
 // Each half step hands one side's blocks (in the order they should start: biggest first) and a
 // task. The task for block b reads only the consensus state of b's own variables and writes
 // only b's values and those variables' consensus slots, so blocks may run anywhere, in any
-// order, and the result does not depend on it. The local executor runs them on the threads of
-// the calling TBB arena with work stealing. A distributed executor (Open MPI) keeps the same
-// contract: each rank owns a fixed subset of blocks with their solvers; per half step it
-// receives the consensus values its blocks read, runs the same tasks, and sends back the slots
-// they wrote; the engine's residual reductions stay on the root.
+// order, and the result does not depend on it.
+//
+// The local executor runs every block on the threads of the calling TBB arena with work
+// stealing. The distributed one (mpi/mpi_block_executor.h, Open MPI) gives each process a fixed
+// range of each side's blocks, balanced by their work: Run solves only the process's own
+// blocks, and Share then brings every process the outputs of the others, so that the
+// engine's state is the same everywhere and the steps between the half steps (residuals,
+// penalties, Anderson, the repair's measure) run unchanged. Decisions that read a clock or a
+// signal go through Agree, so every process takes them together.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -20,10 +25,36 @@ namespace dede::internal {
 
 class BlockExecutor {
  public:
+  // The output of the blocks of one side after a Run: `width(b)` doubles per block, written
+  // by `pack(b, out)` on the block's owner and read by `unpack(b, in)` on every other process.
+  struct Exchange {
+    std::function<std::size_t(int)> width;
+    std::function<void(int, double*)> pack;
+    std::function<void(int, const double*)> unpack;
+  };
+  // What the exchanges cost this process since the executor was made.
+  struct Traffic {
+    std::uint64_t exchanges = 0;
+    std::uint64_t bytes_sent = 0, bytes_received = 0;
+    double seconds = 0;  // in Share and Agree, waiting included
+  };
+
   virtual ~BlockExecutor() = default;
-  // Runs task(b) once for every b in `blocks` and returns when all have finished.
+  // Runs task(b) once for every b in `blocks` (blocks this process owns: see Owns) and
+  // returns when all have finished.
   virtual void Run(const std::vector<int>& blocks, const std::function<void(int)>& task) = 0;
   virtual std::string name() const = 0;
+  // Fixes which blocks of a side this process runs, given every block's work estimate (the
+  // same on every process). The local executor runs them all.
+  virtual void Partition(int /*side*/, const std::vector<double>& /*work*/) {}
+  virtual bool Owns(int /*side*/, int /*block*/) const { return true; }
+  // After a Run on `side`: every block's output on every process. Nothing for one process.
+  virtual void Share(int /*side*/, const Exchange& /*exchange*/) {}
+  // The bitwise OR of `bits` over every process.
+  virtual unsigned Agree(unsigned bits) { return bits; }
+  virtual int rank() const { return 0; }
+  virtual int processes() const { return 1; }
+  virtual Traffic traffic() const { return {}; }
 };
 
 // Threads of the current TBB arena, one block per chunk, idle threads steal.

@@ -447,6 +447,17 @@ bool AdmmEngine::CreateSolvers(std::string* error) {
 // for every block at once (0.5 s on Kdl's 30,000 blocks, five later iterations' worth). One
 // solve per block here, against zero targets into scratch, moves that one-time load into the
 // setup. The iterates are untouched, and a failure is left for the iterations to report.
+void AdmmEngine::SetExecutor(std::unique_ptr<BlockExecutor> executor) {
+  executor_ = std::move(executor);
+  for (int s = 0; s < 2; ++s) {
+    std::vector<double> work(blocks_[s].size());
+    for (std::size_t b = 0; b < work.size(); ++b) work[b] = blocks_[s][b].work;
+    executor_->Partition(s, work);
+    // The half steps and the repair hand the executor only this process's blocks.
+    std::erase_if(order_[s], [&](int b) { return !executor_->Owns(s, b); });
+  }
+}
+
 void AdmmEngine::PrimeSolvers() {
   tbb::task_arena arena(ThreadCount());
   arena.execute([&] {

@@ -131,7 +131,7 @@ void AdmmEngine::FillStage(SolveRun* run, tbb::task_arena& arena) {
   if (run->failed || !options_.fill_after_max_min || global_side_ < 0 || run->has_integers ||
       problem_.global_term().kind != GlobalKind::kMaxMin ||
       !(run->termination == Termination::kConverged || run->inaccurate_ok) ||
-      !(Seconds(run->start) < run->iterate_limit)) {
+      executor_->Agree(Seconds(run->start) < run->iterate_limit ? 0u : 1u) != 0) {
     return;
   }
   const Termination first_termination = run->termination;

@@ -36,7 +36,6 @@ using namespace engine;
 // pairs would jump across the whole pair array for every entry.
 bool AdmmEngine::HalfStep(
     int side, bool integer_phase, bool measure, std::string* message, Termination* termination) {
-  std::atomic<bool> failed{false};
   std::atomic<bool> interrupted{false};
   std::vector<BlockStatus> status(blocks_[side].size(), BlockStatus::kOptimal);
   if (side == 0) {
@@ -54,7 +53,10 @@ bool AdmmEngine::HalfStep(
   ForEachBlock(side, [&](int b) {
     Block& block = blocks_[side][b];
     if (block.vars.empty()) return;
-    if (interrupted.load(std::memory_order_relaxed)) return;
+    if (interrupted.load(std::memory_order_relaxed)) {
+      status[b] = kSkipped;
+      return;
+    }
     // The clock is read before every eighth block and before every large one (a read costs
     // 56 ns here, and Kdl TE has 30,000 blocks per iteration), a stop request before each.
     const bool read_clock = deadline > 0 && ((b & 7) == 0 || block.work >= kClockEveryBlockWork);
@@ -63,6 +65,7 @@ bool AdmmEngine::HalfStep(
                  .count() > deadline) ||
         stop_.stop_requested()) {
       interrupted = true;
+      status[b] = kSkipped;
       return;
     }
     // The blocks that follow (light blocks run in index order): their heap data in turn, one
@@ -107,10 +110,7 @@ bool AdmmEngine::HalfStep(
       if (integral) bp.integral = block.extra->integral_flags;
       const BlockStatus st = SolveBlock(solver, &bp, flat_t + side0_offset_[b], x);
       if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
-      if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) {
-        status[b] = st;
-        failed = true;
-      }
+      status[b] = st;
       return;
     }
     // A demand block's targets xh + u: in a per-thread buffer for a solver that solves in
@@ -150,11 +150,8 @@ bool AdmmEngine::HalfStep(
     const BlockStatus st =
         in_place ? solver->SolveInPlace(bp, target, out) : solver->Solve(bp, &block.v);
     if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
-    if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) {
-      status[b] = st;
-      failed = true;
-      return;
-    }
+    status[b] = st;
+    if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) return;
     // (Solve may have swapped block.v's storage with its own: read it afresh.)
     const double* v = block.values_in_pairs ? out : block.v.data();
     if (!measure) {
@@ -183,10 +180,18 @@ bool AdmmEngine::HalfStep(
     }
     norms_[b] = acc;
   });
+  ShareHalfStep(side, measure, &status);
+  bool failed = false;
+  bool skipped = false;
+  for (BlockStatus st : status) {
+    skipped = skipped || st == kSkipped;
+    failed =
+        failed || (st != kSkipped && st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit);
+  }
   // Blocks of the demand side that did not run wrote no targets.
-  if (side == 1 && (failed || interrupted)) InvalidateTargets();
+  if (side == 1 && (failed || skipped)) InvalidateTargets();
   if (!failed) {
-    if (!interrupted) return true;
+    if (!skipped) return true;
     // Reported as a time limit or a cancellation, not as a failure: the values are usable.
     *termination = stop_.stop_requested() ? Termination::kCancelled : Termination::kTimeLimit;
     *message = std::string(stop_.stop_requested() ? "Stop requested" : "Time limit reached") +
@@ -195,7 +200,9 @@ bool AdmmEngine::HalfStep(
     return false;
   }
   for (std::size_t b = 0; b < status.size(); ++b) {
-    if (status[b] == BlockStatus::kOptimal || status[b] == BlockStatus::kNodeLimit) continue;
+    if (status[b] == BlockStatus::kOptimal || status[b] == BlockStatus::kNodeLimit ||
+        status[b] == kSkipped)
+      continue;
     const Block& block = blocks_[side][b];
     BlockSolver* solver = integer_phase && block.has_integers ? block.extra->integer_solver.get()
                                                               : block.solver.get();
@@ -343,6 +350,75 @@ void AdmmEngine::MaterializeXh() {
   ForEachPair(ps_.size(),
               [&](std::size_t p) { xh_[p] = a * X(static_cast<int>(p)) + (1 - a) * ps_[p].z; });
   xh_ready_ = true;
+}
+
+}  // namespace dede::internal
+
+namespace dede::internal {
+
+using namespace engine;
+
+void AdmmEngine::ShareHalfStep(int side, bool measure, std::vector<BlockStatus>* status) {
+  if (executor_->processes() <= 1) return;
+  std::vector<Block>& blocks = blocks_[side];
+  std::vector<BlockStatus>& st = *status;
+  BlockExecutor::Exchange exchange;
+  if (side == 0) {
+    // The status, then x.
+    exchange.width = [&](int b) { return 1 + blocks[b].vars.size(); };
+    exchange.pack = [&](int b, double* out) {
+      out[0] = static_cast<double>(st[b]);
+      const double* x = Values(0, blocks[b]);
+      std::copy(x, x + blocks[b].vars.size(), out + 1);
+    };
+    exchange.unpack = [&](int b, const double* in) {
+      st[b] = static_cast<BlockStatus>(static_cast<int>(in[0]));
+      std::copy(in + 1, in + 1 + blocks[b].vars.size(), Values(0, blocks[b]));
+    };
+    executor_->Share(0, exchange);
+    return;
+  }
+  // The status, the norms on a check, the block's own values (unless its values are its
+  // pairs' z), then z and u of each slot (0 for a local).
+  const std::size_t head = measure ? 6 : 1;
+  exchange.width = [&](int b) {
+    const Block& block = blocks[b];
+    return head + block.vars.size() * (block.values_in_pairs ? 2 : 3);
+  };
+  exchange.pack = [&](int b, double* out) {
+    const Block& block = blocks[b];
+    out[0] = static_cast<double>(st[b]);
+    if (measure) {
+      const Norms& n = norms_[b];
+      out[1] = n.r, out[2] = n.s, out[3] = n.x, out[4] = n.z, out[5] = n.u;
+    }
+    out += head;
+    if (!block.values_in_pairs) out = std::copy(block.v.begin(), block.v.end(), out);
+    for (const BlockVar& bv : block.vars) {
+      *out++ = bv.pair >= 0 ? ps_[bv.pair].z : 0.0;
+      *out++ = bv.pair >= 0 ? ps_[bv.pair].u : 0.0;
+    }
+  };
+  exchange.unpack = [&](int b, const double* in) {
+    Block& block = blocks[b];
+    st[b] = static_cast<BlockStatus>(static_cast<int>(in[0]));
+    if (measure) norms_[b] = Norms{in[1], in[2], in[3], in[4], in[5]};
+    in += head;
+    if (!block.values_in_pairs) {
+      std::copy(in, in + block.vars.size(), block.v.begin());
+      in += block.vars.size();
+    }
+    for (const BlockVar& bv : block.vars) {
+      const double z = *in++;
+      const double u = *in++;
+      if (bv.pair < 0) continue;
+      ps_[bv.pair].z = z;
+      ps_[bv.pair].u = u;
+      const std::uint32_t j = side0_pos_[bv.pair];
+      if (j != kNoSlot) side0_t_[j] = z - u;
+    }
+  };
+  executor_->Share(1, exchange);
 }
 
 }  // namespace dede::internal

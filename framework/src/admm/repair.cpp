@@ -70,6 +70,7 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
           if (block.vars[i].var >= 0) (*values)[block.vars[i].var] = v[i];
         }
       });
+      ShareRepair(s, values, &bad[s]);
       for (std::size_t b = 0; b < bad[s].size(); ++b) {
         if (bad[s][b]) {
           *message = std::string("repair: the feasible set of ") +
@@ -83,10 +84,12 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
     }
     // The solve's time budget covers the repair as well: past the deadline no further round
     // starts (the round under way always finishes, so the overrun is one round at most).
+    // (Every process takes the decision together.)
     const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
-    if (deadline > 0 && round < options_.repair_max_rounds &&
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
-                .count() > deadline) {
+    if (round < options_.repair_max_rounds &&
+        executor_->Agree(deadline > 0 && std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                             Clock::now().time_since_epoch())
+                                                 .count() > deadline) != 0) {
       std::ostringstream out;
       out << "repair: stopped at the time limit (" << options_.time_limit_seconds << " s) after "
           << round << " rounds, max violation " << viol.Max() << " > " << tol << " (worst "
@@ -100,6 +103,29 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
       << options_.repair_max_rounds << " rounds (worst " << WorstItem(viol) << ")";
   *message = out.str();
   return viol.Max() <= tol;
+}
+
+// A projection round's outputs from each block's owner: its status and the values of its
+// variables.
+void AdmmEngine::ShareRepair(int side,
+                             std::vector<double>* values,
+                             std::vector<std::uint8_t>* bad) {
+  if (executor_->processes() <= 1) return;
+  const std::vector<Block>& blocks = blocks_[side];
+  BlockExecutor::Exchange exchange;
+  exchange.width = [&](int b) { return 1 + blocks[b].vars.size(); };
+  exchange.pack = [&](int b, double* out) {
+    *out++ = (*bad)[b];
+    for (const BlockVar& bv : blocks[b].vars) *out++ = bv.var >= 0 ? (*values)[bv.var] : 0.0;
+  };
+  exchange.unpack = [&](int b, const double* in) {
+    (*bad)[b] = static_cast<std::uint8_t>(*in++);
+    for (const BlockVar& bv : blocks[b].vars) {
+      const double v = *in++;
+      if (bv.var >= 0) (*values)[bv.var] = v;
+    }
+  };
+  executor_->Share(side, exchange);
 }
 
 }  // namespace dede::internal

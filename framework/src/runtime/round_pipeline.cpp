@@ -39,8 +39,8 @@ std::string Printf(const char* format, double value) {
   return buffer;
 }
 
-// A 64-bit fingerprint of the values' bits and positions (splitmix64 over each word, folded in
-// order): two allocations that differ in any bit differ in it but for a 2^-64 chance.
+}  // namespace
+
 std::uint64_t Fingerprint(const std::vector<double>& values) {
   std::uint64_t h = 0x9e3779b97f4a7c15ull ^ values.size();
   for (const double v : values) {
@@ -51,8 +51,6 @@ std::uint64_t Fingerprint(const std::vector<double>& values) {
   }
   return h;
 }
-
-}  // namespace
 
 Status StoreSink::Write(const RoundRecord& record, const RoundOutcome&) {
   return store_->WriteRound(deployment_id_, record);

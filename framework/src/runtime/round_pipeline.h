@@ -38,6 +38,10 @@
 
 namespace dede::internal {
 
+// A 64-bit fingerprint of the values' bits and positions (splitmix64 over each word, folded in
+// order): two allocations that differ in any bit differ in it but for a 2^-64 chance.
+std::uint64_t Fingerprint(const std::vector<double>& values);
+
 struct RoundOutcome {
   int round = -1;
   std::vector<EventOutcome> events;  // the inbox events this round applied or rejected

@@ -13,12 +13,15 @@
 #include <limits>
 #include <set>
 
+#include "admm/admm_engine.h"
 #include "admm/measure.h"
 #include "config/json_node.h"
 #include "core/guard.h"
 #include "dede/host_solvers.h"
+#include "mpi/world.h"
 #include "runtime/clock.h"
 #include "runtime/http_server.h"
+#include "runtime/rank_share.h"
 #include "runtime/solver_services.h"
 
 namespace dede::internal {
@@ -108,6 +111,9 @@ Status Runner::ApplyRecommendedSettings() {
 }
 
 Status Runner::Setup() {
+  // Under mpirun the processes of a host share its cores (ADMM, the plugin's solves).
+  if (mpi::Launched() && config_.admm.num_threads == 0)
+    config_.admm.num_threads = mpi::ThreadsPerProcess();
   PluginContext context;
   context.config_file = config_.file;
   context.config_dir = config_.dir;
@@ -152,68 +158,96 @@ Status Runner::Setup() {
     if (!admm_->setup_error().empty()) {
       return InvalidArgument(config_.file + ": solver.admm: " + admm_->setup_error());
     }
+    // Every process builds the same engine; the blocks are split over them (mpi/world.h).
+    if (std::unique_ptr<BlockExecutor> executor = mpi::MakeBlockExecutor())
+      admm_->engine().SetExecutor(std::move(executor));
   }
   status = BuildPipeline();
   if (!status.ok()) return status;
-  if (store_ != nullptr) {
-    DeploymentRecord record;
-    record.name = config_.name;
-    record.plugin = config_.plugin;
-    record.plugin_version = plugin_version_;
-    record.config_file = config_.file;
-    record.config_yaml = config_.text;
-    store_->SetAllocationHistory(config_.keep_allocations);
-    Result<std::int64_t> id = store_->UpsertDeployment(record);
-    if (!id.ok()) return id.status();
-    deployment_id_ = id.value();
-    if (options_.persist) {
-      store_sink_ = std::make_unique<StoreSink>(store_, deployment_id_);
-      pipeline_->AddSink(store_sink_.get());
-    }
-    status = store_->WriteVariables(deployment_id_, *problem_);
+  // Rank 0 reads where to resume from the database; under mpirun every process resumes
+  // from what it read (rank_share.h).
+  ResumePoint resume;
+  if (store_ != nullptr) resume.status = RegisterDeployment(&resume);
+  if (options_.distributed) ShareResumePoint(&resume);
+  if (!resume.status.ok()) return resume.status;
+  if (resume.round >= 0) {
+    status = Resume(resume);
     if (!status.ok()) return status;
-    Result<LastRound> last = store_->LoadLastRound(deployment_id_, problem_->num_variables());
-    if (!last.ok()) return last.status();
-    if (last->round >= 0) {
-      next_round_ = last->round + 1;
-      // The events earlier rounds applied are part of the plugin's state: applied again, in
-      // their order, with replay set, before the checkpoint is restored (an event may have
-      // changed what the checkpoint describes, e.g. filled a job slot; a plugin whose
-      // checkpoint carries an event's whole effect skips the replay).
-      Result<std::vector<EventRow>> applied = store_->AppliedEvents(config_.name, last->round);
-      if (!applied.ok()) return applied.status();
-      for (const EventRow& row : applied.value()) {
-        EventOutcome outcome;
-        status = ApplyEvent(row, /*replay=*/true, row.round, &outcome);
-        if (!status.ok()) return status;
-        if (!outcome.applied) {
-          return FailedPrecondition(
-              "deployment '" + config_.name + "': event " + std::to_string(row.id) + " (" +
-              row.kind + " " + row.target + "), applied in round " + std::to_string(row.round) +
-              ", is rejected on resume: " + outcome.reason +
-              ". The resumed state would differ from the stored rounds'; if the event should "
-              "not count, mark it in the database (UPDATE events SET status = 'rejected', "
-              "reason = '...' WHERE id = " +
-              std::to_string(row.id) + ")");
-        }
-      }
-      if (last->has_state) {
-        status = GuardPlugin("RestoreState",
-                             [&] { return plugin_->RestoreState(last->round, last->state); });
-        if (!status.ok()) return status;
-      }
-      if (admm_) {
-        admm_->WarmStart(last->values);
-        pipeline_->MarkStarted();
-      }
-      log_.Info("resuming deployment '" + config_.name + "' after round " +
-                std::to_string(last->round) + " (warm start from its allocation" +
-                (applied->empty() ? std::string()
-                                  : ", " + std::to_string(applied->size()) + " events re-applied") +
-                ")");
-    }
   }
   if (csv_sink_) pipeline_->AddSink(csv_sink_.get());
+  return Status::Ok();
+}
+
+// Registers the deployment and its variables in the database, adds the store's sink, and
+// reads where a resumed deployment starts.
+Status Runner::RegisterDeployment(ResumePoint* resume) {
+  DeploymentRecord record;
+  record.name = config_.name;
+  record.plugin = config_.plugin;
+  record.plugin_version = plugin_version_;
+  record.config_file = config_.file;
+  record.config_yaml = config_.text;
+  store_->SetAllocationHistory(config_.keep_allocations);
+  Result<std::int64_t> id = store_->UpsertDeployment(record);
+  if (!id.ok()) return id.status();
+  deployment_id_ = id.value();
+  if (options_.persist) {
+    store_sink_ = std::make_unique<StoreSink>(store_, deployment_id_);
+    pipeline_->AddSink(store_sink_.get());
+  }
+  Status status = store_->WriteVariables(deployment_id_, *problem_);
+  if (!status.ok()) return status;
+  Result<LastRound> last = store_->LoadLastRound(deployment_id_, problem_->num_variables());
+  if (!last.ok()) return last.status();
+  resume->round = last->round;
+  if (last->round < 0) return Status::Ok();
+  Result<std::vector<EventRow>> applied = store_->AppliedEvents(config_.name, last->round);
+  if (!applied.ok()) return applied.status();
+  resume->applied = std::move(applied.value());
+  resume->has_state = last->has_state;
+  resume->state = std::move(last->state);
+  resume->values = std::move(last->values);
+  return Status::Ok();
+}
+
+// Continues after the last committed round: the round counter, the events applied so far,
+// the plugin's checkpoint, the solver's warm start.
+Status Runner::Resume(const ResumePoint& resume) {
+  next_round_ = resume.round + 1;
+  // The events earlier rounds applied are part of the plugin's state: applied again, in
+  // their order, with replay set, before the checkpoint is restored (an event may have
+  // changed what the checkpoint describes, e.g. filled a job slot; a plugin whose
+  // checkpoint carries an event's whole effect skips the replay).
+  for (const EventRow& row : resume.applied) {
+    EventOutcome outcome;
+    Status status = ApplyEvent(row, /*replay=*/true, row.round, &outcome);
+    if (!status.ok()) return status;
+    if (!outcome.applied) {
+      return FailedPrecondition(
+          "deployment '" + config_.name + "': event " + std::to_string(row.id) + " (" + row.kind +
+          " " + row.target + "), applied in round " + std::to_string(row.round) +
+          ", is rejected on resume: " + outcome.reason +
+          ". The resumed state would differ from the stored rounds'; if the event should "
+          "not count, mark it in the database (UPDATE events SET status = 'rejected', "
+          "reason = '...' WHERE id = " +
+          std::to_string(row.id) + ")");
+    }
+  }
+  if (resume.has_state) {
+    Status status = GuardPlugin("RestoreState",
+                                [&] { return plugin_->RestoreState(resume.round, resume.state); });
+    if (!status.ok()) return status;
+  }
+  if (admm_) {
+    admm_->WarmStart(resume.values);
+    pipeline_->MarkStarted();
+  }
+  log_.Info("resuming deployment '" + config_.name + "' after round " +
+            std::to_string(resume.round) + " (warm start from its allocation" +
+            (resume.applied.empty()
+                 ? std::string()
+                 : ", " + std::to_string(resume.applied.size()) + " events re-applied") +
+            ")");
   return Status::Ok();
 }
 
@@ -270,10 +304,20 @@ Status Runner::ApplyEvent(const EventRow& row, bool replay, int round, EventOutc
 
 Status Runner::ApplyPendingEvents(int round, std::vector<EventOutcome>* outcomes) {
   outcomes->clear();
-  if (store_ == nullptr) return Status::Ok();
-  Result<std::vector<EventRow>> pending = store_->PendingEvents(config_.name, round, UnixSeconds());
-  if (!pending.ok()) return pending.status();
-  for (const EventRow& row : pending.value()) {
+  if (store_ == nullptr && !options_.distributed) return Status::Ok();
+  Status read;
+  std::vector<EventRow> pending;
+  if (store_ != nullptr) {
+    Result<std::vector<EventRow>> rows = store_->PendingEvents(config_.name, round, UnixSeconds());
+    if (rows.ok()) {
+      pending = std::move(rows.value());
+    } else {
+      read = rows.status();
+    }
+  }
+  if (options_.distributed) ShareEvents(&read, &pending);
+  if (!read.ok()) return read;
+  for (const EventRow& row : pending) {
     EventOutcome outcome;
     Status status = ApplyEvent(row, /*replay=*/false, round, &outcome);
     if (!status.ok()) return status;
@@ -282,8 +326,36 @@ Status Runner::ApplyPendingEvents(int round, std::vector<EventOutcome>* outcomes
   return Status::Ok();
 }
 
+Result<RunSummary> Runner::Follow() {
+  RunSummary summary;
+  summary.first_round = next_round_;
+  summary.last_round = next_round_ - 1;
+  for (;;) {
+    const std::int64_t round = ShareNextRound(kStopRounds);
+    if (round == kStopRounds) break;
+    next_round_ = static_cast<int>(round);
+    RoundOutcome outcome;
+    Status status = RunRound({}, &outcome);
+    if (!status.ok()) return status;
+    if (outcome.finished || outcome.interrupted) continue;
+    ++summary.rounds_run;
+    summary.last_round = outcome.round;
+  }
+  summary.stop_reason = "rank 0 stopped";
+  return summary;
+}
+
 Result<RunSummary> Runner::Run() {
   namespace asio = boost::asio;
+  if (options_.distributed && !mpi::IsRoot()) return Follow();
+  // Under mpirun the other processes follow this loop's rounds until it tells them to stop,
+  // on every way out of it.
+  struct StopFollowers {
+    bool distributed;
+    ~StopFollowers() {
+      if (distributed) ShareNextRound(kStopRounds);
+    }
+  } stop_followers{options_.distributed};
   RunSummary summary;
   summary.first_round = next_round_;
   summary.last_round = next_round_ - 1;
@@ -416,6 +488,7 @@ Result<RunSummary> Runner::Run() {
       round_in_flight = true;
       const Clock::time_point round_start = Clock::now();
       asio::post(worker, [&, round_start] {
+        if (options_.distributed) ShareNextRound(next_round_);
         Status status = RunRound(stop_source.get_token(), &outcome);
         asio::post(io, [&, status, round_start] { on_round_done(status, round_start); });
       });

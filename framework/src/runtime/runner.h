@@ -25,6 +25,7 @@
 #include "dede/solver.h"
 #include "dede/status.h"
 #include "runtime/log.h"
+#include "runtime/rank_share.h"
 #include "runtime/round_pipeline.h"
 #include "store/store.h"
 
@@ -39,6 +40,10 @@ struct RunnerOptions {
   // overruns) go here, in the log's format at info level, instead of to the process log
   // (runtime/log.h) when set. Must outlive the runner.
   std::ostream* log = nullptr;
+  // `dede run` under mpirun (mpi/world.h): rank 0 reads the database and runs the round loop;
+  // every other process (no store) takes the resume point, the events and the rounds to run
+  // from it (rank_share.h), and Run follows rank 0's rounds.
+  bool distributed = false;
 };
 
 struct RunSummary {
@@ -76,6 +81,10 @@ class Runner {
 
  private:
   Status GuardPlugin(const char* what, const std::function<Status()>& call);
+  Status RegisterDeployment(ResumePoint* resume);
+  Status Resume(const ResumePoint& resume);
+  // A process other than rank 0 under mpirun: the rounds rank 0 runs, until it stops.
+  Result<RunSummary> Follow();
   Status BuildPipeline();
   Status ApplyRecommendedSettings();
   // Hands one inbox event to the plugin; *outcome says applied or rejected (and why).

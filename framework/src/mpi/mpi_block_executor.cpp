@@ -1,0 +1,147 @@
+// The distributed block executor (world.h: MakeBlockExecutor).
+//
+// Each process owns a contiguous range of each side's blocks, balanced by their work, and
+// runs them on its own TBB threads. After a half step every process holds the whole state
+// again: each block's output (block_executor.h: Exchange) is packed by its owner at its
+// place in one buffer, laid out by block index (so the processes' ranges follow each other),
+// gathered by MPI_Allgatherv, and unpacked by everyone else. The state every process holds
+// is then bit for bit the single-process one, and so are the residuals, the penalty updates
+// and the allocation, whatever the number of processes.
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mpi/world.h"
+
+#if DEDE_WITH_MPI
+#include <mpi.h>
+#endif
+
+namespace dede::internal::mpi {
+
+#if DEDE_WITH_MPI
+namespace {
+
+class MpiBlockExecutor final : public BlockExecutor {
+ public:
+  MpiBlockExecutor() {
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  ~MpiBlockExecutor() override { MPI_Comm_free(&comm_); }
+
+  void Run(const std::vector<int>& blocks, const std::function<void(int)>& task) override {
+    local_->Run(blocks, task);
+  }
+  std::string name() const override {
+    return "Open MPI (" + std::to_string(size_) + " processes) x " + local_->name();
+  }
+  int rank() const override { return rank_; }
+  int processes() const override { return size_; }
+  Traffic traffic() const override { return traffic_; }
+
+  // Process r owns the blocks whose work ends in (r W / N, (r + 1) W / N] of the side's
+  // running total W: contiguous ranges of about equal work.
+  void Partition(int side, const std::vector<double>& work) override {
+    std::vector<int>& first = first_[side];
+    const int nb = static_cast<int>(work.size());
+    first.assign(static_cast<std::size_t>(size_) + 1, nb);
+    first[0] = 0;
+    double total = 0;
+    for (double w : work) total += std::max(w, 0.0) + 1.0;  // + 1: empty blocks count too
+    double sum = 0;
+    int r = 1;
+    for (int b = 0; b < nb && r < size_; ++b) {
+      while (r < size_ && sum >= total * r / size_) first[static_cast<std::size_t>(r++)] = b;
+      sum += std::max(work[static_cast<std::size_t>(b)], 0.0) + 1.0;
+    }
+  }
+  bool Owns(int side, int block) const override {
+    const std::vector<int>& first = first_[side];
+    return first.empty() || (block >= first[static_cast<std::size_t>(rank_)] &&
+                             block < first[static_cast<std::size_t>(rank_) + 1]);
+  }
+
+  void Share(int side, const Exchange& exchange) override {
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<int>& first = first_[side];
+    const int nb = first.back();
+    offset_.resize(static_cast<std::size_t>(nb) + 1);
+    offset_[0] = 0;
+    for (int b = 0; b < nb; ++b) offset_[b + 1] = offset_[b] + exchange.width(b);
+    if (offset_[nb] > static_cast<std::size_t>(INT_MAX)) {
+      throw std::runtime_error("the distributed exchange of " + std::to_string(offset_[nb]) +
+                               " values exceeds MPI's count limit (2^31 - 1)");
+    }
+    counts_.resize(static_cast<std::size_t>(size_));
+    displs_.resize(static_cast<std::size_t>(size_));
+    for (int r = 0; r < size_; ++r) {
+      displs_[r] = static_cast<int>(offset_[first[r]]);
+      counts_[r] = static_cast<int>(offset_[first[r + 1]] - offset_[first[r]]);
+    }
+    buffer_.resize(offset_[nb]);
+    const int own_first = first[rank_], own_last = first[rank_ + 1];
+    ForRange(own_first, own_last, [&](int b) { exchange.pack(b, buffer_.data() + offset_[b]); });
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buffer_.data(), counts_.data(),
+                   displs_.data(), MPI_DOUBLE, comm_);
+    ForRange(0, nb, [&](int b) {
+      if (b < own_first || b >= own_last) exchange.unpack(b, buffer_.data() + offset_[b]);
+    });
+    ++traffic_.exchanges;
+    const std::uint64_t own = static_cast<std::uint64_t>(counts_[rank_]) * sizeof(double);
+    traffic_.bytes_sent += own * static_cast<std::uint64_t>(size_ - 1);
+    traffic_.bytes_received += offset_[nb] * sizeof(double) - own;
+    traffic_.seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  unsigned Agree(unsigned bits) override {
+    const auto start = std::chrono::steady_clock::now();
+    unsigned out = 0;
+    MPI_Allreduce(&bits, &out, 1, MPI_UNSIGNED, MPI_BOR, comm_);
+    traffic_.seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+  }
+
+ private:
+  template <typename F>
+  static void ForRange(int begin, int end, F&& f) {
+    tbb::parallel_for(tbb::blocked_range<int>(begin, end, 256),
+                      [&](const tbb::blocked_range<int>& range) {
+                        for (int b = range.begin(); b != range.end(); ++b) f(b);
+                      });
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  std::unique_ptr<BlockExecutor> local_ = MakeLocalBlockExecutor();
+  std::vector<int> first_[2];  // per side: process r owns [first[r], first[r + 1])
+  std::vector<std::size_t> offset_;
+  std::vector<int> counts_, displs_;
+  std::vector<double> buffer_;
+  Traffic traffic_;
+};
+
+}  // namespace
+
+std::unique_ptr<BlockExecutor> MakeBlockExecutor() {
+  if (Size() <= 1) return nullptr;
+  return std::make_unique<MpiBlockExecutor>();
+}
+
+#else
+
+std::unique_ptr<BlockExecutor> MakeBlockExecutor() { return nullptr; }
+
+#endif
+
+}  // namespace dede::internal::mpi

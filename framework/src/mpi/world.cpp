@@ -1,0 +1,137 @@
+#include "mpi/world.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+
+#include <sched.h>
+
+#if DEDE_WITH_MPI
+#include <mpi.h>
+#endif
+
+namespace dede::internal::mpi {
+namespace {
+
+int g_rank = 0;
+int g_size = 1;
+int g_local_size = 1;
+bool g_initialised = false;
+
+// Open MPI's launcher (mpirun, and the PMIx servers it speaks to) sets these.
+bool LaunchedByMpirun() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr;
+}
+
+int EnvInt(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return fallback;
+  const int n = std::atoi(v);
+  return n > 0 ? n : fallback;
+}
+
+}  // namespace
+
+#if DEDE_WITH_MPI
+
+bool Built() { return true; }
+
+World::World(int* argc, char*** argv) {
+  if (!LaunchedByMpirun()) return;
+  int provided = 0;
+  // The engine calls MPI from the thread that runs a solve (in `dede run`, not the main
+  // thread), one call at a time.
+  MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
+  if (provided < MPI_THREAD_SERIALIZED) {
+    std::fprintf(stderr,
+                 "dede: this MPI library gives thread level %d; dede needs MPI_THREAD_SERIALIZED\n",
+                 provided);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  g_initialised = true;
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  g_local_size = EnvInt("OMPI_COMM_WORLD_LOCAL_SIZE", 1);
+}
+
+World::~World() {
+  if (g_initialised) MPI_Finalize();
+  g_initialised = false;
+}
+
+void Broadcast(std::string* value) {
+  if (g_size <= 1) return;
+  std::int64_t n = static_cast<std::int64_t>(value->size());
+  Broadcast(&n);
+  value->resize(static_cast<std::size_t>(n));
+  for (std::int64_t at = 0; at < n;) {
+    const int chunk = static_cast<int>(std::min<std::int64_t>(n - at, 1 << 30));
+    MPI_Bcast(value->data() + at, chunk, MPI_CHAR, 0, MPI_COMM_WORLD);
+    at += chunk;
+  }
+}
+
+void Broadcast(std::vector<double>* value) {
+  if (g_size <= 1) return;
+  std::int64_t n = static_cast<std::int64_t>(value->size());
+  Broadcast(&n);
+  value->resize(static_cast<std::size_t>(n));
+  for (std::int64_t at = 0; at < n;) {
+    const int chunk = static_cast<int>(std::min<std::int64_t>(n - at, 1 << 27));
+    MPI_Bcast(value->data() + at, chunk, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    at += chunk;
+  }
+}
+
+void Broadcast(std::int64_t* value) {
+  if (g_size <= 1) return;
+  MPI_Bcast(value, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+}
+
+unsigned Agree(unsigned bits) {
+  if (g_size <= 1) return bits;
+  unsigned out = 0;
+  MPI_Allreduce(&bits, &out, 1, MPI_UNSIGNED, MPI_BOR, MPI_COMM_WORLD);
+  return out;
+}
+
+void Abort(int code) {
+  if (g_initialised) MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
+}
+
+#else
+
+bool Built() { return false; }
+World::World(int*, char***) {
+  if (LaunchedByMpirun() && EnvInt("OMPI_COMM_WORLD_RANK", 0) == 0) {
+    std::fprintf(stderr,
+                 "dede: started by mpirun, but this build has no MPI (each process runs alone)\n");
+  }
+}
+World::~World() = default;
+void Broadcast(std::string*) {}
+void Broadcast(std::vector<double>*) {}
+void Broadcast(std::int64_t*) {}
+unsigned Agree(unsigned bits) { return bits; }
+void Abort(int code) { std::exit(code); }
+
+#endif
+
+bool Launched() { return g_initialised; }
+int Rank() { return g_rank; }
+int Size() { return g_size; }
+
+int ThreadsPerProcess() {
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = std::max(1, hardware / std::max(1, g_local_size));
+  // mpirun binds each process to cores of its own (by default, up to two processes): no more
+  // threads than those.
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) threads = std::min(threads, CPU_COUNT(&set));
+  return std::max(1, threads);
+}
+
+}  // namespace dede::internal::mpi

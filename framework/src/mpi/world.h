@@ -1,0 +1,58 @@
+// The processes of one `mpirun -np N dede ...` launch, as the host sees them.
+//
+// Every process loads the same deployment and plugin and builds the same problem (plugins are
+// deterministic: a round's data comes from its number and the configuration); the ADMM
+// engine then splits its blocks over the processes (mpi_block_executor.h). Rank 0 alone
+// prints results and talks to the database: what the others need from it (the resumed round,
+// the warm start, the plugin's checkpoint, the inbox's events) it broadcasts.
+//
+// Without MPI in the build, or in a process that mpirun did not start, this is a world of one
+// process and no MPI function is ever called.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "admm/block_executor.h"
+
+namespace dede::internal::mpi {
+
+// Whether this build has Open MPI.
+bool Built();
+
+// Initialises MPI when the process was started by mpirun (and the build has MPI), for as long
+// as it lives; finalises it at the end.
+class World {
+ public:
+  World(int* argc, char*** argv);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+};
+
+// Whether mpirun started this process (and the build has MPI), whatever the number of processes.
+bool Launched();
+int Rank();
+int Size();
+inline bool IsRoot() { return Rank() == 0; }
+// Worker threads per process when the deployment leaves it to the machine (num_threads 0):
+// the hardware threads shared by the processes of this host.
+int ThreadsPerProcess();
+
+// Rank 0's value on every process (collective: every process calls it at the same point).
+void Broadcast(std::string* value);
+void Broadcast(std::vector<double>* value);
+void Broadcast(std::int64_t* value);
+// The bitwise OR of `bits` over every process (collective).
+unsigned Agree(unsigned bits);
+// Ends every process of the launch with `code` (a fault no process can recover from alone).
+[[noreturn]] void Abort(int code);
+
+// The engine's executor over every process of the launch: each owns a contiguous range of
+// each side's blocks, balanced by their work, and runs them on its own threads. Collective:
+// every process makes its executors in the same order. Null in a world of one.
+std::unique_ptr<BlockExecutor> MakeBlockExecutor();
+
+}  // namespace dede::internal::mpi

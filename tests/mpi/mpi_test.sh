@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# `mpirun -np N dede ...` against the threaded single process (framework/src/mpi).
+#
+#   mpi_test.sh solve <dede> <mpirun> <config> [--set K=V ...]
+#       `dede solve` with N = 1, 2, 4 processes: the allocation's fingerprint (every bit of
+#       every value), the solver's line (termination, iterations, objective, violation; the
+#       times cut off) and the plugin's metrics equal the single process's with 2 threads.
+#   mpi_test.sh run <dede> <mpirun> <config>
+#       `dede run` into SQLite, with an inbox event, then resumed with another N: the rounds,
+#       allocations and events tables equal the single process's, run the same way.
+#   mpi_test.sh kill <dede> <mpirun> <config>
+#       kill -9 of one process mid-run: every process exits non-zero within 30 s, the
+#       database passes integrity_check with whole rounds only, and the run resumes.
+set -euo pipefail
+mode=$1
+dede=$2
+mpirun=$3
+config=$4
+shift 4
+work=$(mktemp -d)
+trap 'rm -rf "$work"; kill -9 $(jobs -p) 2>/dev/null || true' EXIT
+# Open MPI refuses root without these (CI runs as root); more processes than cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+fail() { echo "FAIL: $*"; exit 1; }
+launch() {  # launch N args...: N = 0 is the process alone (no mpirun)
+  local n=$1
+  shift
+  if [ "$n" = 0 ]; then "$dede" "$@"; else "$mpirun" -np "$n" "$dede" "$@"; fi
+}
+
+# What must not depend on N: the allocation line, the solver's line without its times, metrics.
+solve_key() {
+  grep -E '^(allocation:|[a-z_-]+: [a-z_ ]+, iterations|  [A-Za-z_]+ = )' | sed 's/, time .*//'
+}
+
+case "$mode" in
+solve)
+  launch 0 solve "$config" --set solver.admm.num_threads=2 "$@" > "$work/ref.out" 2>&1 \
+    || { cat "$work/ref.out"; fail "single process"; }
+  solve_key < "$work/ref.out" > "$work/ref.key"
+  grep -q fingerprint "$work/ref.key" || { cat "$work/ref.out"; fail "no fingerprint printed"; }
+  for n in 1 2 4; do
+    launch "$n" solve "$config" "$@" > "$work/np$n.out" 2>&1 || { cat "$work/np$n.out"; fail "np $n"; }
+    solve_key < "$work/np$n.out" > "$work/np$n.key"
+    diff "$work/ref.key" "$work/np$n.key" || fail "np $n differs from the single process"
+    # Rank 0 alone prints.
+    [ "$(grep -c '^allocation:' "$work/np$n.out")" = 1 ] || { cat "$work/np$n.out"; fail "np $n: not one result"; }
+  done
+  echo "solve: np 1, 2, 4 equal the single process: $(grep '^allocation:' "$work/ref.key")"
+  ;;
+run)
+  tables() {
+    sqlite3 "$1" "SELECT round, termination, iterations, printf('%!.17g %!.17g', objective, max_violation)
+                  FROM rounds ORDER BY round;
+                  SELECT round, var_id, printf('%!.17g', value) FROM allocations ORDER BY round, var_id;
+                  SELECT id, kind, target, status, round, reason FROM events ORDER BY id"
+  }
+  for n in 0 2; do
+    db="$work/np$n.db"
+    set_db=(--set "storage.database=$db" --set schedule.interval_seconds=0.01)
+    launch "$n" run "$config" "${set_db[@]}" --rounds 2 > "$work/run$n.a.log" 2>&1 \
+      || { cat "$work/run$n.a.log"; fail "np $n: first run"; }
+    "$dede" submit "$db" link_fail 3 --from-round 3 > /dev/null || fail "submit"
+    # Resumed with another number of processes (the single process's with 1 thread).
+    [ "$n" = 0 ] && m=0 || m=4
+    launch "$m" run "$config" "${set_db[@]}" --rounds 3 > "$work/run$n.b.log" 2>&1 \
+      || { cat "$work/run$n.b.log"; fail "np $m: resumed run"; }
+    grep -q "resuming deployment" "$work/run$n.b.log" || { cat "$work/run$n.b.log"; fail "np $m did not resume"; }
+    [ "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok ] || fail "np $n: integrity_check"
+    tables "$db" > "$work/np$n.tables"
+  done
+  [ "$(sqlite3 "$work/np2.db" 'SELECT count(*) FROM rounds')" = 5 ] || fail "np 2: not 5 rounds"
+  [ "$(sqlite3 "$work/np2.db" "SELECT status || ' ' || round FROM events")" = "applied 3" ] \
+    || fail "np 2: the event was not applied in round 3"
+  diff "$work/np0.tables" "$work/np2.tables" > "$work/diff" || { head -20 "$work/diff"; fail "tables differ"; }
+  echo "run: 5 rounds (2 with np 2, 3 resumed with np 4, an event in round 3) equal the single process's"
+  ;;
+kill)
+  db="$work/kill.db"
+  set_db=(--set "storage.database=$db" --set schedule.interval_seconds=0.01)
+  "$mpirun" -np 2 "$dede" run "$config" "${set_db[@]}" --rounds 1000 > "$work/kill.log" 2>&1 &
+  launcher=$!
+  rounds() { sqlite3 "$db" "SELECT count(*) FROM rounds" 2>/dev/null || echo 0; }
+  for _ in $(seq 1 600); do
+    [ "$(rounds)" -ge 2 ] && break
+    kill -0 $launcher 2>/dev/null || { cat "$work/kill.log"; fail "mpirun exited early"; }
+    sleep 0.05
+  done
+  # The process of rank 1 (a child of mpirun).
+  victim=""
+  for pid in $(pgrep -P $launcher); do
+    if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then victim=$pid; fi
+  done
+  [ -n "$victim" ] || fail "no rank 1 process under mpirun $launcher"
+  kill -9 "$victim"
+  start=$(date +%s)
+  set +e
+  wait $launcher
+  code=$?
+  set -e
+  took=$(( $(date +%s) - start ))
+  [ "$code" != 0 ] || fail "mpirun exited 0 after a rank was killed"
+  [ "$took" -le 30 ] || fail "the launch took $took s to end"
+  pgrep -f "$db" > /dev/null && fail "a process of the launch is still running"
+  [ "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"
+  committed=$(rounds)
+  got=$(sqlite3 "$db" "SELECT count(DISTINCT round), min(round), max(round) FROM rounds")
+  [ "$got" = "$committed|0|$((committed - 1))" ] || fail "rounds not contiguous: $got"
+  missing=$(sqlite3 "$db" "SELECT count(*) FROM rounds r WHERE NOT EXISTS (SELECT 1 FROM allocations a WHERE a.round = r.round)")
+  [ "$missing" = 0 ] || fail "$missing rounds without their allocation"
+  "$mpirun" -np 2 "$dede" run "$config" "${set_db[@]}" --rounds 2 > "$work/resume.log" 2>&1 \
+    || { cat "$work/resume.log"; fail "resume"; }
+  [ "$(rounds)" = $((committed + 2)) ] || fail "resume did not add 2 rounds"
+  echo "kill: exit $code after $took s, $committed whole rounds kept, resumed"
+  ;;
+*)
+  fail "unknown mode $mode"
+  ;;
+esac
