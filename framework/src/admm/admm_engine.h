@@ -192,6 +192,10 @@ class AdmmEngine {
   void AdaptPenalties(SolveRun* run, int k, const IterationSummary& it, bool rho_update_due);
   void FillStage(SolveRun* run, tbb::task_arena& arena);
   void Summarize(const SolveRun& run);
+  // With more than one process: each one's half-step, exchange and traffic figures of this
+  // solve, gathered, as a sentence for the summary's message (and per process on stderr
+  // with verbose). Collective. Empty on one process.
+  std::string DistributionReport(const SolveRun& run, const BlockExecutor::Traffic& before);
   void Finish(SolveRun* run, tbb::task_arena& arena, Allocation* allocation);
 
   void Build();

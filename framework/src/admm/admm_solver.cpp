@@ -60,12 +60,13 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   run.next_rho_update = options_.rho_update_every;
   run.relaxed_budget = options_.max_iterations;
   run.total_budget = run.relaxed_budget + (run.has_integers ? options_.integer_iterations : 0);
+  const BlockExecutor::Traffic traffic = executor_->traffic();
   arena.execute([&] { Iterate(&run, 1, run.total_budget); });
   FillStage(&run, arena);
   Summarize(run);
   if (run.failed) {
     summary->termination = run.termination;
-    summary->message = run.message + run.fill_message;
+    summary->message = run.message + run.fill_message + DistributionReport(run, traffic);
     summary->total_seconds = summary->setup_seconds + summary->solve_seconds;
     cold_ = true;
     return;
@@ -79,6 +80,57 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
     }
   }
   Finish(&run, arena, allocation);
+  summary->message += DistributionReport(run, traffic);
+}
+
+std::string AdmmEngine::DistributionReport(const SolveRun& run,
+                                           const BlockExecutor::Traffic& before) {
+  const int n = executor_->processes();
+  if (n <= 1) return {};
+  const BlockExecutor::Traffic now = executor_->traffic();
+  const double exchange = now.seconds - before.seconds;
+  const std::vector<double> all =
+      executor_->AllGather({run.resource_seconds,
+                            run.demand_seconds,
+                            exchange,
+                            static_cast<double>(now.bytes_received - before.bytes_received)});
+  constexpr std::size_t kFigures = 4;
+  double compute_max = 0, compute_sum = 0, exchange_min = kInfinity, exchange_max = 0;
+  double received = 0;
+  for (int r = 0; r < n; ++r) {
+    const double* f = all.data() + static_cast<std::size_t>(r) * kFigures;
+    const double compute = f[0] + f[1] - f[2];
+    compute_max = std::max(compute_max, compute);
+    compute_sum += compute;
+    exchange_min = std::min(exchange_min, f[2]);
+    exchange_max = std::max(exchange_max, f[2]);
+    received = std::max(received, f[3]);
+    if (options_.verbose && executor_->rank() == 0) {
+      std::fprintf(stderr,
+                   "admm process %d of %d: resource half steps %.3f s, demand %.3f s, of which "
+                   "exchange %.3f s; received %.1f MB\n",
+                   r,
+                   n,
+                   f[0],
+                   f[1],
+                   f[2],
+                   f[3] / 1e6);
+    }
+  }
+  const double mean = compute_sum / n;
+  char out[320];
+  std::snprintf(out,
+                sizeof(out),
+                " Distributed over %d processes: half steps computed in %.3f s at most (load "
+                "imbalance %.2f: the slowest over the mean), exchanges %.3f-%.3f s, %.2f MB "
+                "received per iteration by a process.",
+                n,
+                compute_max,
+                mean > 0 ? compute_max / mean : 1.0,
+                exchange_min,
+                exchange_max,
+                received / 1e6 / std::max(1, run.iterations));
+  return out;
 }
 
 void AdmmEngine::SetDeadline(const SolveRun& run, double seconds) {

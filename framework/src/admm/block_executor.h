@@ -52,6 +52,8 @@ class BlockExecutor {
   virtual void Share(int /*side*/, const Exchange& /*exchange*/) {}
   // The bitwise OR of `bits` over every process.
   virtual unsigned Agree(unsigned bits) { return bits; }
+  // Every process's `local` (all of the same length), in rank order, on every process.
+  virtual std::vector<double> AllGather(const std::vector<double>& local) { return local; }
   virtual int rank() const { return 0; }
   virtual int processes() const { return 1; }
   virtual Traffic traffic() const { return {}; }

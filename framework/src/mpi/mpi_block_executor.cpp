@@ -11,11 +11,15 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mpi/world.h"
@@ -31,12 +35,17 @@ namespace {
 
 class MpiBlockExecutor final : public BlockExecutor {
  public:
-  MpiBlockExecutor() {
+  explicit MpiBlockExecutor(double timeout_seconds) : timeout_seconds_(timeout_seconds) {
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
+    watchdog_ = std::jthread([this](std::stop_token stop) { Watch(stop); });
   }
-  ~MpiBlockExecutor() override { MPI_Comm_free(&comm_); }
+  ~MpiBlockExecutor() override {
+    watchdog_.request_stop();
+    watchdog_.join();
+    MPI_Comm_free(&comm_);
+  }
 
   void Run(const std::vector<int>& blocks, const std::function<void(int)>& task) override {
     local_->Run(blocks, task);
@@ -90,8 +99,17 @@ class MpiBlockExecutor final : public BlockExecutor {
     buffer_.resize(offset_[nb]);
     const int own_first = first[rank_], own_last = first[rank_ + 1];
     ForRange(own_first, own_last, [&](int b) { exchange.pack(b, buffer_.data() + offset_[b]); });
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buffer_.data(), counts_.data(),
-                   displs_.data(), MPI_DOUBLE, comm_);
+    {
+      const Waiting waiting(this);
+      MPI_Allgatherv(MPI_IN_PLACE,
+                     0,
+                     MPI_DATATYPE_NULL,
+                     buffer_.data(),
+                     counts_.data(),
+                     displs_.data(),
+                     MPI_DOUBLE,
+                     comm_);
+    }
     ForRange(0, nb, [&](int b) {
       if (b < own_first || b >= own_last) exchange.unpack(b, buffer_.data() + offset_[b]);
     });
@@ -106,13 +124,59 @@ class MpiBlockExecutor final : public BlockExecutor {
   unsigned Agree(unsigned bits) override {
     const auto start = std::chrono::steady_clock::now();
     unsigned out = 0;
-    MPI_Allreduce(&bits, &out, 1, MPI_UNSIGNED, MPI_BOR, comm_);
+    {
+      const Waiting waiting(this);
+      MPI_Allreduce(&bits, &out, 1, MPI_UNSIGNED, MPI_BOR, comm_);
+    }
     traffic_.seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
   }
 
+  std::vector<double> AllGather(const std::vector<double>& local) override {
+    std::vector<double> all(local.size() * static_cast<std::size_t>(size_));
+    const Waiting waiting(this);
+    MPI_Allgather(local.data(),
+                  static_cast<int>(local.size()),
+                  MPI_DOUBLE,
+                  all.data(),
+                  static_cast<int>(local.size()),
+                  MPI_DOUBLE,
+                  comm_);
+    return all;
+  }
+
  private:
+  // The watchdog: an exchange that waits longer than the timeout means a process of the
+  // launch hangs (a dead one makes mpirun end the launch by itself). This process then exits
+  // at once with code 3, and mpirun ends every other process.
+  static std::int64_t NowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  struct Waiting {
+    explicit Waiting(MpiBlockExecutor* e) : executor(e) { e->waiting_since_.store(NowNs()); }
+    ~Waiting() { executor->waiting_since_.store(0); }
+    MpiBlockExecutor* executor;
+  };
+  void Watch(std::stop_token stop) {
+    while (!stop.stop_requested()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const std::int64_t since = waiting_since_.load();
+      if (since == 0 || static_cast<double>(NowNs() - since) * 1e-9 <= timeout_seconds_) continue;
+      std::fprintf(stderr,
+                   "dede: process %d of %d waited over %g s for the others in an exchange of "
+                   "the ADMM engine (DEDE_MPI_TIMEOUT_SECONDS): a process of the launch hangs; "
+                   "ending the launch (the round in flight is not written)\n",
+                   rank_,
+                   size_,
+                   timeout_seconds_);
+      std::fflush(stderr);
+      std::_Exit(3);
+    }
+  }
+
   template <typename F>
   static void ForRange(int begin, int end, F&& f) {
     tbb::parallel_for(tbb::blocked_range<int>(begin, end, 256),
@@ -129,13 +193,16 @@ class MpiBlockExecutor final : public BlockExecutor {
   std::vector<int> counts_, displs_;
   std::vector<double> buffer_;
   Traffic traffic_;
+  double timeout_seconds_;
+  std::atomic<std::int64_t> waiting_since_{0};  // steady ns when an exchange began, 0: none
+  std::jthread watchdog_;
 };
 
 }  // namespace
 
 std::unique_ptr<BlockExecutor> MakeBlockExecutor() {
   if (Size() <= 1) return nullptr;
-  return std::make_unique<MpiBlockExecutor>();
+  return std::make_unique<MpiBlockExecutor>(ExchangeTimeoutSeconds());
 }
 
 #else

@@ -1,12 +1,12 @@
 #include "mpi/world.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
-
-#include <sched.h>
 
 #if DEDE_WITH_MPI
 #include <mpi.h>
@@ -121,6 +121,18 @@ void Abort(int code) { std::exit(code); }
 #endif
 
 bool Launched() { return g_initialised; }
+
+double ExchangeTimeoutSeconds() {
+  const char* v = std::getenv("DEDE_MPI_TIMEOUT_SECONDS");
+  if (v == nullptr) return 300;
+  char* end = nullptr;
+  const double seconds = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !(seconds > 0)) {
+    std::fprintf(stderr, "dede: DEDE_MPI_TIMEOUT_SECONDS = '%s': expected seconds > 0\n", v);
+    Abort(2);
+  }
+  return seconds;
+}
 int Rank() { return g_rank; }
 int Size() { return g_size; }
 

@@ -50,6 +50,11 @@ unsigned Agree(unsigned bits);
 // Ends every process of the launch with `code` (a fault no process can recover from alone).
 [[noreturn]] void Abort(int code);
 
+// How long an exchange of the engine may wait for the other processes before this one
+// decides that one of them hangs and ends the launch: DEDE_MPI_TIMEOUT_SECONDS, default 300.
+// (A process that dies ends the launch at once: mpirun stops the others.)
+double ExchangeTimeoutSeconds();
+
 // The engine's executor over every process of the launch: each owns a contiguous range of
 // each side's blocks, balanced by their work, and runs them on its own threads. Collective:
 // every process makes its executors in the same order. Null in a world of one.
