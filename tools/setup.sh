@@ -10,7 +10,7 @@ packages=(
   libboost-dev libboost-filesystem-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  gnuplot-nox bzip2 python3
+  gnuplot-nox bzip2 python3 time
   # Open MPI: `mpirun -np N dede ...` (framework/src/mpi; the build works without it).
   openmpi-bin libopenmpi-dev
   clang libclang-rt-14-dev clang-format-14

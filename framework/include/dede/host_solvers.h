@@ -17,7 +17,8 @@ namespace dede {
 
 namespace internal {
 class AdmmEngine;
-}
+class BlockExecutor;
+}  // namespace internal
 
 // The DeDe ADMM solver. Holds the subproblem solvers and the iterates between solves, so the
 // next Solve after a parameter change warm-starts (x, z, duals and rho). The problem must
@@ -25,6 +26,11 @@ class AdmmEngine;
 class AdmmSolver {
  public:
   AdmmSolver(const Problem& problem, const AdmmOptions& options);
+  // The blocks run where `executor` says (the host's wiring: mpi/world.h); this process builds
+  // only its own blocks' solvers.
+  AdmmSolver(const Problem& problem,
+             const AdmmOptions& options,
+             std::unique_ptr<internal::BlockExecutor> executor);
   ~AdmmSolver();
   AdmmSolver(const AdmmSolver&) = delete;
   AdmmSolver& operator=(const AdmmSolver&) = delete;
@@ -48,8 +54,6 @@ class AdmmSolver {
   const AdmmOptions& options() const;
   // Why the solver could not be built (empty if it can be used).
   const std::string& setup_error() const;
-  // The engine, for the host's own wiring (the distributed block executor, mpi/).
-  internal::AdmmEngine& engine() { return *engine_; }
 
  private:
   std::unique_ptr<internal::AdmmEngine> engine_;

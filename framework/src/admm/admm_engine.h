@@ -122,10 +122,14 @@ class AdmmEngine {
   using Pair = engine::Pair;
 
  public:
-  AdmmEngine(const Problem& problem, const AdmmOptions& options)
+  // With `executor` (null: the local one), the blocks run where it says (block_executor.h),
+  // and this process builds the solvers of its own blocks only.
+  AdmmEngine(const Problem& problem,
+             const AdmmOptions& options,
+             std::unique_ptr<BlockExecutor> executor = nullptr)
       : problem_(problem), options_(options) {
     const auto start = engine::Clock::now();
-    Build();
+    Build(std::move(executor));
     setup_seconds_ = engine::Seconds(start);
   }
 
@@ -138,9 +142,6 @@ class AdmmEngine {
 
   void Solve(std::stop_token stop, Allocation* allocation, SolveSummary* summary);
 
-  // Runs the blocks through `executor` from now on (once, before the first solve): it is
-  // given each side's block work and runs only the blocks it owns (block_executor.h).
-  void SetExecutor(std::unique_ptr<BlockExecutor> executor);
   const BlockExecutor& executor() const { return *executor_; }
 
  private:
@@ -198,7 +199,10 @@ class AdmmEngine {
   std::string DistributionReport(const SolveRun& run, const BlockExecutor::Traffic& before);
   void Finish(SolveRun* run, tbb::task_arena& arena, Allocation* allocation);
 
-  void Build();
+  void Build(std::unique_ptr<BlockExecutor> executor);
+  // Runs the blocks through `executor` (in Build, once the blocks' work is known): it is
+  // given each side's block work and runs only the blocks it owns.
+  void SetExecutor(std::unique_ptr<BlockExecutor> executor);
   void Decouple();
   void Decompose();
   void InitPenaltyWeights();

@@ -178,7 +178,9 @@ bool AdmmEngine::Prepare(SolveRun* run, tbb::task_arena& arena) {
     solver_options.deadline_ns = &deadline_ns_;
     for (int s = 0; s < 2; ++s) {
       for (Block& block : blocks_[s]) {
-        if (!block.has_integers || block.GetExtra().integer_solver) continue;
+        if (!block.has_integers || !executor_->Owns(s, block.id.index) ||
+            block.GetExtra().integer_solver)
+          continue;
         BlockProblem flagged = block.problem;
         flagged.integral = block.extra->integral_flags;
         std::string why;
@@ -469,6 +471,10 @@ void AdmmEngine::Finish(SolveRun* run, tbb::task_arena& arena, Allocation* alloc
 
 AdmmSolver::AdmmSolver(const Problem& problem, const AdmmOptions& options)
     : engine_(std::make_unique<internal::AdmmEngine>(problem, options)) {}
+AdmmSolver::AdmmSolver(const Problem& problem,
+                       const AdmmOptions& options,
+                       std::unique_ptr<internal::BlockExecutor> executor)
+    : engine_(std::make_unique<internal::AdmmEngine>(problem, options, std::move(executor))) {}
 AdmmSolver::~AdmmSolver() = default;
 
 void AdmmSolver::Solve(std::stop_token stop, Allocation* allocation, SolveSummary* summary) {

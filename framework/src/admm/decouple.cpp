@@ -31,7 +31,7 @@ void AdmmEngine::AddBlockVar(Block* block, VarId var, int pair) {
 
 // Build: decouple (two copies of every entry), decompose (a block per resource and per
 // demand), parameters, penalties, solvers, and the resource side's flat arrays.
-void AdmmEngine::Build() {
+void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
   std::string error;
   if (!options_.IsValid(&error) || !problem_.Validate(&error)) {
     setup_error_ = error;
@@ -39,6 +39,7 @@ void AdmmEngine::Build() {
   }
   Decouple();
   Decompose();
+  if (executor) SetExecutor(std::move(executor));
   tbb::task_arena(ThreadCount()).execute([&] { RefreshParameters(); });
   rho_ = options_.rho;  // the solvers are built, and primed, with the penalty they start with
   InitPenaltyWeights();
@@ -427,9 +428,14 @@ bool AdmmEngine::CreateSolvers(std::string* error) {
         *error = (s == 0 ? "resource " : "demand ") + std::to_string(block.id.index) + ": " + why;
         return false;
       }
+      // Another process solves this block: its solver decides only how the block keeps its
+      // values (below), the same on every process.
+      const bool own = executor_->Owns(s, block.id.index);
+      const bool in_place = block.solver->solves_in_place();
+      if (!own) block.solver.reset();
       // A solver that solves in place never reads the problem's targets (8 bytes a slot);
       // a block that builds a second solver from its problem (integral, log) keeps them.
-      if (block.solver->solves_in_place() && !OwnProjector(block)) {
+      if (in_place && !OwnProjector(block)) {
         std::vector<double>().swap(block.problem.prox_target);
         if (s == 1 && std::all_of(block.vars.begin(), block.vars.end(), [](const BlockVar& bv) {
               return bv.pair >= 0;

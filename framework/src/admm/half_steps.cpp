@@ -77,7 +77,7 @@ bool AdmmEngine::HalfStep(
       if (next + 3 < nb) BlockSolver::PrefetchObject(&blocks_[side][next + 3], sizeof(Block));
       if (next + 2 < nb) {
         const Block& b2 = blocks_[side][next + 2];
-        BlockSolver::PrefetchObject(b2.solver.get());
+        if (b2.solver) BlockSolver::PrefetchObject(b2.solver.get());
         __builtin_prefetch(b2.vars.data());
         __builtin_prefetch(b2.v.data());
         b2.problem.Prefetch();
@@ -208,9 +208,12 @@ bool AdmmEngine::HalfStep(
                                                               : block.solver.get();
     *termination =
         status[b] == BlockStatus::kInfeasible ? Termination::kInfeasible : Termination::kFailure;
-    *message = std::string(side == 0 ? "Resource" : "Demand") + " block " + std::to_string(b) +
-               " (" + solver->name() + "): " + BlockStatusName(status[b]) +
-               (solver->last_error().empty() ? "" : ": " + solver->last_error());
+    // (A block another process solved: its solver is there.)
+    *message =
+        std::string(side == 0 ? "Resource" : "Demand") + " block " + std::to_string(b) + " (" +
+        (solver != nullptr ? solver->name() : "solved by another process") +
+        "): " + BlockStatusName(status[b]) +
+        (solver == nullptr || solver->last_error().empty() ? "" : ": " + solver->last_error());
     return false;
   }
   return true;

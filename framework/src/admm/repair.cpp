@@ -152,6 +152,8 @@ bool AdmmEngine::PrepareProjections(std::vector<SavedCosts>* swapped, std::strin
     ForEachBlockLocal(s, [&](Block& block) {
       if (block.vars.empty()) return;
       if (OwnProjector(block)) {
+        // Another process projects it.
+        if (!executor_->Owns(s, block.id.index)) return;
         Block::Extra& extra = block.GetExtra();
         if (!extra.projection) extra.projection = std::make_unique<BlockProblem>();
         BlockProblem& pp = *extra.projection;

@@ -13,7 +13,6 @@
 #include <limits>
 #include <set>
 
-#include "admm/admm_engine.h"
 #include "admm/measure.h"
 #include "config/json_node.h"
 #include "core/guard.h"
@@ -154,13 +153,12 @@ Status Runner::Setup() {
     }
   }
   if (config_.solver == SolverKind::kAdmm) {
-    admm_ = std::make_unique<AdmmSolver>(*problem_, config_.admm);
+    // Under mpirun every process builds the same engine, and the blocks are split over them
+    // (mpi/world.h); else the executor is null: the local one.
+    admm_ = std::make_unique<AdmmSolver>(*problem_, config_.admm, mpi::MakeBlockExecutor());
     if (!admm_->setup_error().empty()) {
       return InvalidArgument(config_.file + ": solver.admm: " + admm_->setup_error());
     }
-    // Every process builds the same engine; the blocks are split over them (mpi/world.h).
-    if (std::unique_ptr<BlockExecutor> executor = mpi::MakeBlockExecutor())
-      admm_->engine().SetExecutor(std::move(executor));
   }
   status = BuildPipeline();
   if (!status.ok()) return status;

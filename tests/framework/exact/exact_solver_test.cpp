@@ -668,7 +668,14 @@ TEST(SolveExact, TimeLimitHoldsInTheRootLpOfAMip) {
   EXPECT_EQ(r.summary.termination, Termination::kTimeLimit) << r.summary.message;
   EXPECT_NE(r.summary.message.find("root LP stopped on the time limit"), std::string::npos)
       << r.summary.message;
+  // A loose bound (the message above is what shows the limit reached Clp): the whole solve
+  // took 2.8 s in a Release run of CI and 5.9 s in its sanitizer run, with other tests
+  // running beside it.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  EXPECT_LE(r.summary.total_seconds, 20.0);
+#else
   EXPECT_LE(r.summary.total_seconds, 5.0);
+#endif
 }
 
 // ---- the two 10x10 reference problems --------------------------------------------------------
