@@ -57,11 +57,11 @@ if not m:
     print(f"{launch} FAILED: " + " | ".join(text.strip().splitlines()[-3:]))
     sys.exit(0)
 it, solve = int(m.group(1)), float(m.group(2))
-d = re.search(r"imbalance ([0-9.]+).*exchanges ([0-9.]+)-([0-9.]+) s, ([0-9.]+) MB received per iteration", text)
-imb, exch, mb = (float(d.group(1)), float(d.group(3)), float(d.group(4))) if d else (1.0, 0.0, 0.0)
+d = re.search(r"imbalance ([0-9.]+).*exchanges ([0-9.]+)-([0-9.]+) s \(in MPI calls ([0-9.]+) s.*, ([0-9.]+) MB received per iteration", text)
+imb, exch, in_mpi, mb = (float(d.group(1)), float(d.group(3)), float(d.group(4)), float(d.group(5))) if d else (1.0, 0.0, 0.0, 0.0)
 peak = max(int(k) for k in re.findall(r"peak_kb (\d+)", text)) / 1e3
 print(f"{launch} iterations {it} ms_per_iteration {solve / it * 1e3:.2f} exchange_ms_per_iteration "
-      f"{exch / it * 1e3:.2f} mb_per_iteration {mb:.2f} imbalance {imb:.2f} peak_rss_mb_per_process {peak:.0f}")
+      f"{exch / it * 1e3:.2f} in_mpi_ms_per_iteration {in_mpi / it * 1e3:.2f} mb_per_iteration {mb:.2f} imbalance {imb:.2f} peak_rss_mb_per_process {peak:.0f}")
 PY
   rm -f "$log"
 }

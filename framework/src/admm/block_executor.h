@@ -36,7 +36,8 @@ class BlockExecutor {
   struct Traffic {
     std::uint64_t exchanges = 0;
     std::uint64_t bytes_sent = 0, bytes_received = 0;
-    double seconds = 0;  // in Share and Agree, waiting included
+    double seconds = 0;      // in Share and Agree, waiting included
+    double mpi_seconds = 0;  // of which inside the MPI calls (transfer and waiting)
   };
 
   virtual ~BlockExecutor() = default;

@@ -100,6 +100,7 @@ class MpiBlockExecutor final : public BlockExecutor {
     const int own_first = first[rank_], own_last = first[rank_ + 1];
     ForRange(own_first, own_last, [&](int b) { exchange.pack(b, buffer_.data() + offset_[b]); });
     {
+      const auto mpi_start = std::chrono::steady_clock::now();
       const Waiting waiting(this);
       MPI_Allgatherv(MPI_IN_PLACE,
                      0,
@@ -109,6 +110,8 @@ class MpiBlockExecutor final : public BlockExecutor {
                      displs_.data(),
                      MPI_DOUBLE,
                      comm_);
+      traffic_.mpi_seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - mpi_start).count();
     }
     ForRange(0, nb, [&](int b) {
       if (b < own_first || b >= own_last) exchange.unpack(b, buffer_.data() + offset_[b]);
@@ -128,8 +131,10 @@ class MpiBlockExecutor final : public BlockExecutor {
       const Waiting waiting(this);
       MPI_Allreduce(&bits, &out, 1, MPI_UNSIGNED, MPI_BOR, comm_);
     }
-    traffic_.seconds +=
+    const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    traffic_.seconds += seconds;
+    traffic_.mpi_seconds += seconds;
     return out;
   }
 
