@@ -61,29 +61,23 @@ World::~World() {
   g_initialised = false;
 }
 
-void Broadcast(std::string* value) {
+// Rank 0's size, then its elements in chunks of at most 1 GiB (MPI counts are ints).
+template <typename Container>
+void BroadcastSized(Container* value, MPI_Datatype type) {
   if (g_size <= 1) return;
   std::int64_t n = static_cast<std::int64_t>(value->size());
   Broadcast(&n);
   value->resize(static_cast<std::size_t>(n));
+  const std::int64_t per_chunk = (std::int64_t{1} << 30) / sizeof(*value->data());
   for (std::int64_t at = 0; at < n;) {
-    const int chunk = static_cast<int>(std::min<std::int64_t>(n - at, 1 << 30));
-    MPI_Bcast(value->data() + at, chunk, MPI_CHAR, 0, MPI_COMM_WORLD);
+    const int chunk = static_cast<int>(std::min(n - at, per_chunk));
+    MPI_Bcast(value->data() + at, chunk, type, 0, MPI_COMM_WORLD);
     at += chunk;
   }
 }
 
-void Broadcast(std::vector<double>* value) {
-  if (g_size <= 1) return;
-  std::int64_t n = static_cast<std::int64_t>(value->size());
-  Broadcast(&n);
-  value->resize(static_cast<std::size_t>(n));
-  for (std::int64_t at = 0; at < n;) {
-    const int chunk = static_cast<int>(std::min<std::int64_t>(n - at, 1 << 27));
-    MPI_Bcast(value->data() + at, chunk, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    at += chunk;
-  }
-}
+void Broadcast(std::string* value) { BroadcastSized(value, MPI_CHAR); }
+void Broadcast(std::vector<double>* value) { BroadcastSized(value, MPI_DOUBLE); }
 
 void Broadcast(std::int64_t* value) {
   if (g_size <= 1) return;
