@@ -49,7 +49,9 @@ solve)
   solve_key < "$work/ref.out" > "$work/ref.key"
   grep -q fingerprint "$work/ref.key" || { cat "$work/ref.out"; fail "no fingerprint printed"; }
   for n in 1 2 4; do
-    launch "$n" solve "$config" "$@" > "$work/np$n.out" 2>&1 || { cat "$work/np$n.out"; fail "np $n"; }
+    launch "$n" solve "$config" "$@" --csv "$work/np$n.csv" > "$work/np$n.out" 2>&1 || { cat "$work/np$n.out"; fail "np $n"; }
+    # One line of figures after the header, written by rank 0 alone.
+    [ "$(wc -l < "$work/np$n.csv")" = 2 ] || { cat "$work/np$n.csv"; fail "np $n: the CSV file is not one round"; }
     solve_key < "$work/np$n.out" > "$work/np$n.key"
     diff "$work/ref.key" "$work/np$n.key" || fail "np $n differs from the single process"
     # Rank 0 alone prints.

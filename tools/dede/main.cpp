@@ -162,7 +162,8 @@ int SolveCommand(const std::string& file,
   dede::internal::RunnerOptions options;
   options.verbose = verbose;
   options.persist = false;
-  options.csv_path = csv;
+  // Under mpirun rank 0 alone writes the file.
+  if (dede::internal::mpi::IsRoot()) options.csv_path = csv;
   dede::internal::Runner runner(
       loaded.config, loaded.plugin.get(), loaded.plugin_version, nullptr, options);
   if (Status s = runner.Setup(); !s.ok()) return Fail(s, kExitInvalidInput);
