@@ -2,7 +2,8 @@
 # `mpirun -np N dede ...` against the threaded single process (framework/src/mpi).
 #
 #   mpi_test.sh solve <dede> <mpirun> <config> [--set K=V ...]
-#       `dede solve` with N = 1, 2, 4 processes: the allocation's fingerprint (every bit of
+#       `dede solve` with N = 1, 2, 4 processes (DEDE_MPI_TEST_NP: the list, e.g. "2" in the
+#       sanitizer build, which runs every exchange at np 2 and leaves the counts to Release): the allocation's fingerprint (every bit of
 #       every value), the solver's line (termination, iterations, objective, violation; the
 #       times cut off) and the plugin's metrics equal the single process's with 2 threads.
 #   mpi_test.sh run <dede> <mpirun> <config>
@@ -48,7 +49,7 @@ solve)
     || { cat "$work/ref.out"; fail "single process"; }
   solve_key < "$work/ref.out" > "$work/ref.key"
   grep -q fingerprint "$work/ref.key" || { cat "$work/ref.out"; fail "no fingerprint printed"; }
-  for n in 1 2 4; do
+  for n in ${DEDE_MPI_TEST_NP:-1 2 4}; do
     launch "$n" solve "$config" "$@" --csv "$work/np$n.csv" > "$work/np$n.out" 2>&1 || { cat "$work/np$n.out"; fail "np $n"; }
     # One line of figures after the header, written by rank 0 alone.
     [ "$(wc -l < "$work/np$n.csv")" = 2 ] || { cat "$work/np$n.csv"; fail "np $n: the CSV file is not one round"; }
@@ -57,7 +58,7 @@ solve)
     # Rank 0 alone prints.
     [ "$(grep -c '^allocation:' "$work/np$n.out")" = 1 ] || { cat "$work/np$n.out"; fail "np $n: not one result"; }
   done
-  echo "solve: np 1, 2, 4 equal the single process: $(grep '^allocation:' "$work/ref.key")"
+  echo "solve: np ${DEDE_MPI_TEST_NP:-1 2 4} equal the single process: $(grep '^allocation:' "$work/ref.key")"
   ;;
 run)
   tables() {

@@ -84,13 +84,6 @@ void Broadcast(std::int64_t* value) {
   MPI_Bcast(value, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
 }
 
-unsigned Agree(unsigned bits) {
-  if (g_size <= 1) return bits;
-  unsigned out = 0;
-  MPI_Allreduce(&bits, &out, 1, MPI_UNSIGNED, MPI_BOR, MPI_COMM_WORLD);
-  return out;
-}
-
 void Abort(int code) {
   if (g_initialised) MPI_Abort(MPI_COMM_WORLD, code);
   std::exit(code);
@@ -109,7 +102,6 @@ World::~World() = default;
 void Broadcast(std::string*) {}
 void Broadcast(std::vector<double>*) {}
 void Broadcast(std::int64_t*) {}
-unsigned Agree(unsigned bits) { return bits; }
 void Abort(int code) { std::exit(code); }
 
 #endif

@@ -45,8 +45,6 @@ int ThreadsPerProcess();
 void Broadcast(std::string* value);
 void Broadcast(std::vector<double>* value);
 void Broadcast(std::int64_t* value);
-// The bitwise OR of `bits` over every process (collective).
-unsigned Agree(unsigned bits);
 // Ends every process of the launch with `code` (a fault no process can recover from alone).
 [[noreturn]] void Abort(int code);
 
