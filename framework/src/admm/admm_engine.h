@@ -187,6 +187,7 @@ class AdmmEngine {
   void SetDeadline(const SolveRun& run, double seconds);
   bool Prepare(SolveRun* run, tbb::task_arena& arena);
   void Iterate(SolveRun* run, int first, int last);
+  void IterateSteps(SolveRun* run, int first, int last);
   bool Iteration(SolveRun* run, int k, bool measure, bool rho_update_due);
   enum class Check { kGoOn, kNextIteration, kStop };
   Check CheckResiduals(SolveRun* run, int k, IterationSummary* it);
@@ -228,10 +229,22 @@ class AdmmEngine {
       int side, bool integer_phase, bool measure, std::string* message, Termination* termination);
   // A block the half step did not start (a deadline or a stop came first).
   static constexpr BlockStatus kSkipped = static_cast<BlockStatus>(255);
-  // After a half step's blocks ran: every process gets the blocks' statuses and outputs from
-  // their owners (a resource block's x; a demand block's values, z and u of its pairs and, on
-  // a check, its norms). Nothing to do on one process.
+  // After a half step's blocks ran (share.cpp; nothing to do on one process): every process
+  // gets the blocks' statuses, and either the cut (ShareCut, an ordinary iteration: what its
+  // own blocks read next) or the whole state (ShareAll: a check, Anderson).
   void ShareHalfStep(int side, bool measure, std::vector<BlockStatus>* status);
+  // Every block's outputs from its owner (a resource block's x; a demand block's values, z
+  // and u of its pairs, and on a check its norms), and the statuses unless status is null.
+  void ShareAll(int side, bool measure, std::vector<BlockStatus>* status);
+  // The statuses, the global copies' z and u, and along the route the x (side 0) or the
+  // targets z - u (side 1) of the pairs whose other side lives on another process. Leaves
+  // the other processes' blocks' state here stale (replica_stale_).
+  void ShareCut(int side, std::vector<BlockStatus>* status);
+  // The whole state on every process again, after ShareCut (collective: every process calls
+  // it at the same points, as the stale flags are the same everywhere).
+  void Consolidate();
+  // The route of the cut (with more than one process, in Build).
+  void BuildRoute();
   void UpdateGlobalAlpha(int side, bool measure);
   // The exchange between the sides. The resource half step solves its blocks against the
   // targets z - u in side0_t_, which the demand half step wrote (in pair order, one write per
@@ -420,6 +433,12 @@ class AdmmEngine {
     q.u += xh - z_new;
     acc->u += (w * q.u) * (w * q.u);
   }
+  // With more than one process: whether the half steps of ordinary iterations send only the
+  // cut, and which side's state of the other processes' blocks is stale here since.
+  bool route_ready_ = false;
+  bool replica_stale_[2] = {false, false};
+  int cut_shares_ = 0, whole_shares_ = 0;  // half steps of this solve that sent each
+  std::vector<int> global_slot_;  // by demand block, the slot of its global copy t_b (or -1)
   double alpha_ = 0;
   double rho_ = 1;
   double xz_norm_ = 0, u_norm_ = 0;  // from the last residual check

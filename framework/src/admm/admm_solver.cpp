@@ -61,6 +61,7 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   run.relaxed_budget = options_.max_iterations;
   run.total_budget = run.relaxed_budget + (run.has_integers ? options_.integer_iterations : 0);
   const BlockExecutor::Traffic traffic = executor_->traffic();
+  cut_shares_ = whole_shares_ = 0;
   arena.execute([&] { Iterate(&run, 1, run.total_budget); });
   FillStage(&run, arena);
   Summarize(run);
@@ -122,19 +123,21 @@ std::string AdmmEngine::DistributionReport(const SolveRun& run,
     }
   }
   const double mean = compute_sum / n;
-  char out[384];
+  char out[512];
   std::snprintf(out,
                 sizeof(out),
                 " Distributed over %d processes: half steps computed in %.3f s at most (load "
                 "imbalance %.2f: the slowest over the mean), exchanges %.3f-%.3f s (in MPI "
-                "calls %.3f s at most, the rest packing and unpacking), %.2f MB received per "
-                "iteration by a process.",
+                "calls %.3f s at most, the rest packing and unpacking; %d half steps sent the "
+                "cut only, %d the whole state), %.2f MB received per iteration by a process.",
                 n,
                 compute_max,
                 mean > 0 ? compute_max / mean : 1.0,
                 exchange_min,
                 exchange_max,
                 in_mpi_max,
+                cut_shares_,
+                whole_shares_,
                 received / 1e6 / std::max(1, run.iterations));
   return out;
 }
@@ -228,8 +231,14 @@ bool AdmmEngine::Prepare(SolveRun* run, tbb::task_arena& arena) {
 }
 
 // The iterations from k = first to last (the second stage of a work-conserving max-min
-// continues the numbering).
+// continues the numbering). The steps after them read every block's state: with more than
+// one process, each process has all of it again when they end.
 void AdmmEngine::Iterate(SolveRun* run, int first, int last_k) {
+  IterateSteps(run, first, last_k);
+  Consolidate();
+}
+
+void AdmmEngine::IterateSteps(SolveRun* run, int first, int last_k) {
   for (int k = first; k <= last_k; ++k) {
     // A stop request (bit 1) or the end of the time (bit 2) on any process stops them all.
     const unsigned stop = executor_->Agree((stop_.stop_requested() ? 1u : 0u) |
@@ -294,6 +303,7 @@ bool AdmmEngine::Iteration(SolveRun* run, int k, bool measure, bool rho_update_d
   // Every pair's z before this half step, for the per-block balancing at a rho update.
   if (rho_update_due && balanced_side_ >= 0 &&
       options_.rho_update == RhoUpdate::kResidualBalancing) {
+    Consolidate();  // (with more than one process)
     z_prev_.resize(ps_.size());
     for (std::size_t p = 0; p < ps_.size(); ++p) z_prev_[p] = ps_[p].z;
   }

@@ -6,12 +6,14 @@
 // order, and the result does not depend on it.
 //
 // The local executor runs every block on the threads of the calling TBB arena with work
-// stealing. The distributed one (mpi/mpi_block_executor.h, Open MPI) gives each process a fixed
-// range of each side's blocks, balanced by their work: Run solves only the process's own
-// blocks, and Share then brings every process the outputs of the others, so that the
-// engine's state is the same everywhere and the steps between the half steps (residuals,
-// penalties, Anderson, the repair's measure) run unchanged. Decisions that read a clock or a
-// signal go through Agree, so every process takes them together.
+// stealing. The distributed one (mpi/mpi_block_executor.cpp, Open MPI) gives each process a
+// fixed range of each side's blocks, balanced by their work: Run solves only the process's
+// own blocks. Between the half steps of an ordinary iteration only the cut travels (Route:
+// the values of the consensus pairs whose two sides live on different processes, along lists
+// set up once); where the steps between the half steps need the whole state (the residual
+// checks, penalties, Anderson, the repair's measure), Share brings every process the outputs
+// of the others, so that they run unchanged. Decisions that read a clock or a signal go
+// through Agree, so every process takes them together.
 #pragma once
 
 #include <cstddef>
@@ -49,8 +51,18 @@ class BlockExecutor {
   // same on every process). The local executor runs them all.
   virtual void Partition(int /*side*/, const std::vector<double>& /*work*/) {}
   virtual bool Owns(int /*side*/, int /*block*/) const { return true; }
+  // The process that runs a block of a side.
+  virtual int Owner(int /*side*/, int /*block*/) const { return 0; }
   // After a Run on `side`: every block's output on every process. Nothing for one process.
   virtual void Share(int /*side*/, const Exchange& /*exchange*/) {}
+  // The cut, set up once per problem: this process sends data[to[r][i]] to process r, and
+  // writes what process r sends into data[from[r][i]] (to[r] here and from[me] there list
+  // the same values in the same order). Empty lists for itself.
+  virtual void SetRoute(std::vector<std::vector<std::uint32_t>> /*to*/,
+                        std::vector<std::vector<std::uint32_t>> /*from*/) {}
+  // One exchange along the route (backward: from `from` to `to`, the reverse direction),
+  // reading and writing `data`. Nothing for one process.
+  virtual void Route(double* /*data*/, bool /*backward*/) {}
   // The bitwise OR of `bits` over every process.
   virtual unsigned Agree(unsigned bits) { return bits; }
   // Every process's `local` (all of the same length), in rank order, on every process.

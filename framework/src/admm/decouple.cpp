@@ -44,6 +44,7 @@ void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
   rho_ = options_.rho;  // the solvers are built, and primed, with the penalty they start with
   InitPenaltyWeights();
   BuildSideArrays();
+  BuildRoute();
   const std::size_t np = pairs_.size();
   ps_.assign(np, PairState{});
   norms_.assign(blocks_[1].size() + 1, Norms{});

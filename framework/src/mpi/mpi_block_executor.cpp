@@ -1,12 +1,16 @@
 // The distributed block executor (world.h: MakeBlockExecutor).
 //
 // Each process owns a contiguous range of each side's blocks, balanced by their work, and
-// runs them on its own TBB threads. After a half step every process holds the whole state
-// again: each block's output (block_executor.h: Exchange) is packed by its owner at its
-// place in one buffer, laid out by block index (so the processes' ranges follow each other),
-// gathered by MPI_Allgatherv, and unpacked by everyone else. The state every process holds
-// is then bit for bit the single-process one, and so are the residuals, the penalty updates
-// and the allocation, whatever the number of processes.
+// runs them on its own TBB threads. Two exchanges:
+//   Route  the cut: the values of the pairs whose two sides live on different processes,
+//          along lists the engine sets up once (MPI_Alltoallv; every process sends each other
+//          one exactly the values it reads).
+//   Share  the whole state: each block's output (block_executor.h: Exchange) is packed by its
+//          owner at its place in one buffer, laid out by block index (so the processes'
+//          ranges follow each other), gathered by MPI_Allgatherv, and unpacked by everyone
+//          else. The state every process holds is then bit for bit the single-process one.
+// Either way each value a block reads is the one its single-process run reads, so the
+// residuals, the penalty updates and the allocation do not depend on the number of processes.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -77,6 +81,54 @@ class MpiBlockExecutor final : public BlockExecutor {
     const std::vector<int>& first = first_[side];
     return first.empty() || (block >= first[static_cast<std::size_t>(rank_)] &&
                              block < first[static_cast<std::size_t>(rank_) + 1]);
+  }
+
+  int Owner(int side, int block) const override {
+    const std::vector<int>& first = first_[side];
+    if (first.empty()) return 0;
+    return static_cast<int>(std::upper_bound(first.begin(), first.end() - 1, block) -
+                            first.begin()) -
+           1;
+  }
+
+  void SetRoute(std::vector<std::vector<std::uint32_t>> to,
+                std::vector<std::vector<std::uint32_t>> from) override {
+    route_[0].Set(to, size_);
+    route_[1].Set(from, size_);
+  }
+
+  void Route(double* data, bool backward) override {
+    const auto start = std::chrono::steady_clock::now();
+    const Lists& out = route_[backward ? 1 : 0];
+    const Lists& in = route_[backward ? 0 : 1];
+    route_send_.resize(out.positions.size());
+    route_receive_.resize(in.positions.size());
+    ForRange(0, static_cast<int>(out.positions.size()), [&](int i) {
+      route_send_[static_cast<std::size_t>(i)] = data[out.positions[static_cast<std::size_t>(i)]];
+    });
+    {
+      const auto mpi_start = std::chrono::steady_clock::now();
+      const Waiting waiting(this);
+      MPI_Alltoallv(route_send_.data(),
+                    out.counts.data(),
+                    out.displs.data(),
+                    MPI_DOUBLE,
+                    route_receive_.data(),
+                    in.counts.data(),
+                    in.displs.data(),
+                    MPI_DOUBLE,
+                    comm_);
+      traffic_.mpi_seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - mpi_start).count();
+    }
+    ForRange(0, static_cast<int>(in.positions.size()), [&](int i) {
+      data[in.positions[static_cast<std::size_t>(i)]] = route_receive_[static_cast<std::size_t>(i)];
+    });
+    ++traffic_.exchanges;
+    traffic_.bytes_sent += out.positions.size() * sizeof(double);
+    traffic_.bytes_received += in.positions.size() * sizeof(double);
+    traffic_.seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
   void Share(int side, const Exchange& exchange) override {
@@ -182,6 +234,28 @@ class MpiBlockExecutor final : public BlockExecutor {
     }
   }
 
+  // One direction of the route: every process's positions, concatenated in rank order.
+  struct Lists {
+    std::vector<std::uint32_t> positions;
+    std::vector<int> counts, displs;
+    void Set(const std::vector<std::vector<std::uint32_t>>& by_rank, int size) {
+      counts.assign(static_cast<std::size_t>(size), 0);
+      displs.assign(static_cast<std::size_t>(size), 0);
+      positions.clear();
+      for (int r = 0; r < size && r < static_cast<int>(by_rank.size()); ++r) {
+        const std::vector<std::uint32_t>& list = by_rank[static_cast<std::size_t>(r)];
+        if (positions.size() + list.size() > static_cast<std::size_t>(INT_MAX)) {
+          throw std::runtime_error("the distributed route's " +
+                                   std::to_string(positions.size() + list.size()) +
+                                   " values exceed MPI's count limit (2^31 - 1)");
+        }
+        displs[static_cast<std::size_t>(r)] = static_cast<int>(positions.size());
+        counts[static_cast<std::size_t>(r)] = static_cast<int>(list.size());
+        positions.insert(positions.end(), list.begin(), list.end());
+      }
+    }
+  };
+
   template <typename F>
   static void ForRange(int begin, int end, F&& f) {
     tbb::parallel_for(tbb::blocked_range<int>(begin, end, 256),
@@ -197,6 +271,8 @@ class MpiBlockExecutor final : public BlockExecutor {
   std::vector<std::size_t> offset_;
   std::vector<int> counts_, displs_;
   std::vector<double> buffer_;
+  Lists route_[2];  // what this process sends (0) and receives (1) on a forward Route
+  std::vector<double> route_send_, route_receive_;
   Traffic traffic_;
   double timeout_seconds_;
   std::atomic<std::int64_t> waiting_since_{0};  // steady ns when an exchange began, 0: none

@@ -1,0 +1,188 @@
+// The exchanges between processes after each half step (more than one process only; see
+// block_executor.h). An ordinary iteration sends the cut: the x of every pair whose demand
+// block lives on another process goes there after the resource half step, and its target
+// z - u comes back after the demand half step, along a route set up once (BuildRoute). The
+// other processes' blocks' state is then stale here, which nothing reads until a check, an
+// Anderson step, a penalty balancing of the blocks or the end of the iterations: those share
+// the whole state (ShareAll, Consolidate) first, so they run as on one process.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "admm/admm_engine.h"
+
+namespace dede::internal {
+
+using namespace engine;
+
+void AdmmEngine::BuildRoute() {
+  const int n = executor_->processes();
+  if (n <= 1) return;
+  const int me = executor_->rank();
+  std::vector<std::vector<std::uint32_t>> to(static_cast<std::size_t>(n));
+  std::vector<std::vector<std::uint32_t>> from(static_cast<std::size_t>(n));
+  // Pair order on both ends: the lists of a sender and its receiver match.
+  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    const Pair& pr = pairs_[p];
+    if (pr.block[0] < 0) continue;  // x is alpha, which every process computes
+    const std::uint32_t j = side0_pos_[p];
+    const int o0 = executor_->Owner(0, pr.block[0]);
+    const auto link = [&](int r) {
+      if (me == o0) {
+        to[static_cast<std::size_t>(r)].push_back(j);
+      } else if (me == r) {
+        from[static_cast<std::size_t>(o0)].push_back(j);
+      }
+    };
+    if (pr.block[1] >= 0) {
+      const int o1 = executor_->Owner(1, pr.block[1]);
+      if (o1 != o0) link(o1);
+      continue;
+    }
+    // A global copy t_b paired with alpha on the demand side: every process forms alpha from
+    // every t_b's x (UpdateGlobalAlpha).
+    for (int r = 0; r < n; ++r)
+      if (r != o0) link(r);
+  }
+  executor_->SetRoute(std::move(to), std::move(from));
+  // With t_b on the demand side, alpha (resource side) is formed from their z and u.
+  global_slot_.clear();
+  if (global_side_ == 1) {
+    global_slot_.assign(blocks_[1].size(), -1);
+    for (std::size_t b = 0; b < blocks_[1].size(); ++b) {
+      const std::vector<BlockVar>& vars = blocks_[1][b].vars;
+      for (std::size_t i = 0; i < vars.size(); ++i)
+        if (vars[i].var < 0 && vars[i].pair >= 0) global_slot_[b] = static_cast<int>(i);
+    }
+  }
+  route_ready_ = true;
+}
+
+void AdmmEngine::ShareHalfStep(int side, bool measure, std::vector<BlockStatus>* status) {
+  if (executor_->processes() <= 1) return;
+  // A check reads every pair (residuals, the trace's objective, then the penalties), and so
+  // does Anderson at every iteration.
+  if (route_ready_ && !measure && !anderson_) {
+    ShareCut(side, status);
+    ++cut_shares_;
+  } else {
+    ShareAll(side, measure, status);
+    ++whole_shares_;
+  }
+}
+
+void AdmmEngine::ShareCut(int side, std::vector<BlockStatus>* status) {
+  std::vector<BlockStatus>& st = *status;
+  BlockExecutor::Exchange exchange;
+  if (side == 1 && !global_slot_.empty()) {
+    // The statuses with the global copies' z and u.
+    exchange.width = [&](int b) { return global_slot_[b] >= 0 ? 3 : 1; };
+    exchange.pack = [&](int b, double* out) {
+      out[0] = static_cast<double>(st[b]);
+      if (global_slot_[b] < 0) return;
+      const PairState& q = ps_[blocks_[1][b].vars[global_slot_[b]].pair];
+      out[1] = q.z;
+      out[2] = q.u;
+    };
+    exchange.unpack = [&](int b, const double* in) {
+      st[b] = static_cast<BlockStatus>(static_cast<int>(in[0]));
+      if (global_slot_[b] < 0) return;
+      PairState& q = ps_[blocks_[1][b].vars[global_slot_[b]].pair];
+      q.z = in[1];
+      q.u = in[2];
+    };
+    executor_->Share(side, exchange);
+  } else {
+    // The statuses only when some block did not solve (one reduction otherwise): the others'
+    // entries stay kOptimal, which is all the half step asks of a block that solved.
+    unsigned bits = 0;
+    for (int b : order_[side]) {
+      const BlockStatus s = st[static_cast<std::size_t>(b)];
+      if (s != BlockStatus::kOptimal && s != BlockStatus::kNodeLimit) bits = 1;
+    }
+    if (executor_->Agree(bits) != 0) {
+      exchange.width = [](int) { return std::size_t{1}; };
+      exchange.pack = [&](int b, double* out) { out[0] = static_cast<double>(st[b]); };
+      exchange.unpack = [&](int b, const double* in) {
+        st[b] = static_cast<BlockStatus>(static_cast<int>(in[0]));
+      };
+      executor_->Share(side, exchange);
+    }
+  }
+  executor_->Route(side == 0 ? side0_x_.data() : side0_t_.data(), /*backward=*/side == 1);
+  replica_stale_[side] = true;
+}
+
+void AdmmEngine::Consolidate() {
+  for (int s = 0; s < 2; ++s)
+    if (replica_stale_[s]) ShareAll(s, /*measure=*/false, nullptr);
+}
+
+void AdmmEngine::ShareAll(int side, bool measure, std::vector<BlockStatus>* status) {
+  replica_stale_[side] = false;
+  std::vector<Block>& blocks = blocks_[side];
+  const std::size_t with_status = status != nullptr ? 1 : 0;
+  BlockExecutor::Exchange exchange;
+  if (side == 0) {
+    // The status, then x.
+    exchange.width = [&](int b) { return with_status + blocks[b].vars.size(); };
+    exchange.pack = [&](int b, double* out) {
+      if (status != nullptr) *out++ = static_cast<double>((*status)[b]);
+      const double* x = Values(0, blocks[b]);
+      std::copy(x, x + blocks[b].vars.size(), out);
+    };
+    exchange.unpack = [&](int b, const double* in) {
+      if (status != nullptr) (*status)[b] = static_cast<BlockStatus>(static_cast<int>(*in++));
+      std::copy(in, in + blocks[b].vars.size(), Values(0, blocks[b]));
+    };
+    executor_->Share(0, exchange);
+    return;
+  }
+  // The status, the norms on a check, the block's own values (unless its values are its
+  // pairs' z), then z and u of each slot (0 for a local).
+  const std::size_t head = with_status + (measure ? 5 : 0);
+  exchange.width = [&](int b) {
+    const Block& block = blocks[b];
+    return head + block.vars.size() * (block.values_in_pairs ? 2 : 3);
+  };
+  exchange.pack = [&](int b, double* out) {
+    const Block& block = blocks[b];
+    if (status != nullptr) *out++ = static_cast<double>((*status)[b]);
+    if (measure) {
+      const Norms& n = norms_[b];
+      out[0] = n.r, out[1] = n.s, out[2] = n.x, out[3] = n.z, out[4] = n.u;
+      out += 5;
+    }
+    if (!block.values_in_pairs) out = std::copy(block.v.begin(), block.v.end(), out);
+    for (const BlockVar& bv : block.vars) {
+      *out++ = bv.pair >= 0 ? ps_[bv.pair].z : 0.0;
+      *out++ = bv.pair >= 0 ? ps_[bv.pair].u : 0.0;
+    }
+  };
+  exchange.unpack = [&](int b, const double* in) {
+    Block& block = blocks[b];
+    if (status != nullptr) (*status)[b] = static_cast<BlockStatus>(static_cast<int>(*in++));
+    if (measure) {
+      norms_[b] = Norms{in[0], in[1], in[2], in[3], in[4]};
+      in += 5;
+    }
+    if (!block.values_in_pairs) {
+      std::copy(in, in + block.vars.size(), block.v.begin());
+      in += block.vars.size();
+    }
+    for (const BlockVar& bv : block.vars) {
+      const double z = *in++;
+      const double u = *in++;
+      if (bv.pair < 0) continue;
+      ps_[bv.pair].z = z;
+      ps_[bv.pair].u = u;
+      const std::uint32_t j = side0_pos_[bv.pair];
+      if (j != kNoSlot) side0_t_[j] = z - u;
+    }
+  };
+  executor_->Share(1, exchange);
+}
+
+}  // namespace dede::internal
