@@ -9,8 +9,8 @@
 #   mpi_test.sh run <dede> <mpirun> <config>
 #       `dede run` into SQLite, with an inbox event, then resumed with another N: the rounds,
 #       allocations and events tables equal the single process's, run the same way.
-#   mpi_test.sh kill|hang <dede> <mpirun> <config>
-#       kill -9 (kill) or SIGSTOP (hang) of one process mid-run: every process exits non-zero
+#   mpi_test.sh kill|hang|hang0 <dede> <mpirun> <config>
+#       kill -9 (kill) or SIGSTOP (hang; hang0: rank 0, between rounds) of one process mid-run: every process exits non-zero
 #       within 30 s, the database passes integrity_check with whole rounds only, and the run
 #       resumes.
 set -euo pipefail
@@ -92,14 +92,19 @@ run)
   diff "$work/np0.tables" "$work/np2.tables" > "$work/diff" || { head -20 "$work/diff"; fail "tables differ"; }
   echo "run: 5 rounds (2 with np 2, 3 resumed with np 4, an event in round 3) equal the single process's"
   ;;
-kill | hang)
-  # kill: SIGKILL (mpirun sees the death); hang: SIGSTOP (the others' watchdog sees an exchange
-  # waiting longer than DEDE_MPI_TIMEOUT_SECONDS).
+kill | hang | hang0)
+  # kill: SIGKILL to rank 1 (mpirun sees the death); hang: SIGSTOP to rank 1 (the others'
+  # watchdog sees an exchange waiting longer than DEDE_MPI_TIMEOUT_SECONDS); hang0: SIGSTOP to
+  # rank 0 with a 1 s round interval, mostly between rounds (the others wait for its next
+  # round at most the interval plus DEDE_MPI_TIMEOUT_SECONDS).
   signal=KILL
-  [ "$mode" = hang ] && signal=STOP
+  rank=1
+  interval=0.01
+  [ "$mode" != kill ] && signal=STOP
+  [ "$mode" = hang0 ] && rank=0 && interval=1
   export DEDE_MPI_TIMEOUT_SECONDS=3
   db="$work/kill.db"
-  set_db=(--set "storage.database=$db" --set schedule.interval_seconds=0.01)
+  set_db=(--set "storage.database=$db" --set schedule.interval_seconds=$interval)
   "$mpirun" -np 2 "$dede" run "$config" "${set_db[@]}" --rounds 1000 > "$work/kill.log" 2>&1 &
   launcher=$!
   rounds() { sqlite3 "$db" "SELECT count(*) FROM rounds" 2>/dev/null || echo 0; }
@@ -108,12 +113,12 @@ kill | hang)
     kill -0 $launcher 2>/dev/null || { cat "$work/kill.log"; fail "mpirun exited early"; }
     sleep 0.05
   done
-  # The process of rank 1 (a child of mpirun).
+  # The process of that rank (a child of mpirun).
   victim=""
   for pid in $(pgrep -P $launcher); do
-    if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then victim=$pid; fi
+    if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$rank"; then victim=$pid; fi
   done
-  [ -n "$victim" ] || fail "no rank 1 process under mpirun $launcher"
+  [ -n "$victim" ] || fail "no rank $rank process under mpirun $launcher"
   kill -s "$signal" "$victim"
   start=$(date +%s)
   set +e
@@ -121,10 +126,10 @@ kill | hang)
   code=$?
   set -e
   took=$(( $(date +%s) - start ))
-  [ "$code" != 0 ] || fail "mpirun exited 0 after SIG$signal to rank 1"
+  [ "$code" != 0 ] || fail "mpirun exited 0 after SIG$signal to rank $rank"
   [ "$took" -le 30 ] || fail "the launch took $took s to end"
   pgrep -f "$db" > /dev/null && fail "a process of the launch is still running"
-  if [ "$mode" = hang ]; then
+  if [ "$mode" != kill ]; then
     grep -q "a process of the launch hangs" "$work/kill.log" || { cat "$work/kill.log"; fail "no watchdog message"; }
   fi
   [ "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"
@@ -136,7 +141,7 @@ kill | hang)
   "$mpirun" -np 2 "$dede" run "$config" "${set_db[@]}" --rounds 2 > "$work/resume.log" 2>&1 \
     || { cat "$work/resume.log"; fail "resume"; }
   [ "$(rounds)" = $((committed + 2)) ] || fail "resume did not add 2 rounds"
-  echo "$mode: SIG$signal to rank 1: exit $code after $took s, $committed whole rounds kept, resumed"
+  echo "$mode: SIG$signal to rank $rank: exit $code after $took s, $committed whole rounds kept, resumed"
   ;;
 *)
   fail "unknown mode $mode"

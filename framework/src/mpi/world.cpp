@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -61,6 +62,41 @@ World::~World() {
   g_initialised = false;
 }
 
+namespace {
+
+// Rank 0's `count` values of `type` at `data`, waiting at most `within` seconds (see Broadcast).
+// Polls a non-blocking broadcast, sleeping between polls (up to 2 ms: the latency it adds to
+// a round's start), where a blocking one spins on the core while rank 0 is between rounds.
+void TimedBroadcast(void* data, int count, MPI_Datatype type, double within) {
+  if (!(within > 0)) within = ExchangeTimeoutSeconds();
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibcast(data, count, type, 0, MPI_COMM_WORLD, &request);
+  const auto start = std::chrono::steady_clock::now();
+  auto nap = std::chrono::microseconds(20);
+  for (;;) {
+    int done = 0;
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done != 0) return;
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited > within) {
+      std::fprintf(stderr,
+                   "dede: process %d of %d waited over %g s for rank 0 (its next round, its "
+                   "database reads; DEDE_MPI_TIMEOUT_SECONDS): a process of the launch hangs; "
+                   "ending the launch (the round in flight is not written)\n",
+                   g_rank,
+                   g_size,
+                   within);
+      std::fflush(stderr);
+      std::_Exit(3);
+    }
+    std::this_thread::sleep_for(nap);
+    nap = std::min(nap * 2, std::chrono::microseconds(2000));
+  }
+}
+
+}  // namespace
+
 // Rank 0's size, then its elements in chunks of at most 1 GiB (MPI counts are ints).
 template <typename Container>
 void BroadcastSized(Container* value, MPI_Datatype type) {
@@ -71,7 +107,7 @@ void BroadcastSized(Container* value, MPI_Datatype type) {
   const std::int64_t per_chunk = (std::int64_t{1} << 30) / sizeof(*value->data());
   for (std::int64_t at = 0; at < n;) {
     const int chunk = static_cast<int>(std::min(n - at, per_chunk));
-    MPI_Bcast(value->data() + at, chunk, type, 0, MPI_COMM_WORLD);
+    TimedBroadcast(value->data() + at, chunk, type, 0);
     at += chunk;
   }
 }
@@ -79,9 +115,9 @@ void BroadcastSized(Container* value, MPI_Datatype type) {
 void Broadcast(std::string* value) { BroadcastSized(value, MPI_CHAR); }
 void Broadcast(std::vector<double>* value) { BroadcastSized(value, MPI_DOUBLE); }
 
-void Broadcast(std::int64_t* value) {
+void Broadcast(std::int64_t* value, double within) {
   if (g_size <= 1) return;
-  MPI_Bcast(value, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  TimedBroadcast(value, 1, MPI_INT64_T, within);
 }
 
 void Abort(int code) {
@@ -101,7 +137,7 @@ World::World(int*, char***) {
 World::~World() = default;
 void Broadcast(std::string*) {}
 void Broadcast(std::vector<double>*) {}
-void Broadcast(std::int64_t*) {}
+void Broadcast(std::int64_t*, double) {}
 void Abort(int code) { std::exit(code); }
 
 #endif

@@ -42,9 +42,13 @@ inline bool IsRoot() { return Rank() == 0; }
 int ThreadsPerProcess();
 
 // Rank 0's value on every process (collective: every process calls it at the same point).
+// A process waits at most `within` seconds (default: ExchangeTimeoutSeconds) for rank 0, and
+// then decides rank 0 hangs: it says so and exits with code 3, and mpirun ends the launch.
+// The wait sleeps between polls: a process waiting for the next round leaves its cores to
+// the others.
 void Broadcast(std::string* value);
 void Broadcast(std::vector<double>* value);
-void Broadcast(std::int64_t* value);
+void Broadcast(std::int64_t* value, double within = 0);
 // Ends every process of the launch with `code` (a fault no process can recover from alone).
 [[noreturn]] void Abort(int code);
 

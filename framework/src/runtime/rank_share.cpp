@@ -137,8 +137,8 @@ void ShareEvents(Status* status, std::vector<EventRow>* rows) {
   *rows = UnpackEvents(&u);
 }
 
-std::int64_t ShareNextRound(std::int64_t round) {
-  mpi::Broadcast(&round);
+std::int64_t ShareNextRound(std::int64_t round, double interval_seconds) {
+  mpi::Broadcast(&round, interval_seconds + mpi::ExchangeTimeoutSeconds());
   return round;
 }
 

@@ -28,8 +28,9 @@ void ShareResumePoint(ResumePoint* point);
 // The inbox events due this round (or rank 0's failure to read them).
 void ShareEvents(Status* status, std::vector<EventRow>* rows);
 
-// What rank 0's round loop tells the others: run this round next, or stop (kStopRounds).
+// What rank 0's round loop tells the others: run this round next, or stop (kStopRounds). The
+// others wait for it at most `interval_seconds` plus the exchange timeout (mpi::Broadcast).
 constexpr std::int64_t kStopRounds = -1;
-std::int64_t ShareNextRound(std::int64_t round);
+std::int64_t ShareNextRound(std::int64_t round, double interval_seconds);
 
 }  // namespace dede::internal

@@ -329,7 +329,7 @@ Result<RunSummary> Runner::Follow() {
   summary.first_round = next_round_;
   summary.last_round = next_round_ - 1;
   for (;;) {
-    const std::int64_t round = ShareNextRound(kStopRounds);
+    const std::int64_t round = ShareNextRound(kStopRounds, config_.interval_seconds);
     if (round == kStopRounds) break;
     next_round_ = static_cast<int>(round);
     RoundOutcome outcome;
@@ -350,10 +350,11 @@ Result<RunSummary> Runner::Run() {
   // on every way out of it.
   struct StopFollowers {
     bool distributed;
+    double interval_seconds;
     ~StopFollowers() {
-      if (distributed) ShareNextRound(kStopRounds);
+      if (distributed) ShareNextRound(kStopRounds, interval_seconds);
     }
-  } stop_followers{options_.distributed};
+  } stop_followers{options_.distributed, config_.interval_seconds};
   RunSummary summary;
   summary.first_round = next_round_;
   summary.last_round = next_round_ - 1;
@@ -486,7 +487,7 @@ Result<RunSummary> Runner::Run() {
       round_in_flight = true;
       const Clock::time_point round_start = Clock::now();
       asio::post(worker, [&, round_start] {
-        if (options_.distributed) ShareNextRound(next_round_);
+        if (options_.distributed) ShareNextRound(next_round_, config_.interval_seconds);
         Status status = RunRound(stop_source.get_token(), &outcome);
         asio::post(io, [&, status, round_start] { on_round_done(status, round_start); });
       });
