@@ -239,7 +239,14 @@ class AdmmEngine {
   // The statuses, the global copies' z and u, and along the route the x (side 0) or the
   // targets z - u (side 1) of the pairs whose other side lives on another process. Leaves
   // the other processes' blocks' state here stale (replica_stale_).
-  void ShareCut(int side, std::vector<BlockStatus>* status);
+  void ShareCut(int side, bool measure, std::vector<BlockStatus>* status);
+  // With the other processes' state stale here: the resource side's targets from this
+  // process's demand blocks, sent to their owners along the route (WriteResourceTargets).
+  void WriteOwnTargets();
+  // With the other processes' state stale here: GatherValues's assignment of every block
+  // from its owner (each process wrote its own blocks' variables into *values).
+  void ShareValues(std::vector<double>* values, int entry_side);
+  bool ReplicaStale() const { return replica_stale_[0] || replica_stale_[1]; }
   // The whole state on every process again, after ShareCut (collective: every process calls
   // it at the same points, as the stale flags are the same everywhere).
   void Consolidate();

@@ -340,6 +340,10 @@ static void ForEachPair(std::size_t n, F&& f) {
 }
 
 void AdmmEngine::WriteResourceTargets() {
+  if (ReplicaStale()) {  // (more than one process: share.cpp)
+    WriteOwnTargets();
+    return;
+  }
   ForEachPair(ps_.size(), [&](std::size_t p) {
     const std::uint32_t j = side0_pos_[p];
     if (j != kNoSlot) side0_t_[j] = ps_[p].z - ps_[p].u;

@@ -53,18 +53,26 @@ void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
 // Full assignment by VarId: entries from one side, locals from their own blocks. Blocks write
 // disjoint variables (an entry from its entry_side block only, a local from its owner), and
 // every variable once: in parallel, in the caller's arena, with no fill first.
+// With more than one process and the others' state stale here (between the iterations'
+// cut exchanges), each process writes its own blocks' variables and ShareValues brings the
+// rest from their owners.
 void AdmmEngine::GatherValues(std::vector<double>* values, int entry_side) {
   values->resize(problem_.num_variables());
+  const bool stale = ReplicaStale();
   for (int s = 0; s < 2; ++s) {
-    ForEachBlockLocal(s, [&](const Block& block) {
-      for (std::size_t i = 0; i < block.vars.size(); ++i) {
-        const VarId v = block.vars[i].var;
-        if (v < 0) continue;
-        if (block.vars[i].pair >= 0 && s != entry_side) continue;
-        (*values)[v] = SlotValue(s, block, i);
-      }
-    });
+    ForEachBlockLocal(
+        s,
+        [&](const Block& block) {
+          for (std::size_t i = 0; i < block.vars.size(); ++i) {
+            const VarId v = block.vars[i].var;
+            if (v < 0) continue;
+            if (block.vars[i].pair >= 0 && s != entry_side) continue;
+            (*values)[v] = SlotValue(s, block, i);
+          }
+        },
+        stale ? &order_[s] : nullptr);
   }
+  if (stale) ShareValues(values, entry_side);
 }
 
 double AdmmEngine::Objective(const std::vector<double>& values) const {

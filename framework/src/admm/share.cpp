@@ -62,10 +62,10 @@ void AdmmEngine::BuildRoute() {
 
 void AdmmEngine::ShareHalfStep(int side, bool measure, std::vector<BlockStatus>* status) {
   if (executor_->processes() <= 1) return;
-  // A check reads every pair (residuals, the trace's objective, then the penalties), and so
-  // does Anderson at every iteration.
-  if (route_ready_ && !measure && !anderson_) {
-    ShareCut(side, status);
+  // Anderson reads every pair at every iteration, the per-block penalty balancing at the
+  // checks.
+  if (route_ready_ && !anderson_ && (!measure || balanced_side_ < 0)) {
+    ShareCut(side, measure, status);
     ++cut_shares_;
   } else {
     ShareAll(side, measure, status);
@@ -73,25 +73,33 @@ void AdmmEngine::ShareHalfStep(int side, bool measure, std::vector<BlockStatus>*
   }
 }
 
-void AdmmEngine::ShareCut(int side, std::vector<BlockStatus>* status) {
+void AdmmEngine::ShareCut(int side, bool measure, std::vector<BlockStatus>* status) {
   std::vector<BlockStatus>& st = *status;
   BlockExecutor::Exchange exchange;
-  if (side == 1 && !global_slot_.empty()) {
-    // The statuses with the global copies' z and u.
-    exchange.width = [&](int b) { return global_slot_[b] >= 0 ? 3 : 1; };
+  if (side == 1 && (measure || !global_slot_.empty())) {
+    // The statuses, the norms on a check, and the global copies' z and u.
+    const std::size_t head = measure ? 6 : 1;
+    exchange.width = [&](int b) {
+      return head + (!global_slot_.empty() && global_slot_[b] >= 0 ? 2 : 0);
+    };
     exchange.pack = [&](int b, double* out) {
       out[0] = static_cast<double>(st[b]);
-      if (global_slot_[b] < 0) return;
+      if (measure) {
+        const Norms& n = norms_[b];
+        out[1] = n.r, out[2] = n.s, out[3] = n.x, out[4] = n.z, out[5] = n.u;
+      }
+      if (global_slot_.empty() || global_slot_[b] < 0) return;
       const PairState& q = ps_[blocks_[1][b].vars[global_slot_[b]].pair];
-      out[1] = q.z;
-      out[2] = q.u;
+      out[head] = q.z;
+      out[head + 1] = q.u;
     };
     exchange.unpack = [&](int b, const double* in) {
       st[b] = static_cast<BlockStatus>(static_cast<int>(in[0]));
-      if (global_slot_[b] < 0) return;
+      if (measure) norms_[b] = Norms{in[1], in[2], in[3], in[4], in[5]};
+      if (global_slot_.empty() || global_slot_[b] < 0) return;
       PairState& q = ps_[blocks_[1][b].vars[global_slot_[b]].pair];
-      q.z = in[1];
-      q.u = in[2];
+      q.z = in[head];
+      q.u = in[head + 1];
     };
     executor_->Share(side, exchange);
   } else {
@@ -113,6 +121,52 @@ void AdmmEngine::ShareCut(int side, std::vector<BlockStatus>* status) {
   }
   executor_->Route(side == 0 ? side0_x_.data() : side0_t_.data(), /*backward=*/side == 1);
   replica_stale_[side] = true;
+}
+
+void AdmmEngine::WriteOwnTargets() {
+  // The own demand blocks' pairs (wherever their resource block lives) and the global pairs
+  // whose demand side is alpha (every process holds those), then each its owner.
+  ForEachBlockLocal(
+      1,
+      [&](const Block& block) {
+        for (const BlockVar& bv : block.vars) {
+          if (bv.pair < 0) continue;
+          const std::uint32_t j = side0_pos_[bv.pair];
+          if (j != kNoSlot) side0_t_[j] = ps_[bv.pair].z - ps_[bv.pair].u;
+        }
+      },
+      &order_[1]);
+  if (global_side_ == 0) {
+    for (int p : global_pairs_) side0_t_[side0_pos_[p]] = ps_[p].z - ps_[p].u;
+  }
+  executor_->Route(side0_t_.data(), /*backward=*/true);
+  targets_stale_ = false;
+}
+
+void AdmmEngine::ShareValues(std::vector<double>* values, int entry_side) {
+  // Slot i of a block of side s is in the assignment when it is a variable's, and either a
+  // local or an entry of the chosen side (as in GatherValues).
+  const auto taken = [entry_side](int s, const BlockVar& bv) {
+    return bv.var >= 0 && (bv.pair < 0 || s == entry_side);
+  };
+  for (int s = 0; s < 2; ++s) {
+    const std::vector<Block>& blocks = blocks_[s];
+    BlockExecutor::Exchange exchange;
+    exchange.width = [&](int b) {
+      std::size_t n = 0;
+      for (const BlockVar& bv : blocks[b].vars) n += taken(s, bv) ? 1 : 0;
+      return n;
+    };
+    exchange.pack = [&](int b, double* out) {
+      for (const BlockVar& bv : blocks[b].vars)
+        if (taken(s, bv)) *out++ = (*values)[bv.var];
+    };
+    exchange.unpack = [&](int b, const double* in) {
+      for (const BlockVar& bv : blocks[b].vars)
+        if (taken(s, bv)) (*values)[bv.var] = *in++;
+    };
+    executor_->Share(s, exchange);
+  }
 }
 
 void AdmmEngine::Consolidate() {
