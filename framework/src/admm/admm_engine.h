@@ -187,7 +187,6 @@ class AdmmEngine {
   void SetDeadline(const SolveRun& run, double seconds);
   bool Prepare(SolveRun* run, tbb::task_arena& arena);
   void Iterate(SolveRun* run, int first, int last);
-  void IterateSteps(SolveRun* run, int first, int last);
   bool Iteration(SolveRun* run, int k, bool measure, bool rho_update_due);
   enum class Check { kGoOn, kNextIteration, kStop };
   Check CheckResiduals(SolveRun* run, int k, IterationSummary* it);
@@ -248,7 +247,9 @@ class AdmmEngine {
   void ShareValues(std::vector<double>* values, int entry_side);
   bool ReplicaStale() const { return replica_stale_[0] || replica_stale_[1]; }
   // The whole state on every process again, after ShareCut (collective: every process calls
-  // it at the same points, as the stale flags are the same everywhere).
+  // it at the same points, as the stale flags are the same everywhere). The steps that read
+  // every block's values (the checks' objective, the fill stage, the allocation) gather them
+  // instead (GatherValues), and the others read only this process's own blocks' state.
   void Consolidate();
   // The route of the cut (with more than one process, in Build).
   void BuildRoute();

@@ -227,18 +227,16 @@ bool AdmmEngine::Prepare(SolveRun* run, tbb::task_arena& arena) {
   } else {
     anderson_.reset();
   }
+  // With more than one process: Anderson and the per-block balancing read every pair, so
+  // every process needs the whole state again (the last solve may have left the others'
+  // blocks' state stale here: share.cpp).
+  if (anderson_ || balanced_side_ >= 0) Consolidate();
   return true;
 }
 
 // The iterations from k = first to last (the second stage of a work-conserving max-min
-// continues the numbering). The steps after them read every block's state: with more than
-// one process, each process has all of it again when they end.
+// continues the numbering).
 void AdmmEngine::Iterate(SolveRun* run, int first, int last_k) {
-  IterateSteps(run, first, last_k);
-  Consolidate();
-}
-
-void AdmmEngine::IterateSteps(SolveRun* run, int first, int last_k) {
   for (int k = first; k <= last_k; ++k) {
     // A stop request (bit 1) or the end of the time (bit 2) on any process stops them all.
     const unsigned stop = executor_->Agree((stop_.stop_requested() ? 1u : 0u) |

@@ -2,9 +2,12 @@
 // block_executor.h). An ordinary iteration sends the cut: the x of every pair whose demand
 // block lives on another process goes there after the resource half step, and its target
 // z - u comes back after the demand half step, along a route set up once (BuildRoute). The
-// other processes' blocks' state is then stale here, which nothing reads until a check, an
-// Anderson step, a penalty balancing of the blocks or the end of the iterations: those share
-// the whole state (ShareAll, Consolidate) first, so they run as on one process.
+// other processes' blocks' state is then stale here, and stays so: a check sends the blocks'
+// norms beside the cut and gathers the values of the trace's objective from their owners
+// (ShareValues), as the allocation at the end does, and the targets rewritten after a penalty
+// update go to their owners along the route (WriteOwnTargets). Anderson and the per-block
+// penalty balancing read every pair: with them, the half steps share the whole state
+// (ShareAll; Consolidate when a solve starts), and every process runs them as one would.
 #include <algorithm>
 #include <cstdint>
 #include <string>
