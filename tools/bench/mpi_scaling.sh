@@ -5,6 +5,9 @@
 #
 #   tools/bench/mpi_scaling.sh [OUT_DIR]     (build: DEDE_BUILD_DIR, default build/perf)
 #
+# BASELINE_BUILD_DIR=dir (a build of an earlier commit) adds a fifth launch, np2_baseline:
+# mpirun -np 2 of that build, alternated with the others (a before/after of the exchange).
+#
 # Instances: the transport plugin at 1M entries (1,000 x 10,000, 100 per demand), Kdl TE
 # (max flow, 5% of the pairs: needs ../shared/data; skipped with a message when absent) and
 # the paper-scale cluster. Launches, alternated twice: the single process with 1 and 2
@@ -17,6 +20,12 @@ out=${1:-$R/docs/benchmarks/mpi}
 mkdir -p "$out"
 dede=$B/tools/dede/dede
 [ -x "$dede" ] || { echo "mpi_scaling: $dede not built"; exit 1; }
+launches="threads1 threads2 np1 np2"
+if [ -n "${BASELINE_BUILD_DIR:-}" ]; then
+  base_dede=$BASELINE_BUILD_DIR/tools/dede/dede
+  [ -x "$base_dede" ] || { echo "mpi_scaling: $base_dede not built"; exit 1; }
+  launches="$launches np2_baseline"
+fi
 command -v mpirun > /dev/null || { echo "mpi_scaling: no mpirun (tools/setup.sh installs Open MPI)"; exit 1; }
 [ -x /usr/bin/time ] || { echo "mpi_scaling: no /usr/bin/time (tools/setup.sh installs it)"; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -47,6 +56,7 @@ run() {
     threads2) /usr/bin/time -f "peak_kb %M" "$dede" solve "$config" "${fixed[@]}" "$@" --set solver.admm.num_threads=2 > "$log" 2>&1 || true ;;
     np1) mpirun -np 1 /usr/bin/time -f "peak_kb %M" "$dede" solve "$config" "${fixed[@]}" "$@" > "$log" 2>&1 || true ;;
     np2) mpirun -np 2 /usr/bin/time -f "peak_kb %M" "$dede" solve "$config" "${fixed[@]}" "$@" > "$log" 2>&1 || true ;;
+    np2_baseline) mpirun -np 2 /usr/bin/time -f "peak_kb %M" "$base_dede" solve "$config" "${fixed[@]}" "$@" > "$log" 2>&1 || true ;;
   esac
   python3 - "$launch" "$log" <<'PY'
 import re, sys
@@ -68,13 +78,13 @@ PY
 
 result=$out/mpi_scaling.txt
 {
-  echo "# $(date -u +%FT%TZ) $(git -C "$R" rev-parse --short HEAD) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $iterations iterations"
+  echo "# $(date -u +%FT%TZ) $(git -C "$R" rev-parse --short HEAD)${BASELINE_BUILD_DIR:+ (baseline: $BASELINE_BUILD_DIR)} $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $iterations iterations"
   for spec in "${instances[@]}"; do
     IFS='|' read -r name config extra <<< "$spec"
     # shellcheck disable=SC2206
     extra_args=($extra)
     for pass in 1 2; do
-      for launch in threads1 threads2 np1 np2; do
+      for launch in $launches; do
         echo "$name pass $pass $(run "$launch" "$config" "${extra_args[@]}")"
       done
     done
