@@ -222,15 +222,7 @@ class MpiBlockExecutor final : public BlockExecutor {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       const std::int64_t since = waiting_since_.load();
       if (since == 0 || static_cast<double>(NowNs() - since) * 1e-9 <= timeout_seconds_) continue;
-      std::fprintf(stderr,
-                   "dede: process %d of %d waited over %g s for the others in an exchange of "
-                   "the ADMM engine (DEDE_MPI_TIMEOUT_SECONDS): a process of the launch hangs; "
-                   "ending the launch (the round in flight is not written)\n",
-                   rank_,
-                   size_,
-                   timeout_seconds_);
-      std::fflush(stderr);
-      std::_Exit(3);
+      ExitHung("the others in an exchange of the ADMM engine", timeout_seconds_);
     }
   }
 

@@ -79,17 +79,7 @@ void TimedBroadcast(void* data, int count, MPI_Datatype type, double within) {
     if (done != 0) return;
     const double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (waited > within) {
-      std::fprintf(stderr,
-                   "dede: process %d of %d waited over %g s for rank 0 (its next round, its "
-                   "database reads; DEDE_MPI_TIMEOUT_SECONDS): a process of the launch hangs; "
-                   "ending the launch (the round in flight is not written)\n",
-                   g_rank,
-                   g_size,
-                   within);
-      std::fflush(stderr);
-      std::_Exit(3);
-    }
+    if (waited > within) ExitHung("rank 0 (its next round, its database reads)", within);
     std::this_thread::sleep_for(nap);
     nap = std::min(nap * 2, std::chrono::microseconds(2000));
   }
@@ -141,6 +131,19 @@ void Broadcast(std::int64_t*, double) {}
 void Abort(int code) { std::exit(code); }
 
 #endif
+
+void ExitHung(const char* what, double seconds) {
+  std::fprintf(stderr,
+               "dede: process %d of %d waited over %g s for %s (DEDE_MPI_TIMEOUT_SECONDS): a "
+               "process of the launch hangs; ending the launch (the round in flight is not "
+               "written)\n",
+               g_rank,
+               g_size,
+               seconds,
+               what);
+  std::fflush(stderr);
+  std::_Exit(3);
+}
 
 bool Launched() { return g_initialised; }
 

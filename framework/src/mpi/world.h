@@ -51,6 +51,9 @@ void Broadcast(std::vector<double>* value);
 void Broadcast(std::int64_t* value, double within = 0);
 // Ends every process of the launch with `code` (a fault no process can recover from alone).
 [[noreturn]] void Abort(int code);
+// Says that this process waited over `seconds` for `what` and so takes a process of the
+// launch to hang, and exits at once with code 3 (mpirun then ends the others).
+[[noreturn]] void ExitHung(const char* what, double seconds);
 
 // How long an exchange of the engine may wait for the other processes before this one
 // decides that one of them hangs and ends the launch: DEDE_MPI_TIMEOUT_SECONDS, default 300.
