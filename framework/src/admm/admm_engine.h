@@ -245,6 +245,12 @@ class AdmmEngine {
   // With the other processes' state stale here: GatherValues's assignment of every block
   // from its owner (each process wrote its own blocks' variables into *values).
   void ShareValues(std::vector<double>* values, int entry_side);
+  // Each block of `side` sends its owner's values of its variables' slots (the locals, and
+  // the entries when side is entry_side) and, with `flags`, its flag first.
+  void ShareVariables(int side,
+                      int entry_side,
+                      std::vector<double>* values,
+                      std::vector<std::uint8_t>* flags);
   bool ReplicaStale() const { return replica_stale_[0] || replica_stale_[1]; }
   // The whole state on every process again, after ShareCut (collective: every process calls
   // it at the same points, as the stale flags are the same everywhere). The steps that read
@@ -423,6 +429,10 @@ class AdmmEngine {
   // global pairs) on check iterations and summed in block order: deterministic.
   struct Norms {
     double r = 0, s = 0, x = 0, z = 0, u = 0;
+    // As five doubles in an exchange (share.cpp).
+    static constexpr std::size_t kWidth = 5;
+    void Put(double* out) const { out[0] = r, out[1] = s, out[2] = x, out[3] = z, out[4] = u; }
+    static Norms From(const double* in) { return Norms{in[0], in[1], in[2], in[3], in[4]}; }
   };
   std::vector<Norms> norms_;
   // The demand side's per-pair update on a check iteration: z <- z_new, u += xh - z_new, and

@@ -105,27 +105,13 @@ bool AdmmEngine::Repair(std::vector<double>* values, int* rounds, std::string* m
   return viol.Max() <= tol;
 }
 
-// A projection round's outputs from each block's owner: its status and the values of its
-// variables.
+// A projection round's outputs from each block's owner: its flag (an empty feasible set) and
+// the values of its variables.
 void AdmmEngine::ShareRepair(int side,
                              std::vector<double>* values,
                              std::vector<std::uint8_t>* bad) {
   if (executor_->processes() <= 1) return;
-  const std::vector<Block>& blocks = blocks_[side];
-  BlockExecutor::Exchange exchange;
-  exchange.width = [&](int b) { return 1 + blocks[b].vars.size(); };
-  exchange.pack = [&](int b, double* out) {
-    *out++ = (*bad)[b];
-    for (const BlockVar& bv : blocks[b].vars) *out++ = bv.var >= 0 ? (*values)[bv.var] : 0.0;
-  };
-  exchange.unpack = [&](int b, const double* in) {
-    (*bad)[b] = static_cast<std::uint8_t>(*in++);
-    for (const BlockVar& bv : blocks[b].vars) {
-      const double v = *in++;
-      if (bv.var >= 0) (*values)[bv.var] = v;
-    }
-  };
-  executor_->Share(side, exchange);
+  ShareVariables(side, /*entry_side=*/side, values, bad);
 }
 
 }  // namespace dede::internal

@@ -81,28 +81,28 @@ void AdmmEngine::ShareCut(int side, bool measure, std::vector<BlockStatus>* stat
   BlockExecutor::Exchange exchange;
   if (side == 1 && (measure || !global_slot_.empty())) {
     // The statuses, the norms on a check, and the global copies' z and u.
-    const std::size_t head = measure ? 6 : 1;
-    exchange.width = [&](int b) {
-      return head + (!global_slot_.empty() && global_slot_[b] >= 0 ? 2 : 0);
+    const std::size_t head = 1 + (measure ? Norms::kWidth : 0);
+    // Block b's global copy's pair, or -1.
+    const auto global_pair = [&](int b) {
+      return global_slot_.empty() || global_slot_[b] < 0 ? -1
+                                                         : blocks_[1][b].vars[global_slot_[b]].pair;
     };
+    exchange.width = [&](int b) { return head + (global_pair(b) >= 0 ? 2 : 0); };
     exchange.pack = [&](int b, double* out) {
       out[0] = static_cast<double>(st[b]);
-      if (measure) {
-        const Norms& n = norms_[b];
-        out[1] = n.r, out[2] = n.s, out[3] = n.x, out[4] = n.z, out[5] = n.u;
-      }
-      if (global_slot_.empty() || global_slot_[b] < 0) return;
-      const PairState& q = ps_[blocks_[1][b].vars[global_slot_[b]].pair];
-      out[head] = q.z;
-      out[head + 1] = q.u;
+      if (measure) norms_[b].Put(out + 1);
+      const int p = global_pair(b);
+      if (p < 0) return;
+      out[head] = ps_[p].z;
+      out[head + 1] = ps_[p].u;
     };
     exchange.unpack = [&](int b, const double* in) {
       st[b] = static_cast<BlockStatus>(static_cast<int>(in[0]));
-      if (measure) norms_[b] = Norms{in[1], in[2], in[3], in[4], in[5]};
-      if (global_slot_.empty() || global_slot_[b] < 0) return;
-      PairState& q = ps_[blocks_[1][b].vars[global_slot_[b]].pair];
-      q.z = in[head];
-      q.u = in[head + 1];
+      if (measure) norms_[b] = Norms::From(in + 1);
+      const int p = global_pair(b);
+      if (p < 0) return;
+      ps_[p].z = in[head];
+      ps_[p].u = in[head + 1];
     };
     executor_->Share(side, exchange);
   } else {
@@ -147,29 +147,35 @@ void AdmmEngine::WriteOwnTargets() {
 }
 
 void AdmmEngine::ShareValues(std::vector<double>* values, int entry_side) {
-  // Slot i of a block of side s is in the assignment when it is a variable's, and either a
-  // local or an entry of the chosen side (as in GatherValues).
-  const auto taken = [entry_side](int s, const BlockVar& bv) {
-    return bv.var >= 0 && (bv.pair < 0 || s == entry_side);
+  for (int s = 0; s < 2; ++s) ShareVariables(s, entry_side, values, nullptr);
+}
+
+void AdmmEngine::ShareVariables(int side,
+                                int entry_side,
+                                std::vector<double>* values,
+                                std::vector<std::uint8_t>* flags) {
+  const std::vector<Block>& blocks = blocks_[side];
+  const std::size_t head = flags != nullptr ? 1 : 0;
+  const auto taken = [&](const BlockVar& bv) {
+    return bv.var >= 0 && (bv.pair < 0 || side == entry_side);
   };
-  for (int s = 0; s < 2; ++s) {
-    const std::vector<Block>& blocks = blocks_[s];
-    BlockExecutor::Exchange exchange;
-    exchange.width = [&](int b) {
-      std::size_t n = 0;
-      for (const BlockVar& bv : blocks[b].vars) n += taken(s, bv) ? 1 : 0;
-      return n;
-    };
-    exchange.pack = [&](int b, double* out) {
-      for (const BlockVar& bv : blocks[b].vars)
-        if (taken(s, bv)) *out++ = (*values)[bv.var];
-    };
-    exchange.unpack = [&](int b, const double* in) {
-      for (const BlockVar& bv : blocks[b].vars)
-        if (taken(s, bv)) (*values)[bv.var] = *in++;
-    };
-    executor_->Share(s, exchange);
-  }
+  BlockExecutor::Exchange exchange;
+  exchange.width = [&](int b) {
+    std::size_t n = head;
+    for (const BlockVar& bv : blocks[b].vars) n += taken(bv) ? 1 : 0;
+    return n;
+  };
+  exchange.pack = [&](int b, double* out) {
+    if (flags != nullptr) *out++ = (*flags)[b];
+    for (const BlockVar& bv : blocks[b].vars)
+      if (taken(bv)) *out++ = (*values)[bv.var];
+  };
+  exchange.unpack = [&](int b, const double* in) {
+    if (flags != nullptr) (*flags)[b] = static_cast<std::uint8_t>(*in++);
+    for (const BlockVar& bv : blocks[b].vars)
+      if (taken(bv)) (*values)[bv.var] = *in++;
+  };
+  executor_->Share(side, exchange);
 }
 
 void AdmmEngine::Consolidate() {
@@ -199,7 +205,7 @@ void AdmmEngine::ShareAll(int side, bool measure, std::vector<BlockStatus>* stat
   }
   // The status, the norms on a check, the block's own values (unless its values are its
   // pairs' z), then z and u of each slot (0 for a local).
-  const std::size_t head = with_status + (measure ? 5 : 0);
+  const std::size_t head = with_status + (measure ? Norms::kWidth : 0);
   exchange.width = [&](int b) {
     const Block& block = blocks[b];
     return head + block.vars.size() * (block.values_in_pairs ? 2 : 3);
@@ -208,9 +214,8 @@ void AdmmEngine::ShareAll(int side, bool measure, std::vector<BlockStatus>* stat
     const Block& block = blocks[b];
     if (status != nullptr) *out++ = static_cast<double>((*status)[b]);
     if (measure) {
-      const Norms& n = norms_[b];
-      out[0] = n.r, out[1] = n.s, out[2] = n.x, out[3] = n.z, out[4] = n.u;
-      out += 5;
+      norms_[b].Put(out);
+      out += Norms::kWidth;
     }
     if (!block.values_in_pairs) out = std::copy(block.v.begin(), block.v.end(), out);
     for (const BlockVar& bv : block.vars) {
@@ -222,8 +227,8 @@ void AdmmEngine::ShareAll(int side, bool measure, std::vector<BlockStatus>* stat
     Block& block = blocks[b];
     if (status != nullptr) (*status)[b] = static_cast<BlockStatus>(static_cast<int>(*in++));
     if (measure) {
-      norms_[b] = Norms{in[0], in[1], in[2], in[3], in[4]};
-      in += 5;
+      norms_[b] = Norms::From(in);
+      in += Norms::kWidth;
     }
     if (!block.values_in_pairs) {
       std::copy(in, in + block.vars.size(), block.v.begin());
