@@ -28,7 +28,7 @@ namespace dede {
 // layout of dede::Problem, whose entry index is no longer a hash map; 5: dede::Constraint
 // without its name, which Problem::constraint_name keeps apart, and
 // DomainPlugin::RepairMakesFeasible).
-inline constexpr std::uint32_t kPluginAbiVersion = 7;
+inline constexpr std::uint32_t kPluginAbiVersion = 8;
 
 #define DEDE_PLUGIN_STRINGIFY2(x) #x
 #define DEDE_PLUGIN_STRINGIFY(x) DEDE_PLUGIN_STRINGIFY2(x)
@@ -232,6 +232,10 @@ class DomainPlugin {
   // --- Since ABI 7 -----------------------------------------------------------------------
   // No new method: the Problem a plugin describes may declare entries as images of locals
   // (Problem::AddEntry with an EntryImage), which changed the Problem's layout.
+  // --- Since ABI 8 -----------------------------------------------------------------------
+  // No new method: the Problem stores its variables as arrays by field (36 bytes a variable
+  // instead of 64); Problem::variable returns a Variable by value and variables() is gone
+  // (loop over num_variables()).
 
   // The files Export can write (empty: none).
   virtual std::vector<ExportInfo> Exports() const { return {}; }

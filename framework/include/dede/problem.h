@@ -100,6 +100,8 @@ struct EntryImage {
   bool active() const { return local >= 0; }
 };
 
+// One variable as the model sees it. Problem::variable assembles it from the problem's
+// compact storage: a value, not a reference into the problem.
 struct Variable {
   Domain domain;
   // For allocation entries: the entry's matrix, resource and demand. For locals: matrix = -1,
@@ -230,10 +232,28 @@ class Problem {
   // ---- inspection --------------------------------------------------------------------------
   ObjectiveSense objective_sense() const { return sense_; }
   double objective_constant() const { return objective_constant_; }
-  int num_variables() const { return static_cast<int>(variables_.size()); }
+  int num_variables() const { return static_cast<int>(places_.size()); }
   int num_constraints() const { return static_cast<int>(constraints_.size()); }
   int num_matrices() const { return static_cast<int>(matrix_names_.size()); }
-  const Variable& variable(VarId v) const { return variables_[v]; }
+  // Variable v, assembled (by value: the problem stores its fields apart, see places_).
+  Variable variable(VarId v) const {
+    const std::size_t i = static_cast<std::size_t>(v);
+    const VarPlace& place = places_[i];
+    Variable out;
+    out.domain = {lower_[i], upper_[i], place.type};
+    if (place.matrix >= 0) {
+      out.matrix = place.matrix;
+      out.resource = place.a;
+      out.demand = place.b;
+      out.owner = BlockId::Resource(place.a);
+    } else {
+      out.owner = {static_cast<Side>(place.a), place.b};
+    }
+    out.linear_cost = linear_cost_[i];
+    out.quadratic_cost = quadratic_cost_.empty() ? 0.0 : quadratic_cost_[i];
+    return out;
+  }
+  bool IsEntry(VarId v) const { return places_[static_cast<std::size_t>(v)].matrix >= 0; }
   // The entry's image (AddEntry with an EntryImage), or an inactive one.
   EntryImage image(VarId v) const {
     const std::size_t i = static_cast<std::size_t>(v);
@@ -242,7 +262,6 @@ class Problem {
     return {image_local_[i], image_affine_[i].first, image_affine_[i].second};
   }
   std::size_t num_images() const { return num_images_; }
-  const std::vector<Variable>& variables() const { return variables_; }
   const Constraint& constraint(ConstraintId c) const { return constraints_[c]; }
   const std::vector<Constraint>& constraints() const { return constraints_; }
   const std::vector<LogTerm>& log_terms() const { return log_terms_; }
@@ -336,12 +355,26 @@ class Problem {
   double objective_constant_ = 0.0;
   std::vector<std::string> matrix_names_;
   std::vector<Domain> matrix_domains_;
-  std::vector<Variable> variables_;
+  // The variables, a structure of arrays by VarId (36 bytes a variable; an array of
+  // Variable took 64): where each sits, its bounds and linear cost, and its quadratic cost
+  // only once one is non-zero.
+  struct VarPlace {
+    std::int32_t a = -1;       // an entry's resource; a local's owner side (0, 1)
+    std::int32_t b = -1;       // an entry's demand; a local's owner index
+    std::int16_t matrix = -1;  // -1: a local (AddAllocation allows fewer than 2^15 matrices)
+    VarType type = VarType::kContinuous;
+  };
+  std::vector<VarPlace> places_;
+  std::vector<double> lower_, upper_, linear_cost_;
+  std::vector<double> quadratic_cost_;  // empty while every quadratic cost is 0
+  void PushVariable(const VarPlace& place, const Domain& domain);
+  // Variable var's quadratic cost, the array allocated on the first one.
+  double* QuadraticSlot(VarId var);
   std::vector<Constraint> constraints_;
   std::vector<LogTerm> log_terms_;
   GlobalTerm global_;
   // (matrix, resource, demand) -> entry: open addressing over the entries' VarIds, the key
-  // read back from variables_ (4 bytes a slot, at most half full; no copy of the key).
+  // read back from places_ (4 bytes a slot, at most half full; no copy of the key).
   std::vector<VarId> entry_table_;
   // Entry images, by VarId: the local (-1: none), sized on the first image; scale and offset
   // only once an image other than 1 * local + 0 appears (4 bytes a variable for a path model).

@@ -76,7 +76,8 @@ void AdmmEngine::Decouple() {
     std::vector<std::uint32_t> count[2] = {std::vector<std::uint32_t>(blocks_[0].size(), 0),
                                            std::vector<std::uint32_t>(blocks_[1].size(), 0)};
     std::size_t entries = 0;
-    for (const Variable& var : problem_.variables()) {
+    for (VarId v = 0; v < problem_.num_variables(); ++v) {
+      const Variable var = problem_.variable(v);
       if (var.IsEntry()) {
         ++count[0][static_cast<std::size_t>(var.resource)];
         ++count[1][static_cast<std::size_t>(var.demand)];

@@ -48,7 +48,7 @@ void Problem::Touch(ChangeKind kind, int id) {
   ++revision_;
   // Bounded: past the cap the log starts over, and solvers further behind refresh everything.
   const std::size_t cap =
-      std::max<std::size_t>(std::size_t{1} << 16, variables_.size() + constraints_.size());
+      std::max<std::size_t>(std::size_t{1} << 16, places_.size() + constraints_.size());
   if (changes_.size() >= cap) {
     changes_.clear();
     log_start_ = revision_;
@@ -109,13 +109,13 @@ VarId Problem::AddEntry(int matrix, int resource, int demand) {
   DEDE_CHECK(resource >= 0 && resource < num_resources_);
   DEDE_CHECK(demand >= 0 && demand < num_demands_);
   if ((entry_count_ + 1) * 2 > entry_table_.size()) {
-    // Grow to twice the size and re-insert (keys are read from variables_).
+    // Grow to twice the size and re-insert (keys are read from places_).
     std::vector<VarId> old = std::move(entry_table_);
     entry_table_.assign(std::max<std::size_t>(64, old.size() * 2), -1);
     for (const VarId id : old) {
       if (id < 0) continue;
-      const Variable& e = variables_[id];
-      entry_table_[EntrySlot(e.matrix, e.resource, e.demand)] = id;
+      const VarPlace& e = places_[static_cast<std::size_t>(id)];
+      entry_table_[EntrySlot(e.matrix, e.a, e.b)] = id;
     }
   }
   const std::size_t slot = EntrySlot(matrix, resource, demand);
@@ -123,22 +123,30 @@ VarId Problem::AddEntry(int matrix, int resource, int demand) {
   const VarId id = num_variables();
   entry_table_[slot] = id;
   ++entry_count_;
-  Variable v;
-  v.domain = matrix_domains_[matrix];
-  v.matrix = matrix;
-  v.resource = resource;
-  v.demand = demand;
-  v.owner = BlockId::Resource(resource);
-  variables_.push_back(std::move(v));
+  PushVariable({resource, demand, static_cast<std::int16_t>(matrix), VarType::kContinuous},
+               matrix_domains_[matrix]);
   TouchStructure();
   return id;
+}
+
+void Problem::PushVariable(const VarPlace& place, const Domain& domain) {
+  VarPlace p = place;
+  p.type = domain.type;
+  places_.push_back(p);
+  lower_.push_back(domain.lower);
+  upper_.push_back(domain.upper);
+  linear_cost_.push_back(0.0);
+  if (!quadratic_cost_.empty()) quadratic_cost_.push_back(0.0);
 }
 
 void Problem::Reserve(std::size_t variables,
                       std::size_t constraints,
                       std::size_t named_locals,
                       std::size_t named_constraints) {
-  variables_.reserve(variables);
+  places_.reserve(variables);
+  lower_.reserve(variables);
+  upper_.reserve(variables);
+  linear_cost_.reserve(variables);
   constraints_.reserve(constraints);
   local_names_.reserve(named_locals);
   constraint_names_.reserve(named_constraints);
@@ -148,17 +156,17 @@ VarId Problem::AddEntry(int matrix, int resource, int demand, const EntryImage& 
   const VarId id = AddEntry(matrix, resource, demand);
   if (!image.active()) return id;
   DEDE_CHECK_MSG(image.local < id, "an entry's image must be a variable added before it");
-  if (image_local_.size() < variables_.size()) {
-    image_local_.reserve(variables_.capacity());  // grows with the variables, not by doubling
-    image_local_.resize(variables_.size(), -1);
+  if (image_local_.size() < places_.size()) {
+    image_local_.reserve(places_.capacity());  // grows with the variables, not by doubling
+    image_local_.resize(places_.size(), -1);
   }
   image_local_[static_cast<std::size_t>(id)] = image.local;
   if (image.scale != 1.0 || image.offset != 0.0 || std::signbit(image.offset)) {
-    if (image_affine_.empty()) image_affine_.assign(variables_.size(), {1.0, 0.0});
+    if (image_affine_.empty()) image_affine_.assign(places_.size(), {1.0, 0.0});
   }
   if (!image_affine_.empty()) {
-    image_affine_.reserve(variables_.capacity());
-    image_affine_.resize(variables_.size(), {1.0, 0.0});
+    image_affine_.reserve(places_.capacity());
+    image_affine_.resize(places_.size(), {1.0, 0.0});
     image_affine_[static_cast<std::size_t>(id)] = {image.scale, image.offset};
   }
   ++num_images_;
@@ -172,8 +180,8 @@ std::size_t Problem::EntrySlot(int matrix, int resource, int demand) const {
   while (true) {
     const VarId id = entry_table_[slot];
     if (id < 0) return slot;
-    const Variable& e = variables_[id];
-    if (e.matrix == matrix && e.resource == resource && e.demand == demand) return slot;
+    const VarPlace& e = places_[static_cast<std::size_t>(id)];
+    if (e.matrix == matrix && e.a == resource && e.b == demand) return slot;
     slot = (slot + 1) & mask;
   }
 }
@@ -195,10 +203,8 @@ VarId Problem::AddLocal(BlockId owner, Domain domain, std::string name) {
   DEDE_CHECK(owner.index >= 0 &&
              owner.index < (owner.side == Side::kResource ? num_resources_ : num_demands_));
   if (domain.type == VarType::kBinary) domain = Domain::Binary();
-  Variable v;
-  v.domain = domain;
-  v.owner = owner;
-  variables_.push_back(std::move(v));
+  PushVariable({static_cast<std::int32_t>(owner.side), owner.index, -1, VarType::kContinuous},
+               domain);
   if (!name.empty()) local_names_.emplace_back(num_variables() - 1, std::move(name));
   TouchStructure();
   return num_variables() - 1;
@@ -251,12 +257,21 @@ ConstraintId Problem::AddConstraint(
 }
 
 void Problem::AddLinearCost(VarId var, double coef) {
-  variables_.at(var).linear_cost += coef;
+  linear_cost_.at(static_cast<std::size_t>(var)) += coef;
   Touch(ChangeKind::kVariable, var);
 }
 
+double* Problem::QuadraticSlot(VarId var) {
+  DEDE_CHECK(var >= 0 && var < num_variables());
+  if (quadratic_cost_.empty()) {
+    quadratic_cost_.reserve(places_.capacity());
+    quadratic_cost_.assign(places_.size(), 0.0);
+  }
+  return &quadratic_cost_[static_cast<std::size_t>(var)];
+}
+
 void Problem::AddQuadraticCost(VarId var, double coef) {
-  variables_.at(var).quadratic_cost += coef;
+  *QuadraticSlot(var) += coef;
   Touch(ChangeKind::kVariable, var);
 }
 
@@ -295,17 +310,23 @@ void Problem::SetCoefficient(ConstraintId c, VarId var, double coef) {
 }
 
 void Problem::SetBounds(VarId var, double lower, double upper) {
-  Domain& domain = variables_.at(var).domain;
-  const bool lower_changed = Assign(&domain.lower, lower);
-  if (Assign(&domain.upper, upper) || lower_changed) Touch(ChangeKind::kVariable, var);
+  const std::size_t i = static_cast<std::size_t>(var);
+  const bool lower_changed = Assign(&lower_.at(i), lower);
+  if (Assign(&upper_.at(i), upper) || lower_changed) Touch(ChangeKind::kVariable, var);
 }
 
 void Problem::SetLinearCost(VarId var, double coef) {
-  if (Assign(&variables_.at(var).linear_cost, coef)) Touch(ChangeKind::kVariable, var);
+  if (Assign(&linear_cost_.at(static_cast<std::size_t>(var)), coef))
+    Touch(ChangeKind::kVariable, var);
 }
 
 void Problem::SetQuadraticCost(VarId var, double coef) {
-  if (Assign(&variables_.at(var).quadratic_cost, coef)) Touch(ChangeKind::kVariable, var);
+  // A zero where every quadratic cost is zero changes nothing (and allocates nothing).
+  if (quadratic_cost_.empty() && coef == 0.0) {
+    DEDE_CHECK(var >= 0 && var < num_variables());
+    return;
+  }
+  if (Assign(QuadraticSlot(var), coef)) Touch(ChangeKind::kVariable, var);
 }
 
 void Problem::SetLogWeight(int log_term, double weight) {
@@ -331,19 +352,19 @@ void Problem::SetGlobalConstant(int k, double constant) {
 }
 
 bool Problem::HasIntegers() const {
-  return std::any_of(variables_.begin(), variables_.end(), [](const Variable& v) {
-    return v.domain.IsIntegral();
+  return std::any_of(places_.begin(), places_.end(), [](const VarPlace& p) {
+    return p.type != VarType::kContinuous;
   });
 }
 
 bool Problem::BlockOf(VarId var, Side side, int* index) const {
-  const Variable& v = variables_[var];
-  if (v.IsEntry()) {
-    *index = side == Side::kResource ? v.resource : v.demand;
+  const VarPlace& p = places_[static_cast<std::size_t>(var)];
+  if (p.matrix >= 0) {
+    *index = side == Side::kResource ? p.a : p.b;
     return true;
   }
-  if (v.owner.side != side) return false;
-  *index = v.owner.index;
+  if (static_cast<Side>(p.a) != side) return false;
+  *index = p.b;
   return true;
 }
 
@@ -358,7 +379,7 @@ bool Problem::Validate(std::string* error) const {
 }
 
 std::string Problem::VariableLabel(VarId id) const {
-  const Variable& v = variables_[id];
+  const Variable v = variable(id);
   std::ostringstream out;
   out << "variable " << id;
   if (v.IsEntry()) {
@@ -374,10 +395,10 @@ std::string Problem::VariableLabel(VarId id) const {
 bool Problem::CheckImage(VarId id, std::string* error) const {
   const EntryImage im = image(id);
   if (!im.active()) return true;
-  const Variable& v = variables_[id];
+  const Variable v = variable(id);
   std::string why;
-  if (im.local >= num_variables() || variables_[im.local].IsEntry() ||
-      !(variables_[im.local].owner == BlockId::Demand(v.demand))) {
+  if (im.local >= num_variables() || IsEntry(im.local) ||
+      !(variable(im.local).owner == BlockId::Demand(v.demand))) {
     why = VariableLabel(id) + " is declared the image of " + VariableLabel(im.local) +
           ", which is not a local of demand " + std::to_string(v.demand);
   } else if (!std::isfinite(im.scale) || im.scale == 0.0 || !std::isfinite(im.offset)) {
@@ -418,7 +439,7 @@ bool Problem::Check(const Changes* changes, std::string* error) const {
   };
 
   const auto check_variable = [&](VarId id) {
-    const Variable& v = variables_[id];
+    const Variable v = variable(id);
     if (std::isnan(v.domain.lower) || std::isnan(v.domain.upper) || v.domain.lower > v.domain.upper)
       return fail(var_name(id) + " has bounds [" + std::to_string(v.domain.lower) + ", " +
                   std::to_string(v.domain.upper) + "]");
@@ -504,9 +525,12 @@ double Problem::VariableCosts(const std::vector<double>& values, VarId begin, Va
   DEDE_CHECK(static_cast<int>(values.size()) == num_variables());
   DEDE_CHECK(0 <= begin && begin <= end && end <= num_variables());
   double total = 0.0;
-  for (VarId id = begin; id < end; ++id) {
-    const Variable& v = variables_[id];
-    total += v.linear_cost * values[id] + v.quadratic_cost * values[id] * values[id];
+  const std::size_t b = static_cast<std::size_t>(begin), e = static_cast<std::size_t>(end);
+  // Without quadratic costs q is 0: 0 * v * v still turns an infinite value into NaN.
+  const double* q = quadratic_cost_.empty() ? nullptr : quadratic_cost_.data();
+  for (std::size_t i = b; i < e; ++i) {
+    const double qi = q != nullptr ? q[i] : 0.0;
+    total += linear_cost_[i] * values[i] + qi * values[i] * values[i];
   }
   return total;
 }
@@ -555,7 +579,8 @@ Problem::Violation Problem::MeasureViolation(const std::vector<double>& values,
   DEDE_CHECK(0 <= con_begin && con_begin <= con_end && con_end <= num_constraints());
   Violation out;
   for (VarId id = var_begin; id < var_end; ++id) {
-    const Domain& d = variables_[id].domain;
+    const std::size_t i = static_cast<std::size_t>(id);
+    const Domain d{lower_[i], upper_[i], places_[i].type};
     const double x = values[id];
     if (std::isnan(x)) {
       out.bound = kInfinity;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -72,10 +73,10 @@ std::string Fixed(const std::vector<std::string>& fields) {
   return line + "\n";
 }
 
-const Variable* FindVariable(const Problem& problem, const std::string& name) {
+std::optional<Variable> FindVariable(const Problem& problem, const std::string& name) {
   for (VarId v = 0; v < problem.num_variables(); ++v)
-    if (problem.variable_name(v) == name) return &problem.variable(v);
-  return nullptr;
+    if (problem.variable_name(v) == name) return problem.variable(v);
+  return std::nullopt;
 }
 
 const Constraint* FindConstraint(const Problem& problem, const std::string& name) {
@@ -232,10 +233,10 @@ TEST(ReadMps, FreeFormatHasNoColumnsAndOptionalVectorNames) {
       "BOUNDS\n LO very_long_column_name_x -4\n UP y 7\nENDATA\n";
   for (const MpsFormat format : {MpsFormat::kAuto, MpsFormat::kFree}) {
     const Problem problem = ReadOk("dede_free.mps", text, format);
-    const Variable* x = FindVariable(problem, "very_long_column_name_x");
-    const Variable* y = FindVariable(problem, "y");
-    ASSERT_NE(x, nullptr);
-    ASSERT_NE(y, nullptr);
+    const std::optional<Variable> x = FindVariable(problem, "very_long_column_name_x");
+    const std::optional<Variable> y = FindVariable(problem, "y");
+    ASSERT_TRUE(x.has_value());
+    ASSERT_TRUE(y.has_value());
     EXPECT_EQ(x->linear_cost, 2.0);
     EXPECT_EQ(y->linear_cost, -1.0);
     EXPECT_EQ(x->domain.lower, -4.0);
@@ -328,7 +329,7 @@ TEST(ReadMps, EveryBoundTypeSetsItsSides) {
       "ENDATA\n";
   const Problem problem = ReadOk("dede_bounds.mps", text);
   const auto domain = [&](const char* name) {
-    const Variable* v = FindVariable(problem, name);
+    const std::optional<Variable> v = FindVariable(problem, name);
     return v ? v->domain : Domain{kInfinity, -kInfinity, VarType::kBinary};
   };
   const auto sides = [&](const char* name) {

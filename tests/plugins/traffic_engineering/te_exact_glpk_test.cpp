@@ -250,7 +250,8 @@ void CompareAllRounds(const std::string& label, const ConfigNode& settings, Gap*
   // What LpText can write.
   ASSERT_FALSE(problem.HasIntegers());
   ASSERT_TRUE(problem.log_terms().empty());
-  for (const Variable& v : problem.variables()) ASSERT_EQ(v.quadratic_cost, 0.0);
+  for (VarId v = 0; v < problem.num_variables(); ++v)
+    ASSERT_EQ(problem.variable(v).quadratic_cost, 0.0);
   ScratchDir dir("glpk_" + label);
   SolverServices services;
   services.exact = [](const Problem& p, const ExactOptions& o, Allocation* a, SolveSummary* s) {
