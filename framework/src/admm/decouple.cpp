@@ -46,18 +46,21 @@ void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
   BuildSideArrays();
   BuildRoute();
   const std::size_t np = pairs_.size();
+  // The entries' pairs are not read past this point (unless per-block factors write both
+  // slots of a pair): released before the consensus state is allocated, so the set-up's
+  // peak holds them and ps_ not both (16 bytes an entry).
+  if (balanced_side_ < 0) {
+    const std::size_t entries = global_pairs_.empty() ? np : global_pairs_.front();
+    pairs_.erase(pairs_.begin(), pairs_.begin() + static_cast<std::ptrdiff_t>(entries));
+    pairs_.shrink_to_fit();
+    pairs_offset_ = entries;
+  }
   ps_.assign(np, PairState{});
   norms_.assign(blocks_[1].size() + 1, Norms{});
   if (!CreateSolvers(&error)) {
     setup_error_ = error;
   } else {
     PrimeSolvers();
-  }
-  if (balanced_side_ < 0) {
-    const std::size_t entries = global_pairs_.empty() ? np : global_pairs_.front();
-    pairs_.erase(pairs_.begin(), pairs_.begin() + static_cast<std::ptrdiff_t>(entries));
-    pairs_.shrink_to_fit();
-    pairs_offset_ = entries;
   }
 }
 
@@ -152,7 +155,9 @@ void AdmmEngine::Decompose() {
       bp.linear.assign(n, 0);
       bp.quadratic.assign(n, 0);
       bp.prox_weight.assign(n, 0);
-      bp.prox_target.assign(n, 0);
+      // prox_target and a demand block's v are sized in CreateSolvers, block by block, and
+      // only where its solver needs them: allocated here for every block they made the
+      // set-up's peak 24 bytes an entry above what the iterations hold.
       std::unordered_map<VarId, int> slot;
       for (int i = 0; i < n; ++i) {
         if (block.vars[i].var >= 0) slot[block.vars[i].var] = i;
@@ -212,7 +217,6 @@ void AdmmEngine::Decompose() {
         }
         bp.logs.push_back(std::move(log));
       }
-      if (s == 1) block.v.assign(n, 0.0);  // a resource block's values are in side0_x_
       double nnz = n + 2.0 * static_cast<double>(bp.images.size());
       for (const BlockRow& row : bp.rows) nnz += static_cast<double>(row.index.size());
       block.work = nnz * (bp.rows.size() + bp.images.size() > 1 ? 10.0 : 1.0) *
@@ -424,6 +428,8 @@ bool AdmmEngine::CreateSolvers(std::string* error) {
       for (std::size_t i = 0; i < block.vars.size(); ++i)
         block.problem.prox_weight[i] = Weight(block.vars[i].pair);
       block.problem.prox_weight.Compact();
+      const std::size_t n = block.vars.size();
+      block.problem.prox_target.assign(n, 0.0);
       std::string why;
       block.solver = CreateBlockSolver(block.problem, solver_options, &why);
       if (!block.solver) {
@@ -443,9 +449,10 @@ bool AdmmEngine::CreateSolvers(std::string* error) {
               return bv.pair >= 0;
             })) {
           block.values_in_pairs = true;
-          std::vector<double>().swap(block.v);
         }
       }
+      // A resource block's values are in side0_x_; a demand block's in its pairs' z or here.
+      if (s == 1 && !block.values_in_pairs) block.v.assign(n, 0.0);
     }
   }
   return true;

@@ -34,14 +34,20 @@ bool SeparableCore::Init(const BlockProblem& structure, int skip_log, std::strin
     }
     if (log.index.size() == 1) per_var[log.index[0]].push_back(static_cast<int>(k));
   }
-  log_source_begin_.assign(n + 1, 0);
+  // Without logs no index at all (4 bytes a variable in every block otherwise).
+  log_source_begin_.clear();
   log_source_.clear();
-  for (int i = 0; i < n; ++i) {
-    log_source_.insert(log_source_.end(), per_var[i].begin(), per_var[i].end());
-    log_source_begin_[i + 1] = static_cast<int>(log_source_.size());
+  if (std::any_of(per_var.begin(), per_var.end(), [](const auto& l) { return !l.empty(); })) {
+    log_source_begin_.assign(n + 1, 0);
+    for (int i = 0; i < n; ++i) {
+      log_source_.insert(log_source_.end(), per_var[i].begin(), per_var[i].end());
+      log_source_begin_[i + 1] = static_cast<int>(log_source_.size());
+    }
   }
   n_ = n;
-  g_.assign(n, 0.0);
+  // g and the other per-variable arrays come with the first LoadParameters (AllocateFull), or
+  // never (LoadCompact): sized here for every block they made the engine's set-up peak 8
+  // bytes a slot above what its iterations hold.
   has_row_ = structure.rows.size() == 1;
   return true;
 }
@@ -134,7 +140,9 @@ void SeparableCore::LoadParameters(const BlockProblem& problem) {
     hi_[i] = problem.upper[i];
     dom_lo_[i] = -kInf;
     dom_hi_[i] = kInf;
-    for (int k = log_source_begin_[i]; k < log_source_begin_[i + 1]; ++k) {
+    const int first_log = log_source_.empty() ? 0 : log_source_begin_[i];
+    const int end_log = log_source_.empty() ? 0 : log_source_begin_[i + 1];
+    for (int k = first_log; k < end_log; ++k) {
       const BlockLog& log = problem.logs[log_source_[k]];
       const double alpha = log.coef[0];
       // A zero weight removes the term; a zero coefficient makes it a constant.
