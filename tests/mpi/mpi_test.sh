@@ -50,9 +50,17 @@ solve)
   solve_key < "$work/ref.out" > "$work/ref.key"
   grep -q fingerprint "$work/ref.key" || { cat "$work/ref.out"; fail "no fingerprint printed"; }
   for n in ${DEDE_MPI_TEST_NP:-1 2 4}; do
-    launch "$n" solve "$config" "$@" --csv "$work/np$n.csv" > "$work/np$n.out" 2>&1 || { cat "$work/np$n.out"; fail "np $n"; }
+    # Rank 0's command names one CSV file, the others' another (mpirun's colon form): rank 0
+    # alone writes, so the second must not appear.
+    if [ "$n" -gt 1 ]; then
+      "$mpirun" -np 1 "$dede" solve "$config" "$@" --csv "$work/np$n.csv" \
+        : -np "$((n - 1))" "$dede" solve "$config" "$@" --csv "$work/np$n.others.csv"
+    else
+      launch "$n" solve "$config" "$@" --csv "$work/np$n.csv"
+    fi > "$work/np$n.out" 2>&1 || { cat "$work/np$n.out"; fail "np $n"; }
     # One line of figures after the header, written by rank 0 alone.
     [ "$(wc -l < "$work/np$n.csv")" = 2 ] || { cat "$work/np$n.csv"; fail "np $n: the CSV file is not one round"; }
+    [ ! -e "$work/np$n.others.csv" ] || fail "np $n: a process other than rank 0 wrote a CSV file"
     solve_key < "$work/np$n.out" > "$work/np$n.key"
     diff "$work/ref.key" "$work/np$n.key" || fail "np $n differs from the single process"
     # Rank 0 alone prints.
