@@ -9,6 +9,10 @@
 #   mpi_test.sh run <dede> <mpirun> <config>
 #       `dede run` into SQLite, with an inbox event, then resumed with another N: the rounds,
 #       allocations and events tables equal the single process's, run the same way.
+#   mpi_test.sh exit <dede> <mpirun> <config> [--set K=V ...]
+#       `dede solve` that fails alike on every process (the settings make the allocation
+#       unusable): np 2 ends with the single process's non-zero code, every process normally
+#       (no MPI_Abort), rank 0's output whole.
 #   mpi_test.sh kill|hang|hang0 <dede> <mpirun> <config>
 #       kill -9 (kill) or SIGSTOP (hang; hang0: rank 0, between rounds) of one process mid-run: every process exits non-zero
 #       within 30 s, the database passes integrity_check with whole rounds only, and the run
@@ -72,6 +76,19 @@ solve)
     fi
   done
   echo "solve: np ${DEDE_MPI_TEST_NP:-1 2 4} equal the single process: $(grep '^allocation:' "$work/ref.key")"
+  ;;
+exit)
+  set +e
+  "$dede" solve "$config" "$@" > "$work/ref.out" 2>&1
+  ref=$?
+  launch 2 solve "$config" "$@" > "$work/np2.out" 2>&1
+  got=$?
+  set -e
+  [ "$ref" -ne 0 ] || fail "the single process exits 0: no failure to test"
+  [ "$got" = "$ref" ] || { cat "$work/np2.out"; fail "np 2 exits $got, the single process $ref"; }
+  ! grep -q MPI_ABORT "$work/np2.out" || { cat "$work/np2.out"; fail "np 2 ended through MPI_Abort"; }
+  grep -q '^allocation:' "$work/np2.out" || { cat "$work/np2.out"; fail "np 2: rank 0's result is missing"; }
+  echo "exit: np 2 ends with the single process's code $ref, every process normally"
   ;;
 run)
   tables() {

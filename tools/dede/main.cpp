@@ -601,12 +601,15 @@ int Main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Under mpirun every process runs the same command; rank 0 alone prints and writes. A
-  // process that fails ends them all (the others may be waiting for it) with its exit code.
+  // Under mpirun every process runs the same command; rank 0 alone prints and writes. The
+  // processes agree on the exit code (the largest); a process that fails while the others do
+  // not come to that agreement (they may be waiting for it) ends them all with its code.
   const dede::internal::mpi::World world(&argc, &argv);
   if (!dede::internal::mpi::IsRoot() && std::freopen("/dev/null", "w", stdout) == nullptr)
     return kExitRunFailed;
   const int code = Main(argc, argv);
-  if (code != 0 && dede::internal::mpi::Size() > 1) dede::internal::mpi::Abort(code);
-  return code;
+  // Everything printed leaves first: mpirun ends the launch once a process exits non-zero.
+  std::cout.flush();
+  std::fflush(nullptr);
+  return dede::internal::mpi::AgreeExitCode(code);
 }

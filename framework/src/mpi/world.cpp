@@ -20,6 +20,11 @@ int g_rank = 0;
 int g_size = 1;
 int g_local_size = 1;
 bool g_initialised = false;
+#if DEDE_WITH_MPI
+// The exit code's agreement alone (AgreeExitCode): a process that reaches it early cannot
+// match its collective with another process's exchange on MPI_COMM_WORLD.
+MPI_Comm g_exit_comm = MPI_COMM_NULL;
+#endif
 
 // Open MPI's launcher (mpirun, and the PMIx servers it speaks to) sets these.
 bool LaunchedByMpirun() {
@@ -54,38 +59,62 @@ World::World(int* argc, char*** argv) {
   g_initialised = true;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  MPI_Comm_dup(MPI_COMM_WORLD, &g_exit_comm);
   g_local_size = EnvInt("OMPI_COMM_WORLD_LOCAL_SIZE", 1);
 }
 
 World::~World() {
-  if (g_initialised) MPI_Finalize();
+  if (g_initialised) {
+    MPI_Comm_free(&g_exit_comm);
+    MPI_Finalize();
+  }
   g_initialised = false;
 }
 
 namespace {
 
-// Rank 0's `count` values of `type` at `data`, waiting at most `within` seconds (see Broadcast).
-// Polls a non-blocking broadcast, sleeping between polls (up to 2 ms: the latency it adds to
-// a round's start), where a blocking one spins on the core while rank 0 is between rounds.
-void TimedBroadcast(void* data, int count, MPI_Datatype type, double within) {
-  if (!(within > 0)) within = ExchangeTimeoutSeconds();
-  MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Ibcast(data, count, type, 0, MPI_COMM_WORLD, &request);
+// Polls `request` until it completes (true) or `within` seconds pass (false), sleeping between
+// polls (up to 2 ms: the latency it adds), where a blocking call spins on the core.
+bool Await(MPI_Request* request, double within) {
   const auto start = std::chrono::steady_clock::now();
   auto nap = std::chrono::microseconds(20);
   for (;;) {
     int done = 0;
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done != 0) return;
+    MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    if (done != 0) return true;
     const double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (waited > within) ExitHung("rank 0 (its next round, its database reads)", within);
+    if (waited > within) return false;
     std::this_thread::sleep_for(nap);
     nap = std::min(nap * 2, std::chrono::microseconds(2000));
   }
 }
 
+// Rank 0's `count` values of `type` at `data`, waiting at most `within` seconds (see Broadcast):
+// a non-blocking broadcast, polled, so that a process waiting for rank 0 between rounds
+// leaves its core.
+void TimedBroadcast(void* data, int count, MPI_Datatype type, double within) {
+  if (!(within > 0)) within = ExchangeTimeoutSeconds();
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibcast(data, count, type, 0, MPI_COMM_WORLD, &request);
+  if (!Await(&request, within)) ExitHung("rank 0 (its next round, its database reads)", within);
+}
+
 }  // namespace
+
+int AgreeExitCode(int code) {
+  if (g_size <= 1) return code;
+  int agreed = code;
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallreduce(&code, &agreed, 1, MPI_INT, MPI_MAX, g_exit_comm, &request);
+  // A process that failed waits briefly for the others (they fail alike, at the same point,
+  // unless the failure was its own: then they may be waiting for it, and the launch ends).
+  const double full = ExchangeTimeoutSeconds();
+  const double within = code != 0 ? std::min(kExitAgreementSeconds, full) : full;
+  if (Await(&request, within)) return agreed;
+  if (code != 0) Abort(code);
+  ExitHung("the other processes to finish", within);
+}
 
 // Rank 0's size, then its elements in chunks of at most 1 GiB (MPI counts are ints).
 template <typename Container>
@@ -129,6 +158,7 @@ void Broadcast(std::string*) {}
 void Broadcast(std::vector<double>*) {}
 void Broadcast(std::int64_t*, double) {}
 void Abort(int code) { std::exit(code); }
+int AgreeExitCode(int code) { return code; }
 
 #endif
 

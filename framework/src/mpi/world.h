@@ -51,6 +51,13 @@ void Broadcast(std::vector<double>* value);
 void Broadcast(std::int64_t* value, double within = 0);
 // Ends every process of the launch with `code` (a fault no process can recover from alone).
 [[noreturn]] void Abort(int code);
+// The exit code of the launch, called by every process as it ends: the largest of the
+// processes' codes, so that every process ends normally with it (MPI_Abort would kill the
+// others mid-output). A process with a non-zero code waits at most kExitAgreementSeconds for
+// the others (a failure of its own may leave them waiting for it) and then ends the launch
+// with Abort; one with code 0 waits as long as an exchange may (ExchangeTimeoutSeconds).
+inline constexpr double kExitAgreementSeconds = 10;
+int AgreeExitCode(int code);
 // Says that this process waited over `seconds` for `what` and so takes a process of the
 // launch to hang, and exits at once with code 3 (mpirun then ends the others).
 [[noreturn]] void ExitHung(const char* what, double seconds);
