@@ -213,7 +213,8 @@ class AdmmEngine {
   double RhoFloor() const { return std::min(options_.rho_min, options_.rho); }
   double RhoCeiling() const { return std::max(options_.rho_max, options_.rho); }
   Problem::Violation MeasureViolation(const std::vector<double>& values) const;
-  bool CreateSolvers(std::string* error);
+  // False, with *error and the block, when a block's solver cannot be built.
+  bool CreateSolvers(std::string* error, int* failed_side, int* failed_block);
   void PrimeSolvers();
   // Worker threads of a solve: num_threads, or every hardware thread when it is 0.
   int ThreadCount() const {
@@ -245,13 +246,30 @@ class AdmmEngine {
   // With the other processes' state stale here: GatherValues's assignment of every block
   // from its owner (each process wrote its own blocks' variables into *values).
   void ShareValues(std::vector<double>* values, int entry_side);
-  // Each block of `side` sends its owner's values of its variables' slots (the locals, and
-  // the entries when side is entry_side) and, with `flags`, its flag first.
+  // The owners' values of the variables that the blocks of `side` (-1: both) give: its locals,
+  // and the entries when side is entry_side; with `flags`, each block's flag (by block of
+  // `side`) from its owner too. Every process holds the same bits at every other variable.
+  // Merged bitwise (BlockExecutor::MergeBits): this process zeroes the variables it does not
+  // give, so it needs no other process's blocks.
   void ShareVariables(int side,
                       int entry_side,
                       std::vector<double>* values,
                       std::vector<std::uint8_t>* flags);
+  // By variable, which blocks that give it this process owns (BuildRoute): kHomeMine[s] for
+  // an entry whose side-s block is this process's, both bits for a local of its own block;
+  // kHomeLocal and kHomeLocalSide1 say what a local is.
+  static constexpr std::uint8_t kHomeMine[2] = {1, 2};
+  static constexpr std::uint8_t kHomeLocal = 4, kHomeLocalSide1 = 8;
+  std::vector<std::uint8_t> var_home_;
   bool ReplicaStale() const { return replica_stale_[0] || replica_stale_[1]; }
+  // With more than one process and options that never need the whole state (no Anderson, no
+  // per-block penalty factors): the other processes' blocks keep only their id and work
+  // (their slots, problem and values are released in Build: DropOthersBlocks), and the
+  // others' state counts as stale from the start. partial_ says so.
+  bool partial_ = false;
+  void DropOthersBlocks();
+  // Whether this process holds block b of `side` (its own, or every block when !partial_).
+  bool Held(int side, int b) const { return !partial_ || executor_->Owns(side, b); }
   // The whole state on every process again, after ShareCut (collective: every process calls
   // it at the same points, as the stale flags are the same everywhere). The steps that read
   // every block's values (the checks' objective, the fill stage, the allocation) gather them
@@ -456,7 +474,7 @@ class AdmmEngine {
   bool route_ready_ = false;
   bool replica_stale_[2] = {false, false};
   int cut_shares_ = 0, whole_shares_ = 0;  // half steps of this solve that sent each
-  std::vector<int> global_slot_;  // by demand block, the slot of its global copy t_b (or -1)
+  std::vector<int> global_pair_;  // by demand block, the pair of its global copy t_b (or -1)
   double alpha_ = 0;
   double rho_ = 1;
   double xz_norm_ = 0, u_norm_ = 0;  // from the last residual check

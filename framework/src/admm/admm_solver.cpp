@@ -163,6 +163,14 @@ bool AdmmEngine::Prepare(SolveRun* run, tbb::task_arena& arena) {
     summary->message = error;
     return false;
   }
+  if (partial_ &&
+      (options_.anderson_memory > 0 || options_.block_rho_balancing != BlockBalancing::kOff)) {
+    summary->message =
+        "Anderson acceleration and per-block penalty factors need every process to hold the "
+        "whole engine state, and this engine was built across processes without them: set "
+        "solver.admm.anderson_memory / block_rho_balancing before the first solve";
+    return false;
+  }
   summary->num_threads = ThreadCount();
   if (problem_.revision() != seen_revision_) {
     const auto t_validate = Clock::now();

@@ -10,9 +10,10 @@
 // fixed range of each side's blocks, balanced by their work: Run solves only the process's
 // own blocks. Between the half steps of an ordinary iteration only the cut travels (Route:
 // the values of the consensus pairs whose two sides live on different processes, along lists
-// set up once); where the steps between the half steps need the whole state (the residual
-// checks, penalties, Anderson, the repair's measure), Share brings every process the outputs
-// of the others, so that they run unchanged. Decisions that read a clock or a signal go
+// set up once); where a step needs every variable (the checks' objective, the repair, the
+// allocation), MergeBits gives every process each value from its owner; where a step reads
+// the whole state (Anderson, per-block penalty factors), Share brings every process the
+// outputs of the others, so that it runs unchanged. Decisions that read a clock or a signal go
 // through Agree, so every process takes them together.
 #pragma once
 
@@ -65,6 +66,11 @@ class BlockExecutor {
   virtual void Route(double* /*data*/, bool /*backward*/) {}
   // The bitwise OR of `bits` over every process.
   virtual unsigned Agree(unsigned bits) { return bits; }
+  // In place, the bitwise OR of every process's `bytes` bytes at `data`: where each value has
+  // one owner that wrote it and every other process holds zero bits (or every process holds
+  // the same bits), each process ends with the owner's value, bit for bit, without a layout
+  // by block or a buffer of the whole. Nothing for one process.
+  virtual void MergeBits(void* /*data*/, std::size_t /*bytes*/) {}
   // Every process's `local` (all of the same length), in rank order, on every process.
   virtual std::vector<double> AllGather(const std::vector<double>& local) { return local; }
   virtual int rank() const { return 0; }

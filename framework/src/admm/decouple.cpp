@@ -45,6 +45,7 @@ void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
   InitPenaltyWeights();
   BuildSideArrays();
   BuildRoute();
+  DropOthersBlocks();
   const std::size_t np = pairs_.size();
   // The entries' pairs are not read past this point (unless per-block factors write both
   // slots of a pair): released before the consensus state is allocated, so the set-up's
@@ -57,7 +58,28 @@ void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
   }
   ps_.assign(np, PairState{});
   norms_.assign(blocks_[1].size() + 1, Norms{});
-  if (!CreateSolvers(&error)) {
+  int failed_side = -1, failed_block = -1;
+  const bool built = CreateSolvers(&error, &failed_side, &failed_block);
+  if (partial_) {
+    // Each process built its own blocks' solvers only: every one learns of a failure (the
+    // first in process order), or they would part ways at the first solve.
+    const std::vector<double> failures =
+        executor_->AllGather({static_cast<double>(failed_side), static_cast<double>(failed_block)});
+    for (std::size_t r = 0; r < failures.size() / 2; ++r) {
+      if (failures[2 * r] < 0) continue;
+      if (static_cast<int>(r) != executor_->rank()) {
+        error = std::string(failures[2 * r] == 0 ? "resource " : "demand ") +
+                std::to_string(static_cast<long long>(failures[2 * r + 1])) +
+                ": no block solver could be built (on process " + std::to_string(r) +
+                ", which names the reason)";
+      } else if (executor_->rank() != 0) {
+        std::fprintf(stderr, "process %d: %s\n", executor_->rank(), error.c_str());
+      }
+      setup_error_ = error;
+      return;
+    }
+  }
+  if (!built) {
     setup_error_ = error;
   } else {
     PrimeSolvers();
@@ -416,7 +438,7 @@ void AdmmEngine::RefreshParameters() {
   seen_revision_ = problem_.revision();
 }
 
-bool AdmmEngine::CreateSolvers(std::string* error) {
+bool AdmmEngine::CreateSolvers(std::string* error, int* failed_side, int* failed_block) {
   BlockSolverOptions solver_options;
   solver_options.node_limit = options_.block_node_limit;
   solver_options.deadline_ns = &deadline_ns_;
@@ -434,6 +456,8 @@ bool AdmmEngine::CreateSolvers(std::string* error) {
       block.solver = CreateBlockSolver(block.problem, solver_options, &why);
       if (!block.solver) {
         *error = (s == 0 ? "resource " : "demand ") + std::to_string(block.id.index) + ": " + why;
+        *failed_side = s;
+        *failed_block = block.id.index;
         return false;
       }
       // Another process solves this block: its solver decides only how the block keeps its

@@ -73,6 +73,10 @@ void AdmmEngine::BeginFill(double* floor, double* total) {
   fill_saved_.assign(global.blocks.size(), FillSaved{});
   for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
     const Pair& pair = PairAt(global_pairs_[k]);
+    PairState& q = ps_[global_pairs_[k]];
+    q.z = *floor;  // and x: the block's value or alpha, both the floor
+    q.u = 0;
+    if (!Held(global_side_, pair.block[global_side_])) continue;
     Block& block = blocks_[global_side_][pair.block[global_side_]];
     BlockProblem& bp = block.problem;
     const int t = pair.slot[global_side_];
@@ -91,9 +95,6 @@ void AdmmEngine::BeginFill(double* floor, double* total) {
     }
     ++bp.revision;
     if (!block.values_in_pairs) Values(global_side_, block)[t] = *floor;
-    PairState& q = ps_[global_pairs_[k]];
-    q.z = *floor;  // and x: the block's value or alpha, both the floor
-    q.u = 0;
   }
   alpha_ = *floor;
   filling_ = true;
@@ -104,6 +105,7 @@ void AdmmEngine::BeginFill(double* floor, double* total) {
 double AdmmEngine::EndFill() {
   for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
     const Pair& pair = PairAt(global_pairs_[k]);
+    if (!Held(global_side_, pair.block[global_side_])) continue;
     Block& block = blocks_[global_side_][pair.block[global_side_]];
     BlockProblem& bp = block.problem;
     const int t = pair.slot[global_side_];

@@ -77,6 +77,7 @@ void AdmmEngine::SetPairWeight(int p, double weight) {
   const Pair& pair = PairAt(p);
   for (int s = 0; s < 2; ++s) {
     if (pair.block[s] < 0) continue;  // the global alpha: no block
+    if (!Held(s, pair.block[s])) continue;
     BlockProblem& bp = blocks_[s][pair.block[s]].problem;
     bp.prox_weight[pair.slot[s]] = Weight(p);
     ++bp.revision;

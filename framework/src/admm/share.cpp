@@ -3,11 +3,17 @@
 // block lives on another process goes there after the resource half step, and its target
 // z - u comes back after the demand half step, along a route set up once (BuildRoute). The
 // other processes' blocks' state is then stale here, and stays so: a check sends the blocks'
-// norms beside the cut and gathers the values of the trace's objective from their owners
-// (ShareValues), as the allocation at the end does, and the targets rewritten after a penalty
-// update go to their owners along the route (WriteOwnTargets). Anderson and the per-block
-// penalty balancing read every pair: with them, the half steps share the whole state
-// (ShareAll; Consolidate when a solve starts), and every process runs them as one would.
+// norms beside the cut and merges the values of the trace's objective from their owners
+// (ShareValues: each variable's bits from the one process that gives it), as the allocation
+// at the end and the repair's rounds do, and the targets rewritten after a penalty update go
+// to their owners along the route (WriteOwnTargets). Since nothing reads the other processes'
+// blocks, a process keeps only their id and work (DropOthersBlocks, in Build). Anderson and
+// the per-block penalty balancing read every pair: with them, every process keeps every
+// block, the half steps share the whole state (ShareAll; Consolidate when a solve starts),
+// and every process runs them as one would.
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -50,14 +56,39 @@ void AdmmEngine::BuildRoute() {
       if (r != o0) link(r);
   }
   executor_->SetRoute(std::move(to), std::move(from));
+  var_home_.assign(static_cast<std::size_t>(problem_.num_variables()), 0);
+  for (int s = 0; s < 2; ++s) {
+    ForEachBlockLocal(
+        s,
+        [&](const Block& block) {
+          for (const BlockVar& bv : block.vars) {
+            if (bv.var < 0) continue;
+            std::uint8_t& home = var_home_[static_cast<std::size_t>(bv.var)];
+            if (bv.pair >= 0) {
+              home |= kHomeMine[s];
+            } else {
+              home = static_cast<std::uint8_t>(kHomeLocal | (s == 1 ? kHomeLocalSide1 : 0) |
+                                               kHomeMine[0] | kHomeMine[1]);
+            }
+          }
+        },
+        &order_[s]);
+  }
+  // The locals of the other processes' blocks.
+  for (VarId v = 0; v < problem_.num_variables(); ++v) {
+    if (problem_.IsEntry(v)) continue;
+    std::uint8_t& home = var_home_[static_cast<std::size_t>(v)];
+    if ((home & kHomeLocal) == 0)
+      home = problem_.variable(v).owner.side == Side::kDemand ? kHomeLocal | kHomeLocalSide1
+                                                              : kHomeLocal;
+  }
   // With t_b on the demand side, alpha (resource side) is formed from their z and u.
-  global_slot_.clear();
+  global_pair_.clear();
   if (global_side_ == 1) {
-    global_slot_.assign(blocks_[1].size(), -1);
+    global_pair_.assign(blocks_[1].size(), -1);
     for (std::size_t b = 0; b < blocks_[1].size(); ++b) {
-      const std::vector<BlockVar>& vars = blocks_[1][b].vars;
-      for (std::size_t i = 0; i < vars.size(); ++i)
-        if (vars[i].var < 0 && vars[i].pair >= 0) global_slot_[b] = static_cast<int>(i);
+      for (const BlockVar& bv : blocks_[1][b].vars)
+        if (bv.var < 0 && bv.pair >= 0) global_pair_[b] = bv.pair;
     }
   }
   route_ready_ = true;
@@ -79,14 +110,11 @@ void AdmmEngine::ShareHalfStep(int side, bool measure, std::vector<BlockStatus>*
 void AdmmEngine::ShareCut(int side, bool measure, std::vector<BlockStatus>* status) {
   std::vector<BlockStatus>& st = *status;
   BlockExecutor::Exchange exchange;
-  if (side == 1 && (measure || !global_slot_.empty())) {
+  if (side == 1 && (measure || !global_pair_.empty())) {
     // The statuses, the norms on a check, and the global copies' z and u.
     const std::size_t head = 1 + (measure ? Norms::kWidth : 0);
     // Block b's global copy's pair, or -1.
-    const auto global_pair = [&](int b) {
-      return global_slot_.empty() || global_slot_[b] < 0 ? -1
-                                                         : blocks_[1][b].vars[global_slot_[b]].pair;
-    };
+    const auto global_pair = [&](int b) { return global_pair_.empty() ? -1 : global_pair_[b]; };
     exchange.width = [&](int b) { return head + (global_pair(b) >= 0 ? 2 : 0); };
     exchange.pack = [&](int b, double* out) {
       out[0] = static_cast<double>(st[b]);
@@ -147,35 +175,54 @@ void AdmmEngine::WriteOwnTargets() {
 }
 
 void AdmmEngine::ShareValues(std::vector<double>* values, int entry_side) {
-  for (int s = 0; s < 2; ++s) ShareVariables(s, entry_side, values, nullptr);
+  ShareVariables(-1, entry_side, values, nullptr);
 }
 
 void AdmmEngine::ShareVariables(int side,
                                 int entry_side,
                                 std::vector<double>* values,
                                 std::vector<std::uint8_t>* flags) {
-  const std::vector<Block>& blocks = blocks_[side];
-  const std::size_t head = flags != nullptr ? 1 : 0;
-  const auto taken = [&](const BlockVar& bv) {
-    return bv.var >= 0 && (bv.pair < 0 || side == entry_side);
-  };
-  BlockExecutor::Exchange exchange;
-  exchange.width = [&](int b) {
-    std::size_t n = head;
-    for (const BlockVar& bv : blocks[b].vars) n += taken(bv) ? 1 : 0;
-    return n;
-  };
-  exchange.pack = [&](int b, double* out) {
-    if (flags != nullptr) *out++ = (*flags)[b];
-    for (const BlockVar& bv : blocks[b].vars)
-      if (taken(bv)) *out++ = (*values)[bv.var];
-  };
-  exchange.unpack = [&](int b, const double* in) {
-    if (flags != nullptr) (*flags)[b] = static_cast<std::uint8_t>(*in++);
-    for (const BlockVar& bv : blocks[b].vars)
-      if (taken(bv)) (*values)[bv.var] = *in++;
-  };
-  executor_->Share(side, exchange);
+  const std::uint8_t mine = kHomeMine[entry_side];
+  double* x = values->data();
+  const std::size_t n = values->size();
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 14),
+                    [&](const tbb::blocked_range<std::size_t>& range) {
+                      for (std::size_t v = range.begin(); v != range.end(); ++v) {
+                        const std::uint8_t home = var_home_[v];
+                        if ((home & mine) != 0) continue;
+                        bool given = true;
+                        if (side >= 0) {
+                          given = (home & kHomeLocal) == 0
+                                      ? side == entry_side
+                                      : ((home & kHomeLocalSide1) != 0) == (side == 1);
+                        }
+                        if (given) x[v] = 0.0;
+                      }
+                    });
+  executor_->MergeBits(x, n * sizeof(double));
+  if (flags == nullptr) return;
+  for (std::size_t b = 0; b < flags->size(); ++b)
+    if (!executor_->Owns(side, static_cast<int>(b))) (*flags)[b] = 0;
+  executor_->MergeBits(flags->data(), flags->size());
+}
+
+void AdmmEngine::DropOthersBlocks() {
+  if (!route_ready_ || options_.anderson_memory > 0 || balanced_side_ >= 0) return;
+  partial_ = true;
+  for (int s = 0; s < 2; ++s) {
+    replica_stale_[s] = true;
+    for (Block& block : blocks_[s]) {
+      if (executor_->Owns(s, block.id.index)) continue;
+      std::vector<BlockVar>().swap(block.vars);
+      std::vector<ConstraintId>().swap(block.constraints);
+      std::vector<int>().swap(block.log_terms);
+      block.problem = BlockProblem{};
+      std::vector<double>().swap(block.v);
+      block.extra.reset();
+      block.global_row = block.global_expr = -1;
+      block.has_integers = false;
+    }
+  }
 }
 
 void AdmmEngine::Consolidate() {
