@@ -196,8 +196,10 @@ class MpiBlockExecutor final : public BlockExecutor {
 
   void MergeBits(void* data, std::size_t bytes) override {
     const auto start = std::chrono::steady_clock::now();
-    // In pieces of at most 2^30 bytes (MPI counts are int), as 64-bit words where they fit.
-    constexpr std::size_t kPiece = std::size_t{1} << 30;
+    // In pieces of 4 MiB, as 64-bit words where they fit: Open MPI's reduction algorithms
+    // take a scratch buffer the size of what they reduce (a whole Kdl allocation, 12 MB per
+    // process, in one call), and MPI counts are int.
+    constexpr std::size_t kPiece = std::size_t{4} << 20;
     auto* at = static_cast<unsigned char*>(data);
     for (std::size_t done = 0; done < bytes;) {
       const std::size_t n = std::min(kPiece, bytes - done);
