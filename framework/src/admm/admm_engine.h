@@ -245,7 +245,8 @@ class AdmmEngine {
   void WriteOwnTargets();
   // With the other processes' state stale here: GatherValues's assignment of every block
   // from its owner (each process wrote its own blocks' variables into *values).
-  void ShareValues(std::vector<double>* values, int entry_side);
+  // With to_root, only process 0 gets the others' values (the checks' objective).
+  void ShareValues(std::vector<double>* values, int entry_side, bool to_root = false);
   // The owners' values of the variables that the blocks of `side` (-1: both) give: its locals,
   // and the entries when side is entry_side; with `flags`, each block's flag (by block of
   // `side`) from its owner too. Every process holds the same bits at every other variable.
@@ -254,7 +255,8 @@ class AdmmEngine {
   void ShareVariables(int side,
                       int entry_side,
                       std::vector<double>* values,
-                      std::vector<std::uint8_t>* flags);
+                      std::vector<std::uint8_t>* flags,
+                      bool to_root = false);
   // By variable, which blocks that give it this process owns (BuildRoute): kHomeMine[s] for
   // an entry whose side-s block is this process's, both bits for a local of its own block;
   // kHomeLocal and kHomeLocalSide1 say what a local is.
@@ -335,7 +337,8 @@ class AdmmEngine {
   // Bounds of the per-copy and per-block factors: [kFactorFloor, 1 / kFactorFloor].
   static constexpr double kFactorFloor = 1e-2;
   void Residuals(IterationSummary* it, bool want_objective);
-  void GatherValues(std::vector<double>* values, int entry_side);
+  // With to_root and more than one process, only process 0's *values is whole.
+  void GatherValues(std::vector<double>* values, int entry_side, bool to_root = false);
   double Objective(const std::vector<double>& values) const;
   bool Repair(std::vector<double>* values, int* rounds, std::string* message);
   void ShareRepair(int side, std::vector<double>* values, std::vector<std::uint8_t>* bad);

@@ -69,8 +69,9 @@ class BlockExecutor {
   // In place, the bitwise OR of every process's `bytes` bytes at `data`: where each value has
   // one owner that wrote it and every other process holds zero bits (or every process holds
   // the same bits), each process ends with the owner's value, bit for bit, without a layout
-  // by block or a buffer of the whole. Nothing for one process.
-  virtual void MergeBits(void* /*data*/, std::size_t /*bytes*/) {}
+  // by block or a buffer of the whole. With to_root, only process 0 ends with the merged
+  // bytes (the others' are left as they were). Nothing for one process.
+  virtual void MergeBits(void* /*data*/, std::size_t /*bytes*/, bool /*to_root*/ = false) {}
   // Every process's `local` (all of the same length), in rank order, on every process.
   virtual std::vector<double> AllGather(const std::vector<double>& local) { return local; }
   virtual int rank() const { return 0; }

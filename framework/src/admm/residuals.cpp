@@ -45,8 +45,13 @@ void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
   it->primal_scale = xz_norm_;
   if (want_objective) {
     // A member buffer: a fresh 12 MB vector per check (Kdl TE) page-faults on every check.
-    GatherValues(&trace_values_, 1);
-    it->objective = Objective(trace_values_);
+    // With more than one process, process 0 alone gathers the values and evaluates the
+    // objective, and the others take its figure.
+    const bool distributed = ReplicaStale();
+    GatherValues(&trace_values_, 1, /*to_root=*/distributed);
+    double objective = !distributed || executor_->rank() == 0 ? Objective(trace_values_) : 0.0;
+    if (distributed) objective = executor_->AllGather({objective}).front();
+    it->objective = objective;
   }
 }
 
@@ -56,7 +61,7 @@ void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
 // With more than one process and the others' state stale here (between the iterations'
 // cut exchanges), each process writes its own blocks' variables and ShareValues brings the
 // rest from their owners.
-void AdmmEngine::GatherValues(std::vector<double>* values, int entry_side) {
+void AdmmEngine::GatherValues(std::vector<double>* values, int entry_side, bool to_root) {
   values->resize(problem_.num_variables());
   const bool stale = ReplicaStale();
   for (int s = 0; s < 2; ++s) {
@@ -72,7 +77,7 @@ void AdmmEngine::GatherValues(std::vector<double>* values, int entry_side) {
         },
         stale ? &order_[s] : nullptr);
   }
-  if (stale) ShareValues(values, entry_side);
+  if (stale) ShareValues(values, entry_side, to_root);
 }
 
 double AdmmEngine::Objective(const std::vector<double>& values) const {

@@ -174,14 +174,15 @@ void AdmmEngine::WriteOwnTargets() {
   targets_stale_ = false;
 }
 
-void AdmmEngine::ShareValues(std::vector<double>* values, int entry_side) {
-  ShareVariables(-1, entry_side, values, nullptr);
+void AdmmEngine::ShareValues(std::vector<double>* values, int entry_side, bool to_root) {
+  ShareVariables(-1, entry_side, values, nullptr, to_root);
 }
 
 void AdmmEngine::ShareVariables(int side,
                                 int entry_side,
                                 std::vector<double>* values,
-                                std::vector<std::uint8_t>* flags) {
+                                std::vector<std::uint8_t>* flags,
+                                bool to_root) {
   const std::uint8_t mine = kHomeMine[entry_side];
   double* x = values->data();
   const std::size_t n = values->size();
@@ -199,7 +200,7 @@ void AdmmEngine::ShareVariables(int side,
                         if (given) x[v] = 0.0;
                       }
                     });
-  executor_->MergeBits(x, n * sizeof(double));
+  executor_->MergeBits(x, n * sizeof(double), to_root);
   if (flags == nullptr) return;
   for (std::size_t b = 0; b < flags->size(); ++b)
     if (!executor_->Owns(side, static_cast<int>(b))) (*flags)[b] = 0;

@@ -194,7 +194,7 @@ class MpiBlockExecutor final : public BlockExecutor {
     return out;
   }
 
-  void MergeBits(void* data, std::size_t bytes) override {
+  void MergeBits(void* data, std::size_t bytes, bool to_root) override {
     const auto start = std::chrono::steady_clock::now();
     // In pieces of 4 MiB, as 64-bit words where they fit: Open MPI's reduction algorithms
     // take a scratch buffer the size of what they reduce (a whole Kdl allocation, 12 MB per
@@ -207,21 +207,24 @@ class MpiBlockExecutor final : public BlockExecutor {
       const auto mpi_start = std::chrono::steady_clock::now();
       {
         const Waiting waiting(this);
-        MPI_Allreduce(MPI_IN_PLACE,
-                      at + done,
-                      static_cast<int>(words ? n / sizeof(std::uint64_t) : n),
-                      words ? MPI_UINT64_T : MPI_BYTE,
-                      MPI_BOR,
-                      comm_);
+        const int count = static_cast<int>(words ? n / sizeof(std::uint64_t) : n);
+        const MPI_Datatype type = words ? MPI_UINT64_T : MPI_BYTE;
+        if (!to_root) {
+          MPI_Allreduce(MPI_IN_PLACE, at + done, count, type, MPI_BOR, comm_);
+        } else if (rank_ == 0) {
+          MPI_Reduce(MPI_IN_PLACE, at + done, count, type, MPI_BOR, 0, comm_);
+        } else {
+          MPI_Reduce(at + done, nullptr, count, type, MPI_BOR, 0, comm_);
+        }
       }
       traffic_.mpi_seconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - mpi_start).count();
       done += n;
     }
     ++traffic_.exchanges;
-    // What a ring reduction sends and receives (Open MPI picks its own algorithm; the
-    // figure is the bandwidth-optimal one): 2 (N - 1) / N of the data each way.
-    const std::uint64_t moved = static_cast<std::uint64_t>(bytes) * 2 *
+    // What a bandwidth-optimal reduction sends and receives per process (Open MPI picks its
+    // own algorithm): 2 (N - 1) / N of the data each way for all, (N - 1) / N to the root.
+    const std::uint64_t moved = static_cast<std::uint64_t>(bytes) * (to_root ? 1 : 2) *
                                 static_cast<std::uint64_t>(size_ - 1) /
                                 static_cast<std::uint64_t>(size_);
     traffic_.bytes_sent += moved;
