@@ -122,8 +122,7 @@ class MpiBlockExecutor final : public BlockExecutor {
                     in.displs.data(),
                     MPI_DOUBLE,
                     comm_);
-      traffic_.mpi_seconds +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - mpi_start).count();
+      traffic_.mpi_seconds += SecondsSince(mpi_start);
     }
     ForRange(0, static_cast<int>(in.positions.size()), [&](int i) {
       data[in.positions[static_cast<std::size_t>(i)]] = route_receive_[static_cast<std::size_t>(i)];
@@ -131,8 +130,7 @@ class MpiBlockExecutor final : public BlockExecutor {
     ++traffic_.exchanges;
     traffic_.bytes_sent += out.positions.size() * sizeof(double);
     traffic_.bytes_received += in.positions.size() * sizeof(double);
-    traffic_.seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    traffic_.seconds += SecondsSince(start);
   }
 
   void Share(int side, const Exchange& exchange) override {
@@ -166,8 +164,7 @@ class MpiBlockExecutor final : public BlockExecutor {
                      displs_.data(),
                      MPI_DOUBLE,
                      comm_);
-      traffic_.mpi_seconds +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - mpi_start).count();
+      traffic_.mpi_seconds += SecondsSince(mpi_start);
     }
     ForRange(0, nb, [&](int b) {
       if (b < own_first || b >= own_last) exchange.unpack(b, buffer_.data() + offset_[b]);
@@ -176,8 +173,7 @@ class MpiBlockExecutor final : public BlockExecutor {
     const std::uint64_t own = static_cast<std::uint64_t>(counts_[rank_]) * sizeof(double);
     traffic_.bytes_sent += own * static_cast<std::uint64_t>(size_ - 1);
     traffic_.bytes_received += offset_[nb] * sizeof(double) - own;
-    traffic_.seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    traffic_.seconds += SecondsSince(start);
   }
 
   unsigned Agree(unsigned bits) override {
@@ -187,8 +183,7 @@ class MpiBlockExecutor final : public BlockExecutor {
       const Waiting waiting(this);
       MPI_Allreduce(&bits, &out, 1, MPI_UNSIGNED, MPI_BOR, comm_);
     }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = SecondsSince(start);
     traffic_.seconds += seconds;
     traffic_.mpi_seconds += seconds;
     return out;
@@ -204,7 +199,6 @@ class MpiBlockExecutor final : public BlockExecutor {
     for (std::size_t done = 0; done < bytes;) {
       const std::size_t n = std::min(kPiece, bytes - done);
       const bool words = n % sizeof(std::uint64_t) == 0;
-      const auto mpi_start = std::chrono::steady_clock::now();
       {
         const Waiting waiting(this);
         const int count = static_cast<int>(words ? n / sizeof(std::uint64_t) : n);
@@ -217,8 +211,6 @@ class MpiBlockExecutor final : public BlockExecutor {
           MPI_Reduce(at + done, nullptr, count, type, MPI_BOR, 0, comm_);
         }
       }
-      traffic_.mpi_seconds +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - mpi_start).count();
       done += n;
     }
     ++traffic_.exchanges;
@@ -229,8 +221,10 @@ class MpiBlockExecutor final : public BlockExecutor {
                                 static_cast<std::uint64_t>(size_);
     traffic_.bytes_sent += moved;
     traffic_.bytes_received += moved;
-    traffic_.seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // Nothing but the MPI calls: all of it is time in MPI.
+    const double seconds = SecondsSince(start);
+    traffic_.seconds += seconds;
+    traffic_.mpi_seconds += seconds;
   }
 
   std::vector<double> AllGather(const std::vector<double>& local) override {
@@ -250,6 +244,9 @@ class MpiBlockExecutor final : public BlockExecutor {
   // The watchdog: an exchange that waits longer than the timeout means a process of the
   // launch hangs (a dead one makes mpirun end the launch by itself). This process then exits
   // at once with code 3, and mpirun ends every other process.
+  static double SecondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
   static std::int64_t NowNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch())
