@@ -74,10 +74,12 @@ solve)
       cut=$(grep -oE '[0-9]+ half steps sent the cut only' "$work/np$n.out" | head -1 | cut -d' ' -f1)
       [ "${cut:-0}" -gt 0 ] || { cat "$work/np$n.out"; fail "np $n: no half step sent the cut only"; }
     fi
-    # The round's message gives every process's peak RSS.
+    # The round's message gives every process's peak RSS and its engine's state.
     if [ "$n" -gt 1 ] && grep -q "Distributed over" "$work/np$n.out"; then
       grep -qE 'peak RSS [0-9]+-[0-9]+ MB per process' "$work/np$n.out" ||
         { cat "$work/np$n.out"; fail "np $n: no peak RSS per process in the message"; }
+      grep -qE "the engine's state at set-up [0-9.]+-[0-9.]+ MB" "$work/np$n.out" ||
+        { cat "$work/np$n.out"; fail "np $n: no engine state per process in the message"; }
     fi
   done
   echo "solve: np ${DEDE_MPI_TEST_NP:-1 2 4} equal the single process: $(grep '^allocation:' "$work/ref.key")"

@@ -3,8 +3,6 @@
 // dede_bench budget: whole rounds of the shipped deployments against the solver's time budget.
 // dede_bench convergence: iterations and seconds to 1e-3 / 1e-4 of Clp's optimum on a fixed
 // suite of deployments (tools/bench/convergence/), Clp's time beside them.
-#include <malloc.h>
-#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -20,6 +18,7 @@
 
 #include "budget_bench.h"
 #include "convergence_bench.h"
+#include "core/memory_use.h"
 #include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "synthetic.h"
@@ -52,17 +51,8 @@ std::uint64_t Fingerprint(const std::vector<double>& values) {
   return h;
 }
 
-// Bytes of heap in use (malloc's arenas and its mmapped chunks).
-double HeapInUse() {
-  const struct mallinfo2 info = mallinfo2();
-  return static_cast<double>(info.uordblks + info.hblkhd);
-}
-
-double PeakRssBytes() {
-  struct rusage usage {};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) * 1024.0;
-}
+using dede::internal::HeapInUseBytes;
+using dede::internal::PeakRssBytes;
 
 // STREAM's triad a = b + s c over arrays far larger than the caches, on `threads` threads
 // (each its own contiguous part, first-touched by it); the best of a few repetitions, counting
@@ -114,14 +104,14 @@ Run TimeIterations(const dede::Problem& problem, int threads, int iterations, do
   options.rho_update = dede::RhoUpdate::kFixed;
   options.rho = rho;
   options.repair = false;
-  const double heap_before = HeapInUse();
+  const double heap_before = HeapInUseBytes();
   dede::AdmmSolver solver(problem, options);
   dede::Allocation allocation;
   dede::SolveSummary summary;
   solver.Solve(&allocation, &summary);
   Run run;
   // The engine's own state: the returned allocation (one double per variable) is not part of it.
-  run.engine_bytes = HeapInUse() - heap_before -
+  run.engine_bytes = HeapInUseBytes() - heap_before -
                      static_cast<double>(allocation.values.capacity() * sizeof(double));
   run.fingerprint = Fingerprint(allocation.values);
   run.threads = threads;
@@ -214,9 +204,9 @@ int main(int argc, char** argv) {
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  const double heap_start = HeapInUse();
+  const double heap_start = HeapInUseBytes();
   const auto problem = dede::tools::MakeTransportLp(spec);
-  const double model_bytes = HeapInUse() - heap_start;
+  const double model_bytes = HeapInUseBytes() - heap_start;
   const double build_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double entries = static_cast<double>(problem->num_variables());

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every process's peak RSS under `mpirun -np N dede solve` (BENCHMARKS.md, "Engine: across
+# Every process's peak RSS and its engine's state at set-up (the heap the engine's build kept,
+# as the engine reports it) under `mpirun -np N dede solve` (BENCHMARKS.md, "Engine: across
 # processes"), N = 1, 2, 4, at a fixed 20 iterations, one thread per process.
 #
 #   tools/bench/mpi_rss.sh [OUT_FILE]     (build: DEDE_BUILD_DIR, default build/perf)
@@ -32,6 +33,12 @@ else
   echo "mpi_rss: ../shared/data/dede-examples (Kdl topology) missing: te-kdl skipped"
 fi
 instances+=("cluster-paper|$R/configs/cluster_paper.yaml|")
+# The largest that fits four processes here: ASN2k TE at 20% of its pairs (about 2 GB each).
+if [ -f "$R/../shared/data/dede-examples/traffic_engineering/topologies/ASN2k.json" ]; then
+  instances+=("te-asn2k-20%|$R/tools/bench/te_asn2k/asn2k.yaml|--set plugin.settings.traffic.pair_fraction=0.2")
+else
+  echo "mpi_rss: ../shared/data/dede-examples (ASN2k topology) missing: te-asn2k skipped"
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/wrap.sh" <<'W'
@@ -49,7 +56,7 @@ chmod +x "$tmp/wrap.sh"
         rm -f "$tmp"/rank*
         # shellcheck disable=SC2086
         RSS_DIR=$tmp mpirun -x RSS_DIR -np "$np" "$tmp/wrap.sh" "${b#*|}/tools/dede/dede" solve \
-          "$config" "${fixed[@]}" $extra > /dev/null 2>&1 || true
+          "$config" "${fixed[@]}" --set solver.admm.verbose=true $extra > "$tmp/out" 2>&1 || true
         line="$name np$np ${b%%|*}:"
         for r in $(seq 0 $((np - 1))); do
           if [ -s "$tmp/rank$r" ]; then
@@ -58,6 +65,12 @@ chmod +x "$tmp/wrap.sh"
             line+=" -"
           fi
         done
+        # The engine's state at set-up (heap) by process, as the engine reports it (builds
+        # from the fourteenth session on).
+        engine=$(sed -nE -e 's/^admm memory: engine state at set-up ([0-9.]+) MB.*/\1/p' \
+                         -e 's/^admm process .* engine state at set-up ([0-9.]+) MB$/\1/p' "$tmp/out" |
+                 head -n "$np" | tr '\n' ' ')
+        [ -n "$engine" ] && line+="  engine state at set-up (MB): ${engine% }"
         echo "$line"
       done
     done

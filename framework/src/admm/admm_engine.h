@@ -45,6 +45,7 @@
 #include "admm/anderson.h"
 #include "admm/block_executor.h"
 #include "admm/flat_array.h"
+#include "core/memory_use.h"
 #include "dede/host_solvers.h"
 #include "dede/solver.h"
 #include "subproblem/block_problem.h"
@@ -129,8 +130,10 @@ class AdmmEngine {
              std::unique_ptr<BlockExecutor> executor = nullptr)
       : problem_(problem), options_(options) {
     const auto start = engine::Clock::now();
+    const double heap_before = HeapInUseBytes();
     Build(std::move(executor));
     setup_seconds_ = engine::Seconds(start);
+    setup_heap_bytes_ = HeapInUseBytes() - heap_before;
   }
 
   const AdmmOptions& options() const { return options_; }
@@ -373,6 +376,7 @@ class AdmmEngine {
   std::stop_token stop_;  // of the running solve, polled between block solves
   std::string setup_error_;
   double setup_seconds_ = 0;
+  double setup_heap_bytes_ = 0;      // the heap Build kept: this process's engine state at set-up
   double last_repair_seconds_ = -1;  // wall time of the last solve's repair (-1: none yet)
   bool setup_reported_ = false;      // the build time is charged to the first solve only
 

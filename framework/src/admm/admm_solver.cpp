@@ -1,6 +1,5 @@
 // One solve (AdmmEngine::Solve) step by step, and the public AdmmSolver; the steps the
 // iteration calls are in the files listed in admm_engine.h.
-#include <sys/resource.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -88,22 +87,31 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
 std::string AdmmEngine::DistributionReport(const SolveRun& run,
                                            const BlockExecutor::Traffic& before) {
   const int n = executor_->processes();
-  if (n <= 1) return {};
+  if (n <= 1) {
+    if (options_.verbose) {
+      std::fprintf(stderr,
+                   "admm memory: engine state at set-up %.1f MB (heap), peak RSS %.0f MB\n",
+                   setup_heap_bytes_ / 1e6,
+                   PeakRssBytes() / 1e6);
+    }
+    return {};
+  }
   const BlockExecutor::Traffic now = executor_->traffic();
   // Per process: half steps (resource, demand), exchanges within them, bytes received, time
-  // inside the MPI calls, and the process's peak RSS so far (bytes).
-  constexpr std::size_t kFigures = 6;
-  struct rusage usage {};
-  getrusage(RUSAGE_SELF, &usage);
+  // inside the MPI calls, the process's peak RSS so far and the heap its engine kept at
+  // set-up (bytes).
+  constexpr std::size_t kFigures = 7;
   const std::vector<double> all =
       executor_->AllGather({run.resource_seconds,
                             run.demand_seconds,
                             now.seconds - before.seconds,
                             static_cast<double>(now.bytes_received - before.bytes_received),
                             now.mpi_seconds - before.mpi_seconds,
-                            static_cast<double>(usage.ru_maxrss) * 1024.0});
+                            PeakRssBytes(),
+                            setup_heap_bytes_});
   double compute_max = 0, compute_sum = 0, exchange_min = kInfinity, exchange_max = 0;
   double received = 0, in_mpi_max = 0, rss_min = kInfinity, rss_max = 0;
+  double engine_min = kInfinity, engine_max = 0;
   for (int r = 0; r < n; ++r) {
     const double* f = all.data() + static_cast<std::size_t>(r) * kFigures;
     const double compute = f[0] + f[1] - f[2];
@@ -115,10 +123,13 @@ std::string AdmmEngine::DistributionReport(const SolveRun& run,
     in_mpi_max = std::max(in_mpi_max, f[4]);
     rss_min = std::min(rss_min, f[5]);
     rss_max = std::max(rss_max, f[5]);
+    engine_min = std::min(engine_min, f[6]);
+    engine_max = std::max(engine_max, f[6]);
     if (options_.verbose && executor_->rank() == 0) {
       std::fprintf(stderr,
                    "admm process %d of %d: resource half steps %.3f s, demand %.3f s, of which "
-                   "exchange %.3f s (in MPI %.3f s); received %.1f MB; peak RSS %.0f MB\n",
+                   "exchange %.3f s (in MPI %.3f s); received %.1f MB; peak RSS %.0f MB, "
+                   "engine state at set-up %.1f MB\n",
                    r,
                    n,
                    f[0],
@@ -126,18 +137,20 @@ std::string AdmmEngine::DistributionReport(const SolveRun& run,
                    f[2],
                    f[4],
                    f[3] / 1e6,
-                   f[5] / 1e6);
+                   f[5] / 1e6,
+                   f[6] / 1e6);
     }
   }
   const double mean = compute_sum / n;
-  char out[512];
+  char out[768];
   std::snprintf(out,
                 sizeof(out),
                 " Distributed over %d processes: half steps computed in %.3f s at most (load "
                 "imbalance %.2f: the slowest over the mean), exchanges %.3f-%.3f s (in MPI "
                 "calls %.3f s at most, the rest packing and unpacking; %d half steps sent the "
                 "cut only, %d the whole state), %.2f MB received per iteration by a process, "
-                "peak RSS %.0f-%.0f MB per process so far.",
+                "peak RSS %.0f-%.0f MB per process so far (the engine's state at set-up "
+                "%.1f-%.1f MB of it).",
                 n,
                 compute_max,
                 mean > 0 ? compute_max / mean : 1.0,
@@ -148,7 +161,9 @@ std::string AdmmEngine::DistributionReport(const SolveRun& run,
                 whole_shares_,
                 received / 1e6 / std::max(1, run.iterations),
                 rss_min / 1e6,
-                rss_max / 1e6);
+                rss_max / 1e6,
+                engine_min / 1e6,
+                engine_max / 1e6);
   return out;
 }
 

@@ -1,20 +1,17 @@
 #include "dede/problem.h"
 
 #include <gtest/gtest.h>
-#include <malloc.h>
 
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "core/memory_use.h"
+
 namespace dede {
 namespace {
 
-// Bytes of heap in use (malloc's arenas and its mmapped chunks).
-double HeapInUse() {
-  const struct mallinfo2 info = mallinfo2();
-  return static_cast<double>(info.uordblks + info.hblkhd);
-}
+using internal::HeapInUseBytes;
 
 // What the model holds per allocation entry (issue 18): a transport-shaped problem, 100,000
 // entries with a row per resource and per demand and a cost on every entry, takes at most 88
@@ -27,7 +24,7 @@ TEST(Problem, AnEntryWithTwoRowTermsAndACostTakesAtMost88Bytes) {
 #endif
   const int resources = 1000, demands = 1000, per_demand = 100;
   const std::size_t entries = static_cast<std::size_t>(demands) * per_demand;
-  const double before = HeapInUse();
+  const double before = HeapInUseBytes();
   double bytes = 0;
   {
     Problem p(resources, demands);
@@ -50,7 +47,7 @@ TEST(Problem, AnEntryWithTwoRowTermsAndACostTakesAtMost88Bytes) {
       LinearExpr().terms.swap(rows[r].terms);
     }
     ASSERT_EQ(p.num_variables(), static_cast<int>(entries));
-    bytes = HeapInUse() - before;
+    bytes = HeapInUseBytes() - before;
   }
   EXPECT_LE(bytes / static_cast<double>(entries), 88.0);
   EXPECT_GE(bytes / static_cast<double>(entries), 36.0);  // the measure sees the model at all
