@@ -207,6 +207,7 @@ class AdmmEngine {
   // given each side's block work and runs only the blocks it owns.
   void SetExecutor(std::unique_ptr<BlockExecutor> executor);
   void Decouple();
+  void EstimateWork();
   void Decompose();
   void InitPenaltyWeights();
   void AddBlockVar(Block* block, VarId var, int pair);
@@ -272,6 +273,9 @@ class AdmmEngine {
   // (their slots, problem and values are released in Build: DropOthersBlocks), and the
   // others' state counts as stale from the start. partial_ says so.
   bool partial_ = false;
+  // Whether Build keeps only this process's blocks: more than one process, neither Anderson
+  // nor per-block penalty factors (which read every pair).
+  bool DropsOthersBlocks() const;
   void DropOthersBlocks();
   // Whether this process holds block b of `side` (its own, or every block when !partial_).
   bool Held(int side, int b) const { return !partial_ || executor_->Owns(side, b); }

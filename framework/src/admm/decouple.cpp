@@ -38,8 +38,13 @@ void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
     return;
   }
   Decouple();
-  Decompose();
+  EstimateWork();
   if (executor) SetExecutor(std::move(executor));
+  // A process that will keep only its own blocks builds only their structure and parameters
+  // (the others' would be dropped below: built, they set the set-up's peak). Equilibration
+  // reads every block's rows first.
+  partial_ = DropsOthersBlocks() && !options_.equilibrate;
+  Decompose();
   tbb::task_arena(ThreadCount()).execute([&] { RefreshParameters(); });
   rho_ = options_.rho;  // the solvers are built, and primed, with the penalty they start with
   InitPenaltyWeights();
@@ -163,13 +168,56 @@ void AdmmEngine::Decouple() {
   }
 }
 
-// Each block's subproblem structure (its variables' slots, rows, log terms), its work estimate,
-// and the order the blocks of a side are scheduled in.
+// Each block's work estimate, from its slots, images and rows as Decompose lays them out, and
+// the order the blocks of a side are scheduled in: known before the blocks' structure, so
+// that the executor can place them first.
+void AdmmEngine::EstimateWork() {
+  const GlobalTerm& global = problem_.global_term();
+  for (int s = 0; s < 2; ++s) {
+    for (Block& block : blocks_[s]) {
+      const std::size_t n = block.vars.size();
+      std::size_t images = 0;
+      bool integral = false;
+      for (const BlockVar& bv : block.vars) {
+        if (bv.var < 0) continue;
+        if (s == 1 && problem_.num_images() > 0 && problem_.image(bv.var).active()) ++images;
+        integral = integral || problem_.variable(bv.var).domain.IsIntegral();
+      }
+      std::size_t rows = block.constraints.size();
+      double nnz = static_cast<double>(n) + 2.0 * static_cast<double>(images);
+      for (ConstraintId c : block.constraints)
+        nnz += static_cast<double>(problem_.constraint(c).terms.size());
+      if (block.global_expr >= 0) {
+        ++rows;  // the global term's row: its terms and t_b
+        nnz += static_cast<double>(global.exprs[block.global_expr].terms.size() + 1);
+      }
+      block.work = nnz * (rows + images > 1 ? 10.0 : 1.0) * (integral ? 10.0 : 1.0);
+    }
+    // Heavy blocks (over 1/64 of the side's work) start first, largest first, so that none is
+    // left to run alone at the end of a half step; the rest follow in index order, which is
+    // the order their data was allocated in: walking it streams memory. Sorting thousands of
+    // small blocks by size instead scatters every half step over the heap (Kdl max flow,
+    // 28,245 pair blocks: the demand half step took 1.6x as long).
+    double total_work = 0;
+    for (const Block& block : blocks_[s]) total_work += block.work;
+    const auto heavy = [&](int b) { return blocks_[s][b].work * 64 > total_work; };
+    order_[s].resize(blocks_[s].size());
+    std::iota(order_[s].begin(), order_[s].end(), 0);
+    std::stable_partition(order_[s].begin(), order_[s].end(), heavy);
+    const auto light = std::find_if_not(order_[s].begin(), order_[s].end(), heavy);
+    std::stable_sort(order_[s].begin(), light, [&](int a, int b) {
+      return blocks_[s][a].work > blocks_[s][b].work;
+    });
+  }
+}
+
+// Each held block's subproblem structure: its variables' slots, rows, images, log terms.
 void AdmmEngine::Decompose() {
   const GlobalTerm& global = problem_.global_term();
   // Block structure: map problem variables to slots, allocate rows and logs.
   for (int s = 0; s < 2; ++s) {
     for (Block& block : blocks_[s]) {
+      if (!Held(s, block.id.index)) continue;
       const int n = static_cast<int>(block.vars.size());
       BlockProblem& bp = block.problem;
       bp.lower.assign(n, 0);
@@ -239,26 +287,7 @@ void AdmmEngine::Decompose() {
         }
         bp.logs.push_back(std::move(log));
       }
-      double nnz = n + 2.0 * static_cast<double>(bp.images.size());
-      for (const BlockRow& row : bp.rows) nnz += static_cast<double>(row.index.size());
-      block.work = nnz * (bp.rows.size() + bp.images.size() > 1 ? 10.0 : 1.0) *
-                   (block.has_integers ? 10.0 : 1.0);
     }
-    // Heavy blocks (over 1/64 of the side's work) start first, largest first, so that none is
-    // left to run alone at the end of a half step; the rest follow in index order, which is
-    // the order their data was allocated in: walking it streams memory. Sorting thousands of
-    // small blocks by size instead scatters every half step over the heap (Kdl max flow,
-    // 28,245 pair blocks: the demand half step took 1.6x as long).
-    double total_work = 0;
-    for (const Block& block : blocks_[s]) total_work += block.work;
-    const auto heavy = [&](int b) { return blocks_[s][b].work * 64 > total_work; };
-    order_[s].resize(blocks_[s].size());
-    std::iota(order_[s].begin(), order_[s].end(), 0);
-    std::stable_partition(order_[s].begin(), order_[s].end(), heavy);
-    const auto light = std::find_if_not(order_[s].begin(), order_[s].end(), heavy);
-    std::stable_sort(order_[s].begin(), light, [&](int a, int b) {
-      return blocks_[s][a].work > blocks_[s][b].work;
-    });
   }
 }
 
@@ -339,6 +368,7 @@ void AdmmEngine::RefreshParameters() {
   // Blocks are independent: refreshed in parallel, in the caller's task arena (Kdl TE, 30,035
   // blocks and 1.5M entries: 0.11-0.18 s per round on one thread).
   const auto refresh = [&](Block& block) {
+    if (!Held(SideIndex(block.id.side), block.id.index)) return;
     BlockProblem& bp = block.problem;
     // Only a block whose data changed gets a new revision: its solver then reloads it (a
     // round that changes the demands leaves every resource block's factorisation valid).

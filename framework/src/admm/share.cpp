@@ -207,8 +207,13 @@ void AdmmEngine::ShareVariables(int side,
   executor_->MergeBits(flags->data(), flags->size());
 }
 
+bool AdmmEngine::DropsOthersBlocks() const {
+  return executor_->processes() > 1 && options_.anderson_memory == 0 &&
+         options_.block_rho_balancing == BlockBalancing::kOff;
+}
+
 void AdmmEngine::DropOthersBlocks() {
-  if (!route_ready_ || options_.anderson_memory > 0 || balanced_side_ >= 0) return;
+  if (!route_ready_ || !DropsOthersBlocks()) return;
   partial_ = true;
   for (int s = 0; s < 2; ++s) {
     replica_stale_[s] = true;
