@@ -57,7 +57,9 @@ grep -q -- "--log-level excludes --quiet" "$work/level.err" || { cat "$work/leve
 # naming the holder; the database is untouched; once the first stops, a run goes on.
 "$dede" run "$work/dev.yaml" --rounds 1000 > "$work/first.log" 2>&1 &
 first=$!
-for _ in $(seq 100); do grep -q "info  round" "$work/first.log" && break; sleep 0.05; done
+# (Up to 60 s for its first round: a sanitizer build on a loaded machine took over 5.)
+for _ in $(seq 1200); do grep -q "info  round" "$work/first.log" && break; sleep 0.05; done
+grep -q "info  round" "$work/first.log" || { cat "$work/first.log"; fail "the first run solved no round in 60 s"; }
 rounds_before=$(sqlite3 "$work/dev.db" "SELECT count(*) FROM rounds")
 if "$dede" run "$work/dev.yaml" --rounds 1 > "$work/second.log" 2>&1; then fail "second writer allowed"; fi
 grep -q "is being written by another dede run (pid $first)" "$work/second.log" || { cat "$work/second.log"; fail "second writer message"; }
