@@ -173,6 +173,8 @@ void AdmmEngine::Decouple() {
 // that the executor can place them first.
 void AdmmEngine::EstimateWork() {
   const GlobalTerm& global = problem_.global_term();
+  // (A Variable is assembled per call: looked up only where some variable is integral.)
+  const bool any_integral = problem_.HasIntegers();
   for (int s = 0; s < 2; ++s) {
     for (Block& block : blocks_[s]) {
       const std::size_t n = block.vars.size();
@@ -181,7 +183,7 @@ void AdmmEngine::EstimateWork() {
       for (const BlockVar& bv : block.vars) {
         if (bv.var < 0) continue;
         if (s == 1 && problem_.num_images() > 0 && problem_.image(bv.var).active()) ++images;
-        integral = integral || problem_.variable(bv.var).domain.IsIntegral();
+        integral = integral || (any_integral && problem_.variable(bv.var).domain.IsIntegral());
       }
       std::size_t rows = block.constraints.size();
       double nnz = static_cast<double>(n) + 2.0 * static_cast<double>(images);
