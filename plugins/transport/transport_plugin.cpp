@@ -25,7 +25,8 @@ class TransportPlugin : public dede::DomainPlugin {
                                                 "capacity_factor",
                                                 "fluctuation",
                                                 "period",
-                                                "rounds"});
+                                                "rounds",
+                                                "entry_order"});
       status.Update(settings.Read("resources", &resources_, 1, 1 << 20));
       status.Update(settings.Read("demands", &demands_, 1, 1 << 22));
       status.Update(settings.Read("entries_per_demand", &entries_per_demand_, 1, 1 << 20));
@@ -33,6 +34,7 @@ class TransportPlugin : public dede::DomainPlugin {
       status.Update(settings.Read("fluctuation", &fluctuation_, 0.0, 0.999));
       status.Update(settings.Read("period", &period_, 1e-9, 1e9));
       status.Update(settings.Read("rounds", &rounds_, 0, 1 << 30));
+      status.Update(settings.ReadChoice("entry_order", {"demand", "resource"}, &entry_order_));
       if (!status.ok()) return status;
       // Each bound alone admits 4e12 entries; the problem's size is their product. 2e7 entries
       // take about 15 GB with today's engine (about 730 bytes per entry, BENCHMARKS.md).
@@ -65,6 +67,13 @@ class TransportPlugin : public dede::DomainPlugin {
     std::vector<dede::LinearExpr> rows(resources_);
     std::vector<double> offered(resources_, 0.0);
     problem->SetObjectiveSense(dede::ObjectiveSense::kMaximize);
+    // The draws, demand by demand: each demand's suppliers and their weights.
+    struct Draw {
+      int resource;
+      double weight;
+    };
+    std::vector<Draw> draws;
+    draws.reserve(static_cast<std::size_t>(demands_) * static_cast<std::size_t>(k));
     for (int d = 0; d < demands_; ++d) {
       for (int i = 0; i < k; ++i) {
         std::uniform_int_distribution<int> pick(i, resources_ - 1);
@@ -72,16 +81,38 @@ class TransportPlugin : public dede::DomainPlugin {
       }
       base_volume_.push_back(volume(rng));
       phase_.push_back(phase(rng));
-      dede::LinearExpr column;
       for (int i = 0; i < k; ++i) {
-        const dede::VarId v = problem->AddEntry(matrix, pool[i], d);
-        problem->AddLinearCost(v, weight(rng));
-        column.Add(v, 1.0);
-        rows[pool[i]].Add(v, 1.0);
+        draws.push_back({pool[i], weight(rng)});
         offered[pool[i]] += base_volume_.back() / k;
       }
-      demand_rows_.push_back(
-          problem->AddDemandConstraint(d, column, dede::Sense::kLessEqual, base_volume_.back()));
+    }
+    // The entries in the order `entry_order` names (the same problem either way): demand by
+    // demand, or supplier by supplier (as a domain that builds its resource rows first would).
+    std::vector<dede::LinearExpr> columns(demands_);
+    const auto add = [&](int d, std::size_t at) {
+      const Draw& draw = draws[at];
+      const dede::VarId v = problem->AddEntry(matrix, draw.resource, d);
+      problem->AddLinearCost(v, draw.weight);
+      columns[d].Add(v, 1.0);
+      rows[draw.resource].Add(v, 1.0);
+    };
+    const auto at = [k](int d, int i) {
+      return static_cast<std::size_t>(d) * static_cast<std::size_t>(k) +
+             static_cast<std::size_t>(i);
+    };
+    if (entry_order_ == "demand") {
+      for (int d = 0; d < demands_; ++d)
+        for (int i = 0; i < k; ++i) add(d, at(d, i));
+    } else {
+      std::vector<std::vector<std::pair<int, int>>> by_resource(resources_);
+      for (int d = 0; d < demands_; ++d)
+        for (int i = 0; i < k; ++i) by_resource[draws[at(d, i)].resource].emplace_back(d, i);
+      for (const auto& list : by_resource)
+        for (const auto& [d, i] : list) add(d, at(d, i));
+    }
+    for (int d = 0; d < demands_; ++d) {
+      demand_rows_.push_back(problem->AddDemandConstraint(
+          d, columns[d], dede::Sense::kLessEqual, base_volume_[d]));
     }
     for (int r = 0; r < resources_; ++r) {
       capacity_.push_back(capacity_factor_ * offered[r] + 1.0);
@@ -144,6 +175,7 @@ class TransportPlugin : public dede::DomainPlugin {
   double fluctuation_ = 0.2;
   double period_ = 24;
   int rounds_ = 0;
+  std::string entry_order_ = "demand";
   std::uint64_t seed_ = 0;
   std::vector<double> base_volume_, phase_, volume_, capacity_;
   std::vector<dede::ConstraintId> demand_rows_, resource_rows_;

@@ -299,22 +299,27 @@ class AdmmEngine {
   // xh of every pair into xh_, for a step between the half steps that changes it (Anderson);
   // the demand half step then takes xh_ as it is.
   void MaterializeXh();
-  // The resource side's flat arrays and each pair's position in them (once, in Build).
+  // The resource side's block offsets and each pair's position (once, in Build); the arrays
+  // themselves are allocated once BuildRoute has decided their layout (side0_size_).
   void BuildSideArrays();
+  // With the other processes' blocks dropped: the resource side's arrays become this
+  // process's own resource blocks' range (from side0_base_), then a halo of the positions it
+  // receives along the route (the x of its own demand pairs whose resource block lives
+  // elsewhere, and of every global copy on that side), in the route's order. Rewrites the
+  // route's lists and the pairs' positions (side0_pos_) into that layout.
+  void LocalizeSide0(std::vector<std::vector<std::uint32_t>>* to,
+                     std::vector<std::vector<std::uint32_t>>* from);
   // The current solution of a block's slots: a resource block's range of side0_x_ (the only
   // copy of it), a demand block's own vector (none when values_in_pairs: see SlotValue).
   double* Values(int side, Block& block) {
-    return side == 0 ? side0_x_.data() + side0_offset_[static_cast<std::size_t>(block.id.index)]
-                     : block.v.data();
+    return side == 0 ? side0_x_.data() + Side0Offset(block.id.index) : block.v.data();
   }
   const double* Values(int side, const Block& block) const {
-    return side == 0 ? side0_x_.data() + side0_offset_[static_cast<std::size_t>(block.id.index)]
-                     : block.v.data();
+    return side == 0 ? side0_x_.data() + Side0Offset(block.id.index) : block.v.data();
   }
   // The current value of slot i of a block.
   double SlotValue(int side, const Block& block, std::size_t i) const {
-    return block.values_in_pairs ? ps_[static_cast<std::size_t>(block.vars[i].pair)].z
-                                 : Values(side, block)[i];
+    return block.values_in_pairs ? Ps(block.vars[i].pair).z : Values(side, block)[i];
   }
   // Solves a block against targets t into v (n values each) with `solver`, in place where it
   // can; otherwise through the problem's prox_target and a scratch vector that starts from v
@@ -398,26 +403,53 @@ class AdmmEngine {
 
   void SaveIterates(Iterates* out) const;
   void RestoreIterates(Iterates* in);
-  // The demand side's iterates of each consensus pair, indexed by pair (pairs are numbered
-  // in VarId order, which is demand order for the bundled plugins: the demand half step
-  // reads them in sequence). x lives on the resource side (side0_x_; alpha for a global copy
-  // whose resource side is the global scalar) and xh = a x + (1 - a) z is formed where it is
-  // used, so a pair holds only the demand side's z and the scaled dual u.
+  // The demand side's iterates of each consensus pair this process holds, at Local(pair)
+  // (the entries' pairs are numbered by demand block, so the demand half step reads them in
+  // sequence). x lives on the resource side (side0_x_; alpha for a global copy whose resource
+  // side is the global scalar) and xh = a x + (1 - a) z is formed where it is used, so a pair
+  // holds only the demand side's z and the scaled dual u.
   std::vector<PairState> ps_;
+  // Which pairs this process holds in ps_ and side0_pos_: with the other processes' blocks
+  // dropped (partial_), the entries' pairs of its own demand blocks (one range, since the
+  // entries' pairs are numbered by demand block: Decouple) and every global pair after them;
+  // otherwise every pair at its own number. Pair p (global numbering, as in BlockVar::pair)
+  // is at Local(p); a process reads only the pairs it holds.
+  std::size_t num_pairs_ = 0;    // every process's: the entries' pairs, then the global pairs
+  std::size_t entry_pairs_ = 0;  // the entries' pairs (global pairs are numbered from here)
+  std::size_t held_begin_ = 0;   // the first entry pair held
+  std::size_t held_count_ = 0;   // the entry pairs held
+  std::size_t Local(int p) const {
+    const auto q = static_cast<std::size_t>(p);
+    return q < entry_pairs_ ? q - held_begin_ : q - entry_pairs_ + held_count_;
+  }
+  PairState& Ps(int p) { return ps_[Local(p)]; }
+  const PairState& Ps(int p) const { return ps_[Local(p)]; }
+  // Keeps, in ps_'s layout, only the pairs this process holds (in Build, once the route is set
+  // up: the route and the resource side's positions are built from every pair).
+  void HoldOwnPairs();
   bool targets_stale_ = true;      // resource blocks' targets not yet z - u of the current pairs
   bool xh_ready_ = false;          // xh_ holds this iteration's xh (MaterializeXh)
   std::vector<double> xh_;         // by pair, while xh_ready_
   std::vector<double> global_xh_;  // xh of the global pairs (min-max), in global_pairs_ order
-  // The resource side's x and targets, every block a range (side0_offset_) of one array each.
+  // The resource side's x and targets, every block a range (side0_offset_) of one array each:
+  // every block's, or with the other processes' blocks dropped the own blocks' range (which
+  // starts at side0_base_ of the whole layout) and the halo (LocalizeSide0).
   FlatArray side0_x_, side0_t_;
-  std::vector<std::size_t> side0_offset_;
+  std::vector<std::size_t> side0_offset_;  // of the whole layout, by block
+  std::size_t side0_base_ = 0;             // where this process's arrays start in it
+  std::size_t side0_size_ = 0;             // this process's arrays' length
+  // Where resource block b's range starts in this process's arrays (a block it holds).
+  std::size_t Side0Offset(int b) const {
+    return side0_offset_[static_cast<std::size_t>(b)] - side0_base_;
+  }
   std::vector<std::uint8_t> side0_all_paired_;  // by block: every slot is a pair's
-  // Each pair's position in them (kNoSlot: alpha, no resource block).
+  // Each held pair's position in them, at Local(pair) (kNoSlot: alpha, no resource block).
   static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
   std::vector<std::uint32_t> side0_pos_;
+  std::uint32_t Side0Pos(int p) const { return side0_pos_[Local(p)]; }
   // The resource-side copy of pair p.
   double X(int p) const {
-    const std::uint32_t j = side0_pos_[p];
+    const std::uint32_t j = Side0Pos(p);
     return j != kNoSlot ? side0_x_[j] : alpha_;
   }
   // Penalty of pair p is rho_ * PairWeight(p) (see penalty.cpp for its factors). pair p's
@@ -468,7 +500,7 @@ class AdmmEngine {
   // the pair's terms of the squared norms (dual residual and dual norm weighted by its
   // penalty factor). Shared by the demand blocks and the global alpha.
   void AssignZMeasured(int p, double x, double xh, double z_new, Norms* acc) {
-    PairState& q = ps_[p];
+    PairState& q = Ps(p);
     const double w = PairWeight(p);
     const double dz = w * (z_new - q.z);
     const double d = x - z_new;

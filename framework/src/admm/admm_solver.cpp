@@ -329,13 +329,13 @@ bool AdmmEngine::Iteration(SolveRun* run, int k, bool measure, bool rho_update_d
   if (rho_update_due && !global_pairs_.empty() && options_.global_rho_balancing) {
     global_z_prev_.resize(global_pairs_.size());
     for (std::size_t g = 0; g < global_pairs_.size(); ++g)
-      global_z_prev_[g] = ps_[global_pairs_[g]].z;
+      global_z_prev_[g] = Ps(global_pairs_[g]).z;
   }
   // Every pair's z before this half step, for the per-block balancing at a rho update.
   if (rho_update_due && balanced_side_ >= 0 &&
       options_.rho_update == RhoUpdate::kResidualBalancing) {
-    Consolidate();  // (with more than one process)
-    z_prev_.resize(ps_.size());
+    Consolidate();               // (with more than one process)
+    z_prev_.resize(ps_.size());  // (every pair: per-block factors keep the whole state)
     for (std::size_t p = 0; p < ps_.size(); ++p) z_prev_[p] = ps_[p].z;
   }
   if (!HalfStep(1, run->integer_phase, measure, &run->message, &run->termination)) {

@@ -51,17 +51,18 @@ void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
   BuildSideArrays();
   BuildRoute();
   DropOthersBlocks();
-  const std::size_t np = pairs_.size();
+  HoldOwnPairs();
+  side0_x_.Assign(side0_size_);
+  side0_t_.Assign(side0_size_);
   // The entries' pairs are not read past this point (unless per-block factors write both
   // slots of a pair): released before the consensus state is allocated, so the set-up's
   // peak holds them and ps_ not both (16 bytes an entry).
   if (balanced_side_ < 0) {
-    const std::size_t entries = global_pairs_.empty() ? np : global_pairs_.front();
-    pairs_.erase(pairs_.begin(), pairs_.begin() + static_cast<std::ptrdiff_t>(entries));
+    pairs_.erase(pairs_.begin(), pairs_.begin() + static_cast<std::ptrdiff_t>(entry_pairs_));
     pairs_.shrink_to_fit();
-    pairs_offset_ = entries;
+    pairs_offset_ = entry_pairs_;
   }
-  ps_.assign(np, PairState{});
+  ps_.assign(held_count_ + (num_pairs_ - entry_pairs_), PairState{});
   norms_.assign(blocks_[1].size() + 1, Norms{});
   int failed_side = -1, failed_block = -1;
   const bool built = CreateSolvers(&error, &failed_side, &failed_block);
@@ -102,6 +103,11 @@ void AdmmEngine::Decouple() {
     for (int b = 0; b < n; ++b) blocks_[s][b].id = {s == 0 ? Side::kResource : Side::kDemand, b};
   }
   // Each block's slots counted first and reserved: exact vectors (ASN2k has 3 M blocks).
+  // The entries' pairs are numbered by demand block, each block's in VarId order (its slot
+  // order): the pairs of a range of demand blocks form one range (what a process holds under
+  // mpirun: HoldOwnPairs), and the demand half step reads them in sequence. (The bundled
+  // plugins add their entries in demand order: there the numbering is VarId order.)
+  std::vector<std::uint32_t> next_pair(blocks_[1].size() + 1, 0);
   {
     std::vector<std::uint32_t> count[2] = {std::vector<std::uint32_t>(blocks_[0].size(), 0),
                                            std::vector<std::uint32_t>(blocks_[1].size(), 0)};
@@ -111,6 +117,7 @@ void AdmmEngine::Decouple() {
       if (var.IsEntry()) {
         ++count[0][static_cast<std::size_t>(var.resource)];
         ++count[1][static_cast<std::size_t>(var.demand)];
+        ++next_pair[static_cast<std::size_t>(var.demand) + 1];
         ++entries;
       } else {
         ++count[SideIndex(var.owner.side)][static_cast<std::size_t>(var.owner.index)];
@@ -122,19 +129,22 @@ void AdmmEngine::Decouple() {
     }
     for (int s = 0; s < 2; ++s)
       for (std::size_t b = 0; b < blocks_[s].size(); ++b) blocks_[s][b].vars.reserve(count[s][b]);
+    std::partial_sum(next_pair.begin(), next_pair.end(), next_pair.begin());
     pairs_.reserve(entries + global.blocks.size());
+    pairs_.resize(entries);
+    entry_pairs_ = entries;
   }
-  // Entries first (one pair each), then locals, in VarId order: deterministic layout.
+  // Entries (one pair each) and locals in VarId order: deterministic layout.
   for (VarId v = 0; v < problem_.num_variables(); ++v) {
     const Variable& var = problem_.variable(v);
     if (var.IsEntry()) {
-      const int p = static_cast<int>(pairs_.size());
+      const int p = static_cast<int>(next_pair[static_cast<std::size_t>(var.demand)]++);
       Pair pair;
       pair.block[0] = var.resource;
       pair.block[1] = var.demand;
       pair.slot[0] = static_cast<int>(blocks_[0][var.resource].vars.size());
       pair.slot[1] = static_cast<int>(blocks_[1][var.demand].vars.size());
-      pairs_.push_back(pair);
+      pairs_[static_cast<std::size_t>(p)] = pair;
       AddBlockVar(&blocks_[0][var.resource], v, p);
       AddBlockVar(&blocks_[1][var.demand], v, p);
     } else {
@@ -158,6 +168,9 @@ void AdmmEngine::Decouple() {
       block.global_expr = static_cast<int>(k);
     }
   }
+  num_pairs_ = pairs_.size();
+  held_begin_ = 0;
+  held_count_ = entry_pairs_;
   for (ConstraintId c = 0; c < problem_.num_constraints(); ++c) {
     const BlockId id = problem_.constraint(c).block;
     blocks_[SideIndex(id.side)][id.index].constraints.push_back(c);
@@ -354,7 +367,7 @@ void AdmmEngine::InitPenaltyWeights() {
   block_factor_.assign(balanced_side_ >= 0 ? blocks_[balanced_side_].size() : 0, 1.0);
   // Every entry's factor is 1 and stays so: keep the global pairs' alone.
   if (base_weight_.empty() && balanced_side_ < 0) {
-    const std::size_t entries = global_pairs_.empty() ? pairs_.size() : global_pairs_.front();
+    const std::size_t entries = entry_pairs_;
     pair_weight_.erase(pair_weight_.begin(),
                        pair_weight_.begin() + static_cast<std::ptrdiff_t>(entries));
     pair_weight_.shrink_to_fit();
@@ -592,14 +605,14 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
         for (std::size_t i = 0; i < block.vars.size(); ++i) {
           const VarId var = block.vars[i].var;
           const double value = var >= 0 ? values[var] : expr_value[block.global_expr];
-          if (!block.values_in_pairs) Values(s, block)[i] = value;  // else ps_[p].z, below
+          if (!block.values_in_pairs) Values(s, block)[i] = value;  // else the pair's z, below
           const int p = block.vars[i].pair;
           if (p < 0) continue;
           if (var < 0) {
-            ps_[p] = PairState{};          // a global copy; the other one is alpha (below)
-            if (s == 1) ps_[p].z = value;  // (a resource-side copy is its block's value)
+            Ps(p) = PairState{};          // a global copy; the other one is alpha (below)
+            if (s == 1) Ps(p).z = value;  // (a resource-side copy is its block's value)
           } else if (s == 1) {
-            ps_[p] = PairState{value, 0.0};
+            Ps(p) = PairState{value, 0.0};
           }
         }
       });
@@ -607,7 +620,7 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
   });
   // A resource-side alpha is x of its pairs through X().
   if (global_side_ == 0)
-    for (int p : global_pairs_) ps_[p].z = alpha_;
+    for (int p : global_pairs_) Ps(p).z = alpha_;
 }
 
 }  // namespace dede::internal

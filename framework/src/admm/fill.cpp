@@ -73,7 +73,7 @@ void AdmmEngine::BeginFill(double* floor, double* total) {
   fill_saved_.assign(global.blocks.size(), FillSaved{});
   for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
     const Pair& pair = PairAt(global_pairs_[k]);
-    PairState& q = ps_[global_pairs_[k]];
+    PairState& q = Ps(global_pairs_[k]);
     q.z = *floor;  // and x: the block's value or alpha, both the floor
     q.u = 0;
     if (!Held(global_side_, pair.block[global_side_])) continue;

@@ -106,19 +106,19 @@ bool AdmmEngine::HalfStep(
     const bool integral = integer_phase && block.has_integers;
     BlockSolver* solver = integral ? block.extra->integer_solver.get() : block.solver.get();
     const bool in_place = solver->solves_in_place();
-    // xh of pair p (z still the previous one).
-    const auto xh_of = [&](int p) {
-      if (xh_ready) return xh_all[p];
-      const std::uint32_t j = pos0[p];
+    // xh of the held pair at li (z still the previous one).
+    const auto xh_of = [&](std::size_t li) {
+      if (xh_ready) return xh_all[li];
+      const std::uint32_t j = pos0[li];
       const double x = j != kNoSlot ? flat_x[j] : alpha;
-      return a * x + (1 - a) * ps[p].z;
+      return a * x + (1 - a) * ps[li].z;
     };
     if (side == 0) {
       // The targets and the solution stay in the flat arrays (a local's target there is
       // never written: its penalty is 0).
-      double* x = flat_x + side0_offset_[b];
+      double* x = flat_x + Side0Offset(b);
       if (integral) bp.integral = block.extra->integral_flags;
-      const BlockStatus st = SolveBlock(solver, &bp, flat_t + side0_offset_[b], x);
+      const BlockStatus st = SolveBlock(solver, &bp, flat_t + Side0Offset(b), x);
       if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
       status[b] = st;
       return;
@@ -145,15 +145,16 @@ bool AdmmEngine::HalfStep(
       // it is in cache by then; the hardware prefetcher cannot follow a thousand interleaved
       // streams (a hint: no effect on the results; the address is formed as an integer, since
       // the line after the last element's is past the array's end).
+      const std::size_t li = Local(p);
       {
-        const std::uint32_t jj = pos0[p];
+        const std::uint32_t jj = pos0[li];
         if (jj != kNoSlot) {
           __builtin_prefetch(NextLine(flat_x + jj));
           __builtin_prefetch(NextLine(flat_t + jj), 1);
         }
       }
-      xh_block[i] = xh_of(p);
-      target[i] = xh_block[i] + ps[p].u;
+      xh_block[i] = xh_of(li);
+      target[i] = xh_block[i] + ps[li].u;
     }
     // The solution: into the block's v, or, for a block that keeps none, into a per-thread
     // buffer from which the pairs take their z below.
@@ -173,11 +174,12 @@ bool AdmmEngine::HalfStep(
         const int p = vars[i].pair;
         if (p < 0) continue;
         const double xh = xh_block[i];
-        PairState& q = ps[p];
+        const std::size_t li = Local(p);
+        PairState& q = ps[li];
         const double z_new = v[i];
         q.z = z_new;
         q.u += xh - z_new;
-        const std::uint32_t j = pos0[p];
+        const std::uint32_t j = pos0[li];
         if (j != kNoSlot) flat_t[j] = z_new - q.u;
       }
       return;
@@ -187,10 +189,11 @@ bool AdmmEngine::HalfStep(
     for (std::size_t i = 0; i < n; ++i) {
       const int p = vars[i].pair;
       if (p < 0) continue;
-      const std::uint32_t j = pos0[p];
+      const std::size_t li = Local(p);
+      const std::uint32_t j = pos0[li];
       const double x = j != kNoSlot ? flat_x[j] : alpha;
       AssignZMeasured(p, x, xh_block[i], v[i], &acc);
-      if (j != kNoSlot) flat_t[j] = ps[p].z - ps[p].u;
+      if (j != kNoSlot) flat_t[j] = ps[li].z - ps[li].u;
     }
     norms_[b] = acc;
   });
@@ -246,7 +249,7 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
     // alpha = argmin -w alpha + rho/2 sum_b (alpha - z_b + u_b)^2.
     double wsum = 0;
     for (int p : global_pairs_) {
-      sum += PairWeight(p) * (ps_[p].z - ps_[p].u);
+      sum += PairWeight(p) * (Ps(p).z - Ps(p).u);
       wsum += PairWeight(p);
     }
     alpha_ = sum / wsum + global.weight / (rho_ * wsum);
@@ -259,12 +262,12 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
   xh.resize(global_pairs_.size());
   for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
     const int p = global_pairs_[k];
-    xh[k] = xh_ready_ ? xh_[p] : a * X(p) + (1 - a) * ps_[p].z;
+    xh[k] = xh_ready_ ? xh_[Local(p)] : a * X(p) + (1 - a) * Ps(p).z;
   }
   double wsum = 0;
   for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
     const int p = global_pairs_[k];
-    sum += PairWeight(p) * (xh[k] + ps_[p].u);
+    sum += PairWeight(p) * (xh[k] + Ps(p).u);
     wsum += PairWeight(p);
   }
   alpha_ = sum / wsum - global.weight / (rho_ * wsum);
@@ -274,11 +277,11 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
     if (measure) {
       AssignZMeasured(p, X(p), xh[k], alpha_, &acc);
     } else {
-      ps_[p].z = alpha_;
-      ps_[p].u += xh[k] - alpha_;
+      Ps(p).z = alpha_;
+      Ps(p).u += xh[k] - alpha_;
     }
     // t_b's block is a resource block: its next target.
-    side0_t_[side0_pos_[p]] = ps_[p].z - ps_[p].u;
+    side0_t_[Side0Pos(p)] = Ps(p).z - Ps(p).u;
   }
   if (measure) norms_.back() = acc;
 }
@@ -286,6 +289,7 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
 // Between the half steps: q = xh + u is the demand half step's target and the whole state of
 // the iteration, so it is what the accelerator extrapolates; the demand half step then reads
 // xh = q_next - u (and sets u = q_next - z). Pairs are independent: any split is deterministic.
+// (Anderson keeps the whole state on every process: ps_ and xh_ hold every pair.)
 void AdmmEngine::Accelerate() {
   MaterializeXh();
   const std::size_t np = ps_.size();
@@ -318,8 +322,8 @@ void AdmmEngine::BuildSideArrays() {
     for (const BlockVar& bv : blocks[b].vars)
       if (bv.pair < 0) side0_all_paired_[b] = 0;
   }
-  side0_x_.Assign(side0_offset_.back());
-  side0_t_.Assign(side0_offset_.back());
+  side0_base_ = 0;
+  side0_size_ = side0_offset_.back();
   side0_pos_.assign(pairs_.size(), kNoSlot);
   for (std::size_t p = 0; p < pairs_.size(); ++p) {
     const Pair& pr = pairs_[p];
@@ -358,9 +362,9 @@ void AdmmEngine::WriteResourceTargets() {
     WriteOwnTargets();
     return;
   }
-  ForEachPair(ps_.size(), [&](std::size_t p) {
-    const std::uint32_t j = side0_pos_[p];
-    if (j != kNoSlot) side0_t_[j] = ps_[p].z - ps_[p].u;
+  ForEachPair(ps_.size(), [&](std::size_t i) {  // (every pair: held at its own number)
+    const std::uint32_t j = side0_pos_[i];
+    if (j != kNoSlot) side0_t_[j] = ps_[i].z - ps_[i].u;
   });
   targets_stale_ = false;
 }
@@ -368,8 +372,10 @@ void AdmmEngine::WriteResourceTargets() {
 void AdmmEngine::MaterializeXh() {
   const double a = relaxation_;
   xh_.resize(ps_.size());
-  ForEachPair(ps_.size(),
-              [&](std::size_t p) { xh_[p] = a * X(static_cast<int>(p)) + (1 - a) * ps_[p].z; });
+  ForEachPair(ps_.size(), [&](std::size_t i) {  // the held pairs, at their place in ps_
+    const std::uint32_t j = side0_pos_[i];
+    xh_[i] = a * (j != kNoSlot ? side0_x_[j] : alpha_) + (1 - a) * ps_[i].z;
+  });
   xh_ready_ = true;
 }
 

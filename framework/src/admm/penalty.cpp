@@ -71,7 +71,7 @@ void AdmmEngine::ResetPenaltyFactors() {
 // Sets pair p's weight, rescaling its scaled dual and writing its slots in both blocks.
 void AdmmEngine::SetPairWeight(int p, double weight) {
   if (weight == PairWeight(p)) return;
-  ps_[p].u *= PairWeight(p) / weight;
+  Ps(p).u *= PairWeight(p) / weight;
   InvalidateTargets();
   MutablePairWeight(p) = weight;
   const Pair& pair = PairAt(p);
@@ -101,7 +101,7 @@ bool AdmmEngine::BalanceGlobalWeight() {
   if (global_pairs_.empty() || global_z_prev_.size() != global_pairs_.size()) return false;
   double r = 0, dz = 0, x = 0, z = 0, u = 0;
   for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
-    const PairState& q = ps_[global_pairs_[k]];
+    const PairState& q = Ps(global_pairs_[k]);
     const double qx = X(global_pairs_[k]);
     r += (qx - q.z) * (qx - q.z);
     dz += (q.z - global_z_prev_[k]) * (q.z - global_z_prev_[k]);
@@ -140,7 +140,7 @@ void AdmmEngine::BalanceCopies() {
   double mean = 0;
   for (std::size_t k = 0; k < n; ++k) {
     const int p = global_pairs_[k];
-    y[k] = std::abs(PairWeight(p) * ps_[p].u);
+    y[k] = std::abs(PairWeight(p) * Ps(p).u);
     mean += y[k];
   }
   mean /= static_cast<double>(n);
@@ -168,10 +168,10 @@ void AdmmEngine::BalanceBlocks() {
     double r = 0, dz = 0, xn = 0, zn = 0, un = 0;
     for (const BlockVar& bv : blocks[b].vars) {
       if (bv.pair < 0 || bv.var < 0) continue;  // locals and the global copy
-      const PairState& q = ps_[bv.pair];
+      const PairState& q = Ps(bv.pair);
       const double qx = X(bv.pair);
       const double w = PairWeight(bv.pair);
-      const double step = q.z - z_prev_[bv.pair];
+      const double step = q.z - z_prev_[Local(bv.pair)];
       r += (qx - q.z) * (qx - q.z);
       dz += w * w * step * step;
       xn += qx * qx;

@@ -55,6 +55,7 @@ void AdmmEngine::BuildRoute() {
     for (int r = 0; r < n; ++r)
       if (r != o0) link(r);
   }
+  if (DropsOthersBlocks()) LocalizeSide0(&to, &from);
   executor_->SetRoute(std::move(to), std::move(from));
   var_home_.assign(static_cast<std::size_t>(problem_.num_variables()), 0);
   for (int s = 0; s < 2; ++s) {
@@ -121,16 +122,16 @@ void AdmmEngine::ShareCut(int side, bool measure, std::vector<BlockStatus>* stat
       if (measure) norms_[b].Put(out + 1);
       const int p = global_pair(b);
       if (p < 0) return;
-      out[head] = ps_[p].z;
-      out[head + 1] = ps_[p].u;
+      out[head] = Ps(p).z;
+      out[head + 1] = Ps(p).u;
     };
     exchange.unpack = [&](int b, const double* in) {
       st[b] = static_cast<BlockStatus>(static_cast<int>(in[0]));
       if (measure) norms_[b] = Norms::From(in + 1);
       const int p = global_pair(b);
       if (p < 0) return;
-      ps_[p].z = in[head];
-      ps_[p].u = in[head + 1];
+      Ps(p).z = in[head];
+      Ps(p).u = in[head + 1];
     };
     executor_->Share(side, exchange);
   } else {
@@ -162,13 +163,14 @@ void AdmmEngine::WriteOwnTargets() {
       [&](const Block& block) {
         for (const BlockVar& bv : block.vars) {
           if (bv.pair < 0) continue;
-          const std::uint32_t j = side0_pos_[bv.pair];
-          if (j != kNoSlot) side0_t_[j] = ps_[bv.pair].z - ps_[bv.pair].u;
+          const std::size_t i = Local(bv.pair);
+          const std::uint32_t j = side0_pos_[i];
+          if (j != kNoSlot) side0_t_[j] = ps_[i].z - ps_[i].u;
         }
       },
       &order_[1]);
   if (global_side_ == 0) {
-    for (int p : global_pairs_) side0_t_[side0_pos_[p]] = ps_[p].z - ps_[p].u;
+    for (int p : global_pairs_) side0_t_[Side0Pos(p)] = Ps(p).z - Ps(p).u;
   }
   executor_->Route(side0_t_.data(), /*backward=*/true);
   targets_stale_ = false;
@@ -231,6 +233,75 @@ void AdmmEngine::DropOthersBlocks() {
   }
 }
 
+void AdmmEngine::LocalizeSide0(std::vector<std::vector<std::uint32_t>>* to,
+                               std::vector<std::vector<std::uint32_t>>* from) {
+  // The own resource blocks are one range of block indices, so their slots one range of the
+  // whole layout.
+  const int nb = static_cast<int>(blocks_[0].size());
+  int first = nb, last = 0;
+  for (int b = 0; b < nb; ++b) {
+    if (!executor_->Owns(0, b)) continue;
+    first = std::min(first, b);
+    last = b + 1;
+  }
+  const std::size_t base = first < last ? side0_offset_[static_cast<std::size_t>(first)] : 0;
+  const std::size_t own = first < last ? side0_offset_[static_cast<std::size_t>(last)] - base : 0;
+  // What this process sends lies in its own range.
+  for (std::vector<std::uint32_t>& list : *to)
+    for (std::uint32_t& j : list) j = static_cast<std::uint32_t>(j - base);
+  // What it receives is the halo, in the route's order: (whole position, local position).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> halo;
+  std::uint32_t next = static_cast<std::uint32_t>(own);
+  for (std::vector<std::uint32_t>& list : *from) {
+    for (std::uint32_t& j : list) {
+      halo.emplace_back(j, next);
+      j = next++;
+    }
+  }
+  std::sort(halo.begin(), halo.end());
+  // A pair whose x this process neither owns nor receives is not read here (kNoSlot: it is
+  // not held either, HoldOwnPairs).
+  for (std::uint32_t& j : side0_pos_) {
+    if (j == kNoSlot) continue;
+    if (j >= base && j - base < own) {
+      j = static_cast<std::uint32_t>(j - base);
+      continue;
+    }
+    const auto it = std::lower_bound(halo.begin(), halo.end(), std::make_pair(j, std::uint32_t{0}));
+    j = it != halo.end() && it->first == j ? it->second : kNoSlot;
+  }
+  side0_base_ = base;
+  side0_size_ = next;
+}
+
+void AdmmEngine::HoldOwnPairs() {
+  if (!partial_) return;
+  // The own demand blocks are one range of block indices (the executor's), so their entries'
+  // pairs are one range of pair numbers.
+  const int nb = static_cast<int>(blocks_[1].size());
+  int first = nb, last = 0;
+  for (int b = 0; b < nb; ++b) {
+    if (!executor_->Owns(1, b)) continue;
+    first = std::min(first, b);
+    last = b + 1;
+  }
+  const auto entries = pairs_.begin() + static_cast<std::ptrdiff_t>(entry_pairs_);
+  const auto begin = std::partition_point(
+      pairs_.begin(), entries, [&](const Pair& pr) { return pr.block[1] < first; });
+  const auto end =
+      std::partition_point(begin, entries, [&](const Pair& pr) { return pr.block[1] < last; });
+  held_begin_ = static_cast<std::size_t>(begin - pairs_.begin());
+  held_count_ = static_cast<std::size_t>(end - begin);
+  // The resource side's positions of the held pairs, in the held layout.
+  std::vector<std::uint32_t> pos(held_count_ + (num_pairs_ - entry_pairs_));
+  std::copy_n(
+      side0_pos_.begin() + static_cast<std::ptrdiff_t>(held_begin_), held_count_, pos.begin());
+  std::copy(side0_pos_.begin() + static_cast<std::ptrdiff_t>(entry_pairs_),
+            side0_pos_.end(),
+            pos.begin() + static_cast<std::ptrdiff_t>(held_count_));
+  side0_pos_ = std::move(pos);
+}
+
 void AdmmEngine::Consolidate() {
   for (int s = 0; s < 2; ++s)
     if (replica_stale_[s]) ShareAll(s, /*measure=*/false, nullptr);
@@ -272,8 +343,8 @@ void AdmmEngine::ShareAll(int side, bool measure, std::vector<BlockStatus>* stat
     }
     if (!block.values_in_pairs) out = std::copy(block.v.begin(), block.v.end(), out);
     for (const BlockVar& bv : block.vars) {
-      *out++ = bv.pair >= 0 ? ps_[bv.pair].z : 0.0;
-      *out++ = bv.pair >= 0 ? ps_[bv.pair].u : 0.0;
+      *out++ = bv.pair >= 0 ? Ps(bv.pair).z : 0.0;
+      *out++ = bv.pair >= 0 ? Ps(bv.pair).u : 0.0;
     }
   };
   exchange.unpack = [&](int b, const double* in) {
@@ -291,9 +362,9 @@ void AdmmEngine::ShareAll(int side, bool measure, std::vector<BlockStatus>* stat
       const double z = *in++;
       const double u = *in++;
       if (bv.pair < 0) continue;
-      ps_[bv.pair].z = z;
-      ps_[bv.pair].u = u;
-      const std::uint32_t j = side0_pos_[bv.pair];
+      Ps(bv.pair).z = z;
+      Ps(bv.pair).u = u;
+      const std::uint32_t j = Side0Pos(bv.pair);
       if (j != kNoSlot) side0_t_[j] = z - u;
     }
   };
