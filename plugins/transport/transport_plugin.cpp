@@ -111,8 +111,8 @@ class TransportPlugin : public dede::DomainPlugin {
         for (const auto& [d, i] : list) add(d, at(d, i));
     }
     for (int d = 0; d < demands_; ++d) {
-      demand_rows_.push_back(problem->AddDemandConstraint(
-          d, columns[d], dede::Sense::kLessEqual, base_volume_[d]));
+      demand_rows_.push_back(
+          problem->AddDemandConstraint(d, columns[d], dede::Sense::kLessEqual, base_volume_[d]));
     }
     for (int r = 0; r < resources_; ++r) {
       capacity_.push_back(capacity_factor_ * offered[r] + 1.0);
