@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "admm/admm_engine.h"
@@ -60,7 +61,19 @@ bool AdmmEngine::HalfStep(
   const double a = relaxation_;
   const double alpha = alpha_;
   const bool xh_ready = xh_ready_;
-  ForEachBlock(side, [&](int b) {
+  // Where a pair is in ps_ and side0_pos_ (Local): an entry's pair at p - held_begin, a global
+  // pair's at p - global_shift (both 0 on one process).
+  const std::size_t entry_pairs = entry_pairs_;
+  const std::size_t held_begin = held_begin_;
+  const std::size_t global_shift = entry_pairs_ - held_count_;
+  // Instantiated twice (below): with every pair at its own number (one process, or the whole
+  // state), Local is the identity and costs nothing in this loop.
+  const auto run_block = [&](int b, auto whole) {
+    const auto local = [=](int p) {
+      const auto q = static_cast<std::size_t>(p);
+      if constexpr (decltype(whole)::value) return q;
+      return q - (q < entry_pairs ? held_begin : global_shift);
+    };
     Block& block = blocks_[side][b];
     if (block.vars.empty()) return;
     if (interrupted.load(std::memory_order_relaxed)) {
@@ -145,7 +158,7 @@ bool AdmmEngine::HalfStep(
       // it is in cache by then; the hardware prefetcher cannot follow a thousand interleaved
       // streams (a hint: no effect on the results; the address is formed as an integer, since
       // the line after the last element's is past the array's end).
-      const std::size_t li = Local(p);
+      const std::size_t li = local(p);
       {
         const std::uint32_t jj = pos0[li];
         if (jj != kNoSlot) {
@@ -174,7 +187,7 @@ bool AdmmEngine::HalfStep(
         const int p = vars[i].pair;
         if (p < 0) continue;
         const double xh = xh_block[i];
-        const std::size_t li = Local(p);
+        const std::size_t li = local(p);
         PairState& q = ps[li];
         const double z_new = v[i];
         q.z = z_new;
@@ -189,14 +202,19 @@ bool AdmmEngine::HalfStep(
     for (std::size_t i = 0; i < n; ++i) {
       const int p = vars[i].pair;
       if (p < 0) continue;
-      const std::size_t li = Local(p);
+      const std::size_t li = local(p);
       const std::uint32_t j = pos0[li];
       const double x = j != kNoSlot ? flat_x[j] : alpha;
       AssignZMeasured(p, x, xh_block[i], v[i], &acc);
       if (j != kNoSlot) flat_t[j] = ps[li].z - ps[li].u;
     }
     norms_[b] = acc;
-  });
+  };
+  if (partial_) {
+    ForEachBlock(side, [&](int b) { run_block(b, std::false_type{}); });
+  } else {
+    ForEachBlock(side, [&](int b) { run_block(b, std::true_type{}); });
+  }
   ShareHalfStep(side, measure, &status);
   bool failed = false;
   bool skipped = false;

@@ -7,7 +7,10 @@
 // (ShareValues: each variable's bits from the one process that gives it), as the allocation
 // at the end and the repair's rounds do, and the targets rewritten after a penalty update go
 // to their owners along the route (WriteOwnTargets). Since nothing reads the other processes'
-// blocks, a process keeps only their id and work (DropOthersBlocks, in Build). Anderson and
+// blocks, a process keeps only their id and work (DropOthersBlocks, in Build), and of the
+// consensus state only its own: z and u of its own demand blocks' pairs and of the global
+// pairs (HoldOwnPairs), and the resource side's x and targets of its own resource blocks
+// plus the halo the route writes (LocalizeSide0). Anderson and
 // the per-block penalty balancing read every pair: with them, every process keeps every
 // block, the half steps share the whole state (ShareAll; Consolidate when a solve starts),
 // and every process runs them as one would.
