@@ -13,6 +13,10 @@
 #       `dede solve` that fails alike on every process (the settings make the allocation
 #       unusable): np 2 ends with the single process's non-zero code, every process normally
 #       (no MPI_Abort), rank 0's output whole.
+#   mpi_test.sh differ <dede> <mpirun> <config> [--set K=V ...]
+#       Two processes whose problems differ (process 1 with another deployment seed, as a
+#       plugin that is not deterministic would build): every process ends non-zero within 60 s
+#       and rank 0 says the processes built different problems, naming process 1.
 #   mpi_test.sh kill|hang|hang0 <dede> <mpirun> <config>
 #       kill -9 (kill) or SIGSTOP (hang; hang0: rank 0, between rounds) of one process mid-run: every process exits non-zero
 #       within 30 s, the database passes integrity_check with whole rounds only, and the run
@@ -83,6 +87,21 @@ solve)
     fi
   done
   echo "solve: np ${DEDE_MPI_TEST_NP:-1 2 4} equal the single process: $(grep '^allocation:' "$work/ref.key")"
+  ;;
+differ)
+  set +e
+  start=$(date +%s)
+  timeout 120 "$mpirun" -np 1 "$dede" solve "$config" "$@" \
+    : -np 1 "$dede" solve "$config" "$@" --set deployment.seed=2 > "$work/np2.out" 2>&1
+  got=$?
+  set -e
+  took=$(($(date +%s) - start))
+  [ "$got" -ne 0 ] || { cat "$work/np2.out"; fail "processes with different problems exit 0"; }
+  [ "$got" -ne 124 ] || { cat "$work/np2.out"; fail "processes with different problems hang"; }
+  [ "$took" -le 60 ] || fail "processes with different problems took $took s to stop"
+  grep -q 'the processes built different problems.*process 1 ' "$work/np2.out" ||
+    { cat "$work/np2.out"; fail "no message naming the process whose problem differs"; }
+  echo "differ: different problems stop every process (exit $got, $took s) with the message"
   ;;
 exit)
   set +e

@@ -285,6 +285,13 @@ class Problem {
   // problem with 1.5M constraints re-checks those 30,000.
   bool Validate(std::string* error) const;
 
+  // A 64-bit digest of the problem as a solver sees it: its shape, the objective's sense and
+  // constant, every variable's place, domain and costs, every constraint, log term and entry
+  // image, and the global term (not the names). Problems built alike, on any machine of the
+  // same byte order, get the same digest; under mpirun the engine compares the processes'
+  // digests before they solve together. One pass over the model.
+  std::uint64_t Fingerprint() const;
+
   // Objective value (user's sense) of a full assignment indexed by VarId. Log of a
   // non-positive argument gives -inf.
   double EvaluateObjective(const std::vector<double>& values) const;

@@ -203,6 +203,11 @@ class AdmmEngine {
   void Finish(SolveRun* run, tbb::task_arena& arena, Allocation* allocation);
 
   void Build(std::unique_ptr<BlockExecutor> executor);
+  // With more than one process: whether every process built the same problem (the digests of
+  // the model, gathered; collective). Otherwise *error names the processes that differ from
+  // process 0. Checked at set-up and before every solve, since each process builds the
+  // problem and its rounds' parameters from the deployment on its own.
+  bool SameProblemEverywhere(BlockExecutor& executor, std::string* error) const;
   // Runs the blocks through `executor` (in Build, once the blocks' work is known): it is
   // given each side's block work and runs only the blocks it owns.
   void SetExecutor(std::unique_ptr<BlockExecutor> executor);

@@ -197,6 +197,12 @@ bool AdmmEngine::Prepare(SolveRun* run, tbb::task_arena& arena) {
     return false;
   }
   summary->num_threads = ThreadCount();
+  // Every solve, not only when this process's problem changed: a process whose round made
+  // other changes would otherwise skip a collective the others enter.
+  if (executor_->processes() > 1 && !SameProblemEverywhere(*executor_, &error)) {
+    summary->message = error;
+    return false;
+  }
   if (problem_.revision() != seen_revision_) {
     const auto t_validate = Clock::now();
     if (!problem_.Validate(&error)) {

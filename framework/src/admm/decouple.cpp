@@ -33,6 +33,11 @@ void AdmmEngine::AddBlockVar(Block* block, VarId var, int pair) {
 // demand), parameters, penalties, solvers, and the resource side's flat arrays.
 void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
   std::string error;
+  // (Before the validation: a process whose problem differs could fail it alone.)
+  if (executor && executor->processes() > 1 && !SameProblemEverywhere(*executor, &error)) {
+    setup_error_ = error;
+    return;
+  }
   if (!options_.IsValid(&error) || !problem_.Validate(&error)) {
     setup_error_ = error;
     return;

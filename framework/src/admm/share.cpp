@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,35 @@
 namespace dede::internal {
 
 using namespace engine;
+
+bool AdmmEngine::SameProblemEverywhere(BlockExecutor& executor, std::string* error) const {
+  const std::uint64_t mine = problem_.Fingerprint();
+  // In two 32-bit halves, each exact in a double.
+  const std::vector<double> all = executor.AllGather(
+      {static_cast<double>(mine >> 32), static_cast<double>(mine & 0xffffffffu)});
+  const auto digest = [&](std::size_t r) {
+    return (static_cast<std::uint64_t>(all[2 * r]) << 32) |
+           static_cast<std::uint64_t>(all[2 * r + 1]);
+  };
+  const auto hex = [](std::uint64_t v) {
+    char text[17];
+    std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(v));
+    return std::string(text);
+  };
+  std::string differ;
+  for (std::size_t r = 1; r < all.size() / 2; ++r) {
+    if (digest(r) == digest(0)) continue;
+    differ += (differ.empty() ? "" : ", ") + std::string("process ") + std::to_string(r) + " " +
+              hex(digest(r));
+  }
+  if (differ.empty()) return true;
+  *error = "the processes built different problems from the deployment (digest of process 0 " +
+           hex(digest(0)) + "; " + differ +
+           "): each process builds the problem and every round's parameters on its own, so the "
+           "plugin must derive them from its settings, the deployment's seed and the round "
+           "alone (no clock, no unseeded random numbers, no file that differs between hosts)";
+  return false;
+}
 
 void AdmmEngine::BuildRoute() {
   const int n = executor_->processes();

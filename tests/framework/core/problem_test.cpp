@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,55 @@ TEST(Problem, EntryIndexFindsEveryEntryThroughGrowthAndBeyond24BitIndices) {
     }
   }
   EXPECT_DEATH(p.AddEntry(m, 0, 0), "duplicate allocation entry");
+}
+
+// The digest that tells processes apart under mpirun: problems built alike agree whatever
+// their names; any parameter, term or structural change moves it, as does a change that
+// keeps every sum (a coefficient moved to another entry).
+TEST(Problem, FingerprintTellsProblemsBuiltDifferentlyApart) {
+  struct Built {
+    Problem p{2, 2};
+    VarId x00 = -1, x01 = -1, x10 = -1;
+    ConstraintId row = -1;
+  };
+  const auto build = [](const std::string& name, Built* b) {
+    const int m = b->p.AddAllocation(name, Domain::NonNegative());
+    b->x00 = b->p.AddEntry(m, 0, 0);
+    b->x01 = b->p.AddEntry(m, 0, 1);
+    b->x10 = b->p.AddEntry(m, 1, 0);
+    LinearExpr e;
+    e.Add(b->x00, 1.0).Add(b->x01, 2.0);
+    b->row = b->p.AddConstraint(BlockId::Resource(0), e, Sense::kLessEqual, 3.0, name + "cap");
+    b->p.AddLinearCost(b->x10, 1.5);
+    LinearExpr d0, d1;
+    d0.Add(b->x00, 1.0).Add(b->x10, 1.0);
+    d1.Add(b->x01, 1.0);
+    b->p.SetGlobalTerm(GlobalKind::kMaxMin, Side::kDemand, {0, 1}, {d0, d1});
+  };
+  Built a, b;
+  build("x", &a);
+  build("y", &b);
+  const std::uint64_t base = a.p.Fingerprint();
+  EXPECT_EQ(b.p.Fingerprint(), base) << "names are not part of the digest";
+  b.p.SetRhs(b.row, 3.5);
+  EXPECT_NE(b.p.Fingerprint(), base);
+  b.p.SetRhs(b.row, 3.0);
+  EXPECT_EQ(b.p.Fingerprint(), base);
+  b.p.SetCoefficient(b.row, b.x01, 1.0);
+  b.p.SetCoefficient(b.row, b.x00, 2.0);  // the same coefficients, on the other entries
+  EXPECT_NE(b.p.Fingerprint(), base);
+  Built c;
+  build("x", &c);
+  c.p.SetBounds(c.x01, 0.0, 4.0);
+  EXPECT_NE(c.p.Fingerprint(), base);
+  Built d;
+  build("x", &d);
+  d.p.SetGlobalWeight(2.0);
+  EXPECT_NE(d.p.Fingerprint(), base);
+  Built e;
+  build("x", &e);
+  e.p.SetObjectiveSense(ObjectiveSense::kMaximize);
+  EXPECT_NE(e.p.Fingerprint(), base);
 }
 
 TEST(Problem, LocalsKeepTheirNames) {
