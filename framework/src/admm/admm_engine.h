@@ -40,6 +40,7 @@
 #include <memory>
 #include <stop_token>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "admm/anderson.h"
@@ -432,6 +433,9 @@ class AdmmEngine {
   // Keeps, in ps_'s layout, only the pairs this process holds (in Build, once the route is set
   // up: the route and the resource side's positions are built from every pair).
   void HoldOwnPairs();
+  // [first, last) of the blocks of `side` this process owns (the executor gives each process
+  // one range); first >= last when it owns none.
+  std::pair<int, int> OwnBlocks(int side) const;
   bool targets_stale_ = true;      // resource blocks' targets not yet z - u of the current pairs
   bool xh_ready_ = false;          // xh_ holds this iteration's xh (MaterializeXh)
   std::vector<double> xh_;         // by pair, while xh_ready_

@@ -266,17 +266,22 @@ void AdmmEngine::DropOthersBlocks() {
   }
 }
 
+std::pair<int, int> AdmmEngine::OwnBlocks(int side) const {
+  const int nb = static_cast<int>(blocks_[side].size());
+  int first = nb, last = 0;
+  for (int b = 0; b < nb; ++b) {
+    if (!executor_->Owns(side, b)) continue;
+    first = std::min(first, b);
+    last = b + 1;
+  }
+  return {first, last};
+}
+
 void AdmmEngine::LocalizeSide0(std::vector<std::vector<std::uint32_t>>* to,
                                std::vector<std::vector<std::uint32_t>>* from) {
   // The own resource blocks are one range of block indices, so their slots one range of the
   // whole layout.
-  const int nb = static_cast<int>(blocks_[0].size());
-  int first = nb, last = 0;
-  for (int b = 0; b < nb; ++b) {
-    if (!executor_->Owns(0, b)) continue;
-    first = std::min(first, b);
-    last = b + 1;
-  }
+  const auto [first, last] = OwnBlocks(0);
   const std::size_t base = first < last ? side0_offset_[static_cast<std::size_t>(first)] : 0;
   const std::size_t own = first < last ? side0_offset_[static_cast<std::size_t>(last)] - base : 0;
   // What this process sends lies in its own range.
@@ -311,13 +316,7 @@ void AdmmEngine::HoldOwnPairs() {
   if (!partial_) return;
   // The own demand blocks are one range of block indices (the executor's), so their entries'
   // pairs are one range of pair numbers.
-  const int nb = static_cast<int>(blocks_[1].size());
-  int first = nb, last = 0;
-  for (int b = 0; b < nb; ++b) {
-    if (!executor_->Owns(1, b)) continue;
-    first = std::min(first, b);
-    last = b + 1;
-  }
+  const auto [first, last] = OwnBlocks(1);
   const auto entries = pairs_.begin() + static_cast<std::ptrdiff_t>(entry_pairs_);
   const auto begin = std::partition_point(
       pairs_.begin(), entries, [&](const Pair& pr) { return pr.block[1] < first; });
