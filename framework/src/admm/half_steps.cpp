@@ -61,18 +61,12 @@ bool AdmmEngine::HalfStep(
   const double a = relaxation_;
   const double alpha = alpha_;
   const bool xh_ready = xh_ready_;
-  // Where a pair is in ps_ and side0_pos_ (Local): an entry's pair at p - held_begin, a global
-  // pair's at p - global_shift (both 0 on one process).
-  const std::size_t entry_pairs = entry_pairs_;
-  const std::size_t held_begin = held_begin_;
-  const std::size_t global_shift = entry_pairs_ - held_count_;
   // Instantiated twice (below): with every pair at its own number (one process, or the whole
-  // state), Local is the identity and costs nothing in this loop.
+  // state), a pair's place in ps_ and side0_pos_ is its number and costs nothing here.
   const auto run_block = [&](int b, auto whole) {
-    const auto local = [=](int p) {
-      const auto q = static_cast<std::size_t>(p);
-      if constexpr (decltype(whole)::value) return q;
-      return q - (q < entry_pairs ? held_begin : global_shift);
+    const auto local = [this](int p) {
+      if constexpr (decltype(whole)::value) return static_cast<std::size_t>(p);
+      return Local(p);
     };
     Block& block = blocks_[side][b];
     if (block.vars.empty()) return;
