@@ -107,7 +107,16 @@ struct Block {
   // A demand block whose every slot is a pair's and whose solver solves in place keeps no v:
   // slot i's value is its pair's z (ps_[vars[i].pair].z), which the demand half step writes.
   bool values_in_pairs = false;
+  // A demand block whose slots are consecutive held entries' pairs (slot i's is the first
+  // one's + i), each with a resource-side slot: the demand half step reads its pairs' state
+  // and positions as one range (MarkPairRuns).
+  bool pairs_in_run = false;
   double work = 0;  // cost estimate for scheduling
+};
+
+// A consensus pair's demand-side state: its copy z and the scaled dual u.
+struct PairState {
+  double z = 0, u = 0;
 };
 
 // A consensus pair: x (resource side) and z (demand side) of one entry or one global copy.
@@ -151,9 +160,7 @@ class AdmmEngine {
  private:
   // A copy of the iteration's state (the second stage of a work-conserving max-min hands the
   // first stage's on to the next solve).
-  struct PairState {
-    double z = 0, u = 0;
-  };
+  using PairState = engine::PairState;
   struct Iterates {
     std::vector<PairState> ps;
     std::vector<double> x;               // the resource side's flat array
@@ -433,6 +440,9 @@ class AdmmEngine {
   // Keeps, in ps_'s layout, only the pairs this process holds (in Build, once the route is set
   // up: the route and the resource side's positions are built from every pair).
   void HoldOwnPairs();
+  // Sets Block::pairs_in_run on the demand blocks this process solves (in Build, once the
+  // pairs it holds and their positions are final).
+  void MarkPairRuns();
   // [first, last) of the blocks of `side` this process owns (the executor gives each process
   // one range); first >= last when it owns none.
   std::pair<int, int> OwnBlocks(int side) const;

@@ -57,6 +57,7 @@ void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
   BuildRoute();
   DropOthersBlocks();
   HoldOwnPairs();
+  MarkPairRuns();
   side0_x_.Assign(side0_size_);
   side0_t_.Assign(side0_size_);
   // The entries' pairs are not read past this point (unless per-block factors write both

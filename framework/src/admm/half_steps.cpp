@@ -31,6 +31,45 @@ const void* NextLine(const double* p) {
   return reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + 64);
 }
 
+using engine::PairState;
+
+// The demand half step's loops for a block whose pairs are one range (Block::pairs_in_run):
+// the same arithmetic as the general loops in HalfStep, without the per-slot pair lookup and
+// the checks for locals and alpha copies (restrict: the stores do not alias the loads).
+//   gather:  xh = a x + (1 - a) z and the block's target xh + u
+void GatherRun(std::size_t n,
+               double a,
+               const PairState* __restrict q,
+               const std::uint32_t* __restrict pos,
+               const double* __restrict flat_x,
+               const double* __restrict flat_t,
+               double* __restrict xh,
+               double* __restrict target) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t j = pos[i];
+    // (The resource's next line: see the general loop in HalfStep.)
+    __builtin_prefetch(NextLine(flat_x + j));
+    __builtin_prefetch(NextLine(flat_t + j), 1);
+    xh[i] = a * flat_x[j] + (1 - a) * q[i].z;
+    target[i] = xh[i] + q[i].u;
+  }
+}
+
+//   scatter: z = v, u += xh - z, and the resource side's next target z - u
+void ScatterRun(std::size_t n,
+                const double* __restrict v,
+                const double* __restrict xh,
+                PairState* __restrict q,
+                const std::uint32_t* __restrict pos,
+                double* __restrict flat_t) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const double z_new = v[i];
+    q[i].z = z_new;
+    q[i].u += xh[i] - z_new;
+    flat_t[pos[i]] = z_new - q[i].u;
+  }
+}
+
 }  // namespace
 
 using namespace engine;
@@ -140,7 +179,14 @@ bool AdmmEngine::HalfStep(
     thread_local std::vector<double> xh_buffer;
     if (xh_buffer.size() < n) xh_buffer.resize(n);
     double* xh_block = xh_buffer.data();
-    for (std::size_t i = 0; i < n; ++i) {
+    // A block whose pairs are one range reads them as one (the common case: a demand's
+    // entries); the first pair's place, and with it the range's, is its local number.
+    const bool run = block.pairs_in_run && !xh_ready;
+    const std::size_t run_begin = run ? local(vars[0].pair) : 0;
+    if (run) {
+      GatherRun(n, a, ps + run_begin, pos0 + run_begin, flat_x, flat_t, xh_block, target);
+    }
+    for (std::size_t i = 0; i < (run ? 0 : n); ++i) {
       const int p = vars[i].pair;
       if (p < 0) {
         if (in_place) target[i] = 0.0;  // a local's (penalty 0): the buffer holds another's
@@ -176,6 +222,10 @@ bool AdmmEngine::HalfStep(
     if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) return;
     // (Solve may have swapped block.v's storage with its own: read it afresh.)
     const double* v = block.values_in_pairs ? out : block.v.data();
+    if (!measure && run) {
+      ScatterRun(n, v, xh_block, ps + run_begin, pos0 + run_begin, flat_t);
+      return;
+    }
     if (!measure) {
       for (std::size_t i = 0; i < n; ++i) {
         const int p = vars[i].pair;
@@ -324,6 +374,23 @@ void AdmmEngine::Accelerate() {
 namespace dede::internal {
 
 using namespace engine;
+
+void AdmmEngine::MarkPairRuns() {
+  for (Block& block : blocks_[1]) {
+    block.pairs_in_run = false;
+    // (Another process's block keeps no slots here.)
+    const std::size_t n = block.vars.size();
+    if (n == 0 || block.vars[0].pair < 0) continue;
+    const auto first = static_cast<std::size_t>(block.vars[0].pair);
+    if (first + n > entry_pairs_) continue;  // a global copy's pair is not an entry's
+    bool run = true;
+    for (std::size_t i = 0; i < n && run; ++i) {
+      run = static_cast<std::size_t>(block.vars[i].pair) == first + i &&
+            side0_pos_[Local(block.vars[i].pair)] != kNoSlot;
+    }
+    block.pairs_in_run = run;
+  }
+}
 
 void AdmmEngine::BuildSideArrays() {
   const std::vector<Block>& blocks = blocks_[0];
