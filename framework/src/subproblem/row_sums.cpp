@@ -16,7 +16,8 @@ typedef double Lanes __attribute__((vector_size(32)));
 typedef long long Mask __attribute__((vector_size(32)));
 
 // Pointers the shape does not read may be null; hv, lv, uv are the uniform shape's scalars.
-template <Shape shape>
+// With store, each variable's x goes to out[k] as well.
+template <Shape shape, bool store>
 [[gnu::always_inline]] inline RowSums Sum(const double* g,
                                           const double* a,
                                           const double* hinv,
@@ -27,7 +28,8 @@ template <Shape shape>
                                           double lv,
                                           double uv,
                                           std::size_t n,
-                                          double lambda) {
+                                          double lambda,
+                                          double* out) {
   double sum = 0.0, slope = 0.0;
   std::size_t k = 0;
   if (n >= kLaneMinimum) {
@@ -54,6 +56,7 @@ template <Shape shape>
       // operations lane by lane.
       Lanes x = raw < l ? l : raw;
       x = u < x ? u : x;
+      if constexpr (store) std::memcpy(out + k, &x, sizeof x);
       const Mask inside = (raw > l) & (raw < u);
       sl -= inside ? c : zero;
       if constexpr (shape == Shape::kGeneral) {
@@ -74,6 +77,7 @@ template <Shape shape>
     const double raw =
         shape == Shape::kGeneral ? -(g[k] + lambda * a[k]) * h : -(g[k] + lambda) * h;
     const double x = std::min(std::max(raw, l), u);
+    if constexpr (store) out[k] = x;
     const bool inside = (raw > l) & (raw < u);
     slope -= static_cast<double>(inside) * (shape == Shape::kGeneral ? curv[k] : h);
     sum += shape == Shape::kGeneral ? a[k] * x : x;
@@ -85,8 +89,8 @@ template <Shape shape>
 
 __attribute__((target_clones("avx2", "default"))) RowSums SumUniformRow(
     const double* g, std::size_t n, double lambda, double hinv, double lo, double hi) {
-  return Sum<Shape::kUniform>(
-      g, nullptr, nullptr, nullptr, nullptr, nullptr, hinv, lo, hi, n, lambda);
+  return Sum<Shape::kUniform, false>(
+      g, nullptr, nullptr, nullptr, nullptr, nullptr, hinv, lo, hi, n, lambda, nullptr);
 }
 
 __attribute__((target_clones("avx2", "default"))) RowSums SumUnitRow(const double* g,
@@ -95,7 +99,8 @@ __attribute__((target_clones("avx2", "default"))) RowSums SumUnitRow(const doubl
                                                                      const double* hi,
                                                                      std::size_t n,
                                                                      double lambda) {
-  return Sum<Shape::kUnit>(g, nullptr, hinv, nullptr, lo, hi, 0.0, 0.0, 0.0, n, lambda);
+  return Sum<Shape::kUnit, false>(
+      g, nullptr, hinv, nullptr, lo, hi, 0.0, 0.0, 0.0, n, lambda, nullptr);
 }
 
 __attribute__((target_clones("avx2", "default"))) RowSums SumGeneralRow(const double* g,
@@ -106,7 +111,35 @@ __attribute__((target_clones("avx2", "default"))) RowSums SumGeneralRow(const do
                                                                         const double* hi,
                                                                         std::size_t n,
                                                                         double lambda) {
-  return Sum<Shape::kGeneral>(g, a, hinv, curv, lo, hi, 0.0, 0.0, 0.0, n, lambda);
+  return Sum<Shape::kGeneral, false>(g, a, hinv, curv, lo, hi, 0.0, 0.0, 0.0, n, lambda, nullptr);
+}
+
+__attribute__((target_clones("avx2", "default"))) RowSums SumUniformRowInto(
+    const double* g, std::size_t n, double lambda, double hinv, double lo, double hi, double* x) {
+  return Sum<Shape::kUniform, true>(
+      g, nullptr, nullptr, nullptr, nullptr, nullptr, hinv, lo, hi, n, lambda, x);
+}
+
+__attribute__((target_clones("avx2", "default"))) RowSums SumUnitRowInto(const double* g,
+                                                                         const double* hinv,
+                                                                         const double* lo,
+                                                                         const double* hi,
+                                                                         std::size_t n,
+                                                                         double lambda,
+                                                                         double* x) {
+  return Sum<Shape::kUnit, true>(g, nullptr, hinv, nullptr, lo, hi, 0.0, 0.0, 0.0, n, lambda, x);
+}
+
+__attribute__((target_clones("avx2", "default"))) RowSums SumGeneralRowInto(const double* g,
+                                                                            const double* a,
+                                                                            const double* hinv,
+                                                                            const double* curv,
+                                                                            const double* lo,
+                                                                            const double* hi,
+                                                                            std::size_t n,
+                                                                            double lambda,
+                                                                            double* x) {
+  return Sum<Shape::kGeneral, true>(g, a, hinv, curv, lo, hi, 0.0, 0.0, 0.0, n, lambda, x);
 }
 
 __attribute__((target_clones("avx2", "default"))) bool AllFinite(const double* v, std::size_t n) {

@@ -150,17 +150,37 @@ SeparableCore::RowEval SeparableCore::EvalRow(double lambda) const {
   // Branch-free (row_sums.cpp): which variables sit at a bound is unpredictable, and
   // mispredictions would dominate the loop. (Written as a conditional, the slope term compiled
   // to two branches and a stack spill: Kdl TE's link blocks spent 8.7% of the run here.)
-  const RowSums q =
-      uniform_row_ ? SumUniformRow(g, nq_, lambda, uniform_hinv_, uniform_lo_, uniform_hi_)
-      : unit_row_  ? SumUnitRow(g, rq_hinv_.data(), rq_lo_.data(), rq_hi_.data(), nq_, lambda)
-                   : SumGeneralRow(g,
-                                  rq_a_.data(),
-                                  rq_hinv_.data(),
-                                  rq_curv_.data(),
-                                  rq_lo_.data(),
-                                  rq_hi_.data(),
-                                  nq_,
-                                  lambda);
+  double* const out = eval_out_;
+  RowSums q;
+  if (out != nullptr) {
+    q = uniform_row_
+            ? SumUniformRowInto(g, nq_, lambda, uniform_hinv_, uniform_lo_, uniform_hi_, out)
+        : unit_row_
+            ? SumUnitRowInto(g, rq_hinv_.data(), rq_lo_.data(), rq_hi_.data(), nq_, lambda, out)
+            : SumGeneralRowInto(g,
+                                rq_a_.data(),
+                                rq_hinv_.data(),
+                                rq_curv_.data(),
+                                rq_lo_.data(),
+                                rq_hi_.data(),
+                                nq_,
+                                lambda,
+                                out);
+    eval_out_valid_ = true;
+    eval_out_lambda_ = lambda;
+    eval_out_sum_ = q.sum;
+  } else {
+    q = uniform_row_ ? SumUniformRow(g, nq_, lambda, uniform_hinv_, uniform_lo_, uniform_hi_)
+        : unit_row_  ? SumUnitRow(g, rq_hinv_.data(), rq_lo_.data(), rq_hi_.data(), nq_, lambda)
+                     : SumGeneralRow(g,
+                                    rq_a_.data(),
+                                    rq_hinv_.data(),
+                                    rq_curv_.data(),
+                                    rq_lo_.data(),
+                                    rq_hi_.data(),
+                                    nq_,
+                                    lambda);
+  }
   const double sum = q.sum;
   double slope = q.slope;
   if (row_special_.empty()) {
@@ -251,6 +271,14 @@ double SeparableCore::RowActivity(const double* v) const {
 }
 
 void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target, double* out) {
+  if (out == eval_out_ && eval_out_valid_ &&
+      std::memcmp(&lambda, &eval_out_lambda_, sizeof lambda) == 0) {
+    // The last evaluation wrote this multiplier's minimizers there (identity rows only, which
+    // have no tied variables to move).
+    out_finite_ = std::isfinite(eval_out_sum_);
+    return;
+  }
+  eval_out_valid_ = false;  // (out is about to hold another multiplier's)
   double total = 0.0;
   std::vector<int>& ties = tie_scratch_;
   ties.clear();
@@ -266,6 +294,7 @@ void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target,
       out[k] = x;
       total += x;
     }
+    out_finite_ = std::isfinite(total);  // (every variable is in this sum)
     return;
   }
   if (identity_row_ && !track_curvature_) {
@@ -276,6 +305,8 @@ void SeparableCore::FinishRow(double lambda, double lo_target, double hi_target,
       out[k] = x;
       total += rq_a_[k] * x;
     }
+    // (Every variable is in this sum with a non-zero coefficient.)
+    out_finite_ = std::isfinite(total);
     return;  // no tied variables: they are the row's zero-curvature ones
   }
   for (size_t k = 0; k < nq; ++k) {
@@ -604,14 +635,23 @@ BlockStatus SeparableCore::Solve(double tolerance, double* out) {
   }
   lambda_ = 0.0;
   row_active_ = false;
+  out_finite_ = false;
   if (has_row_) {
+    // A row over every variable in order: its evaluations write their minimizers into out, so
+    // that the accepted one is the solution without another pass (on a failed search out holds
+    // the last evaluation's; the callers keep no solution from a failed solve).
+    eval_out_ = identity_row_ && !track_curvature_ ? out : nullptr;
+    eval_out_valid_ = false;
     const BlockStatus status = SolveRow(tolerance, out);
+    eval_out_ = nullptr;
     if (status != BlockStatus::kOptimal) return status;
     last_lambda_ = lambda_;
     have_last_lambda_ = true;
     row_active_ = sense_ == Sense::kEqual || lambda_ != 0.0;
   }
-  if (AllFinite(out, static_cast<std::size_t>(n))) return BlockStatus::kOptimal;
+  // (An identity row's solution is every variable, and its activity was finite.)
+  if ((identity_row_ && out_finite_) || AllFinite(out, static_cast<std::size_t>(n)))
+    return BlockStatus::kOptimal;
   for (int i = 0; i < n; ++i) {
     if (!std::isfinite(out[i])) {
       error_ = "variable " + std::to_string(i) +

@@ -117,6 +117,9 @@ class SeparableCore {
   double SolveVar(int i, double gg, State* state) const;
   double SolveLogVar(int i, double gg, State* state) const;
   // Activity of the row when every row variable minimizes its Lagrangian term at lambda.
+  // During a solve whose row covers every variable in order (identity_row_, no curvature
+  // record), it also writes those minimizers into the solution (eval_out_): what FinishRow
+  // would write at the same lambda, so FinishRow skips an accepted evaluation's pass.
   RowEval EvalRow(double lambda) const;
   void CollectBreakpoints(double lo, double hi, std::vector<double>* out) const;
   // Sets v for the row variables at the final multiplier. Zero-curvature variables that are
@@ -196,6 +199,16 @@ class SeparableCore {
   std::vector<double> breakpoints_;
   std::vector<int> tie_scratch_;
   std::vector<double> step_scratch_;  // the left end's solution at a collapsed step
+
+  // The solution buffer EvalRow also writes (null: it writes none), the multiplier it last
+  // wrote there and that evaluation's activity; and whether the final solution is known
+  // finite (its activity was: a sum with an infinite or NaN term is not), which spares Solve
+  // its last pass.
+  double* eval_out_ = nullptr;
+  mutable bool eval_out_valid_ = false;
+  mutable double eval_out_lambda_ = 0.0;
+  mutable double eval_out_sum_ = 0.0;
+  bool out_finite_ = false;
 
   double lambda_ = 0.0;
   double last_lambda_ = 0.0;

@@ -99,6 +99,57 @@ TEST(RowSums, EveryShapeSumsInTheDocumentedOrderToTheBit) {
   EXPECT_GT(laned, 2000);
 }
 
+// The variants that also store each variable's value: the same sums to the bit, and x_k the
+// clipped minimiser as the solver's final assignment computes it (std::min(std::max(raw, lo),
+// hi)), in the lanes and in the tail; nothing past n is written.
+TEST(RowSums, IntoVariantsStoreEachClippedMinimiserAndSumTheSame) {
+  std::mt19937_64 rng(1128);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  constexpr double kSentinel = -12345.0;
+  for (int trial = 0; trial < 1500; ++trial) {
+    const std::size_t n = trial % 7 == 0 ? trial % 17 : 1 + rng() % 300;
+    const int shape = trial % 3;
+    const Row r = RandomRow(rng, n, shape);
+    const double lambda = u(rng) * std::pow(10.0, 2 * u(rng));
+    const RowSums want = Reference(r, lambda);
+    const auto check = [&](const RowSums& got, const std::vector<double>& x, const char* name) {
+      ASSERT_TRUE(SameBits(got.sum, want.sum) && SameBits(got.slope, want.slope))
+          << name << " trial " << trial << " n " << n;
+      for (std::size_t k = 0; k < n; ++k) {
+        const double raw = -(r.g[k] + lambda * r.a[k]) * r.hinv[k];
+        ASSERT_TRUE(SameBits(x[k], std::min(std::max(raw, r.lo[k]), r.hi[k])))
+            << name << " trial " << trial << " k " << k;
+      }
+      ASSERT_EQ(x[n], kSentinel) << name << " wrote past the row";
+    };
+    std::vector<double> x(n + 1, kSentinel);
+    check(SumGeneralRowInto(r.g.data(),
+                            r.a.data(),
+                            r.hinv.data(),
+                            r.curv.data(),
+                            r.lo.data(),
+                            r.hi.data(),
+                            n,
+                            lambda,
+                            x.data()),
+          x,
+          "general");
+    if (shape >= 1) {
+      std::fill(x.begin(), x.end(), kSentinel);
+      check(
+          SumUnitRowInto(r.g.data(), r.hinv.data(), r.lo.data(), r.hi.data(), n, lambda, x.data()),
+          x,
+          "unit");
+    }
+    if (shape == 2 && n > 0) {
+      std::fill(x.begin(), x.end(), kSentinel);
+      check(SumUniformRowInto(r.g.data(), n, lambda, r.hinv[0], r.lo[0], r.hi[0], x.data()),
+            x,
+            "uniform");
+    }
+  }
+}
+
 // Hand-computed: eight variables x = clip(-(g + 1), 0, 2) with g = -3 .. 4: raw = 2, 1, 0, -1,
 // ..., so x = 2, 1, 0, 0, ... (the first at its upper bound, the second inside); sum 3, slope -1.
 // With 16 copies the row is summed in lanes: 48 and -16 exactly.
