@@ -107,10 +107,13 @@ struct Block {
   // A demand block whose every slot is a pair's and whose solver solves in place keeps no v:
   // slot i's value is its pair's z (ps_[vars[i].pair].z), which the demand half step writes.
   bool values_in_pairs = false;
-  // A demand block whose slots are consecutive held entries' pairs (slot i's is the first
-  // one's + i), each with a resource-side slot: the demand half step reads its pairs' state
-  // and positions as one range (MarkPairRuns).
-  bool pairs_in_run = false;
+  // A demand block whose own variables (locals) come first, then consecutive held entries'
+  // pairs (slot i's is the first one's + i - run_from) each with a resource-side slot, then at
+  // most kMaxRunTail other slots (a max-min copy): the first slot of that run (-1: not such a
+  // block) and how many slots follow it. The demand half step then reads the run's pairs'
+  // state and positions as one range (MarkPairRuns).
+  std::uint8_t run_tail = 0;
+  std::int32_t run_from = -1;
   double work = 0;  // cost estimate for scheduling
 };
 
@@ -440,8 +443,9 @@ class AdmmEngine {
   // Keeps, in ps_'s layout, only the pairs this process holds (in Build, once the route is set
   // up: the route and the resource side's positions are built from every pair).
   void HoldOwnPairs();
-  // Sets Block::pairs_in_run on the demand blocks this process solves (in Build, once the
-  // pairs it holds and their positions are final).
+  static constexpr std::size_t kMaxRunTail = 4;
+  // Sets Block::run_from and run_tail on the demand blocks this process solves (in Build,
+  // once the pairs it holds and their positions are final).
   void MarkPairRuns();
   // [first, last) of the blocks of `side` this process owns (the executor gives each process
   // one range); first >= last when it owns none.

@@ -33,7 +33,7 @@ const void* NextLine(const double* p) {
 
 using engine::PairState;
 
-// The demand half step's loops for a block whose pairs are one range (Block::pairs_in_run):
+// The demand half step's loops for a block whose pairs are one range (Block::run_from):
 // the same arithmetic as the general loops in HalfStep, without the per-slot pair lookup and
 // the checks for locals and alpha copies (restrict: the stores do not alias the loads).
 //   gather:  xh = a x + (1 - a) z and the block's target xh + u
@@ -180,13 +180,25 @@ bool AdmmEngine::HalfStep(
     if (xh_buffer.size() < n) xh_buffer.resize(n);
     double* xh_block = xh_buffer.data();
     // A block whose pairs are one range reads them as one (the common case: a demand's
-    // entries); the first pair's place, and with it the range's, is its local number.
-    const bool run = block.pairs_in_run && !xh_ready;
-    const std::size_t run_begin = run ? local(vars[0].pair) : 0;
+    // entries, after its own variables); the first pair's place, and with it the range's, is
+    // its local number.
+    // The slots after the run (a max-min copy) go through the general loops: [rest, n).
+    const bool run = block.run_from >= 0 && !xh_ready;
+    const std::size_t s0 = run ? static_cast<std::size_t>(block.run_from) : 0;
+    const std::size_t rest = run ? n - block.run_tail : 0;
+    const std::size_t run_begin = run ? local(vars[s0].pair) : 0;
     if (run) {
-      GatherRun(n, a, ps + run_begin, pos0 + run_begin, flat_x, flat_t, xh_block, target);
+      if (in_place) std::fill(target, target + s0, 0.0);  // the locals' (penalty 0), as below
+      GatherRun(rest - s0,
+                a,
+                ps + run_begin,
+                pos0 + run_begin,
+                flat_x,
+                flat_t,
+                xh_block + s0,
+                target + s0);
     }
-    for (std::size_t i = 0; i < (run ? 0 : n); ++i) {
+    for (std::size_t i = rest; i < n; ++i) {
       const int p = vars[i].pair;
       if (p < 0) {
         if (in_place) target[i] = 0.0;  // a local's (penalty 0): the buffer holds another's
@@ -222,12 +234,10 @@ bool AdmmEngine::HalfStep(
     if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) return;
     // (Solve may have swapped block.v's storage with its own: read it afresh.)
     const double* v = block.values_in_pairs ? out : block.v.data();
-    if (!measure && run) {
-      ScatterRun(n, v, xh_block, ps + run_begin, pos0 + run_begin, flat_t);
-      return;
-    }
     if (!measure) {
-      for (std::size_t i = 0; i < n; ++i) {
+      if (run)
+        ScatterRun(rest - s0, v + s0, xh_block + s0, ps + run_begin, pos0 + run_begin, flat_t);
+      for (std::size_t i = rest; i < n; ++i) {
         const int p = vars[i].pair;
         if (p < 0) continue;
         const double xh = xh_block[i];
@@ -377,18 +387,26 @@ using namespace engine;
 
 void AdmmEngine::MarkPairRuns() {
   for (Block& block : blocks_[1]) {
-    block.pairs_in_run = false;
+    block.run_from = -1;
     // (Another process's block keeps no slots here.)
+    block.run_tail = 0;
     const std::size_t n = block.vars.size();
-    if (n == 0 || block.vars[0].pair < 0) continue;
-    const auto first = static_cast<std::size_t>(block.vars[0].pair);
-    if (first + n > entry_pairs_) continue;  // a global copy's pair is not an entry's
-    bool run = true;
-    for (std::size_t i = 0; i < n && run; ++i) {
-      run = static_cast<std::size_t>(block.vars[i].pair) == first + i &&
-            side0_pos_[Local(block.vars[i].pair)] != kNoSlot;
+    // [s0, s1): the run; before it locals only; after it at most kMaxRunTail slots of any kind
+    // (a max-min copy's is the block's last).
+    std::size_t s0 = 0;
+    while (s0 < n && block.vars[s0].pair < 0) ++s0;
+    if (s0 == n) continue;
+    const auto first = static_cast<std::size_t>(block.vars[s0].pair);
+    std::size_t s1 = s0;
+    while (s1 < n && block.vars[s1].pair >= 0 &&
+           static_cast<std::size_t>(block.vars[s1].pair) == first + (s1 - s0) &&
+           static_cast<std::size_t>(block.vars[s1].pair) < entry_pairs_ &&
+           side0_pos_[Local(block.vars[s1].pair)] != kNoSlot) {
+      ++s1;
     }
-    block.pairs_in_run = run;
+    if (s1 == s0 || n - s1 > kMaxRunTail) continue;
+    block.run_from = static_cast<std::int32_t>(s0);
+    block.run_tail = static_cast<std::uint8_t>(n - s1);
   }
 }
 
