@@ -87,10 +87,14 @@ template <Shape shape, bool store>
 
 }  // namespace
 
+// (Two loops per shape, storing or not: the branch is per call, not per variable.)
 __attribute__((target_clones("avx2", "default"))) RowSums SumUniformRow(
-    const double* g, std::size_t n, double lambda, double hinv, double lo, double hi) {
-  return Sum<Shape::kUniform, false>(
-      g, nullptr, nullptr, nullptr, nullptr, nullptr, hinv, lo, hi, n, lambda, nullptr);
+    const double* g, std::size_t n, double lambda, double hinv, double lo, double hi, double* x) {
+  constexpr const double* none = nullptr;
+  return x != nullptr ? Sum<Shape::kUniform, true>(
+                            g, none, none, none, none, none, hinv, lo, hi, n, lambda, x)
+                      : Sum<Shape::kUniform, false>(
+                            g, none, none, none, none, none, hinv, lo, hi, n, lambda, x);
 }
 
 __attribute__((target_clones("avx2", "default"))) RowSums SumUnitRow(const double* g,
@@ -98,9 +102,12 @@ __attribute__((target_clones("avx2", "default"))) RowSums SumUnitRow(const doubl
                                                                      const double* lo,
                                                                      const double* hi,
                                                                      std::size_t n,
-                                                                     double lambda) {
-  return Sum<Shape::kUnit, false>(
-      g, nullptr, hinv, nullptr, lo, hi, 0.0, 0.0, 0.0, n, lambda, nullptr);
+                                                                     double lambda,
+                                                                     double* x) {
+  return x != nullptr ? Sum<Shape::kUnit, true>(
+                            g, nullptr, hinv, nullptr, lo, hi, 0.0, 0.0, 0.0, n, lambda, x)
+                      : Sum<Shape::kUnit, false>(
+                            g, nullptr, hinv, nullptr, lo, hi, 0.0, 0.0, 0.0, n, lambda, x);
 }
 
 __attribute__((target_clones("avx2", "default"))) RowSums SumGeneralRow(const double* g,
@@ -110,36 +117,11 @@ __attribute__((target_clones("avx2", "default"))) RowSums SumGeneralRow(const do
                                                                         const double* lo,
                                                                         const double* hi,
                                                                         std::size_t n,
-                                                                        double lambda) {
-  return Sum<Shape::kGeneral, false>(g, a, hinv, curv, lo, hi, 0.0, 0.0, 0.0, n, lambda, nullptr);
-}
-
-__attribute__((target_clones("avx2", "default"))) RowSums SumUniformRowInto(
-    const double* g, std::size_t n, double lambda, double hinv, double lo, double hi, double* x) {
-  return Sum<Shape::kUniform, true>(
-      g, nullptr, nullptr, nullptr, nullptr, nullptr, hinv, lo, hi, n, lambda, x);
-}
-
-__attribute__((target_clones("avx2", "default"))) RowSums SumUnitRowInto(const double* g,
-                                                                         const double* hinv,
-                                                                         const double* lo,
-                                                                         const double* hi,
-                                                                         std::size_t n,
-                                                                         double lambda,
-                                                                         double* x) {
-  return Sum<Shape::kUnit, true>(g, nullptr, hinv, nullptr, lo, hi, 0.0, 0.0, 0.0, n, lambda, x);
-}
-
-__attribute__((target_clones("avx2", "default"))) RowSums SumGeneralRowInto(const double* g,
-                                                                            const double* a,
-                                                                            const double* hinv,
-                                                                            const double* curv,
-                                                                            const double* lo,
-                                                                            const double* hi,
-                                                                            std::size_t n,
-                                                                            double lambda,
-                                                                            double* x) {
-  return Sum<Shape::kGeneral, true>(g, a, hinv, curv, lo, hi, 0.0, 0.0, 0.0, n, lambda, x);
+                                                                        double lambda,
+                                                                        double* x) {
+  return x != nullptr
+             ? Sum<Shape::kGeneral, true>(g, a, hinv, curv, lo, hi, 0.0, 0.0, 0.0, n, lambda, x)
+             : Sum<Shape::kGeneral, false>(g, a, hinv, curv, lo, hi, 0.0, 0.0, 0.0, n, lambda, x);
 }
 
 __attribute__((target_clones("avx2", "default"))) bool AllFinite(const double* v, std::size_t n) {

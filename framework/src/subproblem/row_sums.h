@@ -24,14 +24,23 @@ struct RowSums {
   double slope = 0.0;
 };
 
-RowSums SumUniformRow(
-    const double* g, std::size_t n, double lambda, double hinv, double lo, double hi);
+// With x non-null each variable's value also goes to x[k] (as the solver's final assignment
+// computes it, std::min(std::max(raw, lo_k), hi_k)), so that an evaluation the search accepts
+// is also the solution; the sums are the same either way.
+RowSums SumUniformRow(const double* g,
+                      std::size_t n,
+                      double lambda,
+                      double hinv,
+                      double lo,
+                      double hi,
+                      double* x = nullptr);
 RowSums SumUnitRow(const double* g,
                    const double* hinv,
                    const double* lo,
                    const double* hi,
                    std::size_t n,
-                   double lambda);
+                   double lambda,
+                   double* x = nullptr);
 RowSums SumGeneralRow(const double* g,
                       const double* a,
                       const double* hinv,
@@ -39,29 +48,8 @@ RowSums SumGeneralRow(const double* g,
                       const double* lo,
                       const double* hi,
                       std::size_t n,
-                      double lambda);
-
-// The same sums, also storing each x_k in x[k] (the row's variables at lambda, as the solver's
-// final assignment computes them: clip(-(g_k + lambda a_k) / h_k, lo_k, hi_k)), so that an
-// evaluation the search accepts is also the solution.
-RowSums SumUniformRowInto(
-    const double* g, std::size_t n, double lambda, double hinv, double lo, double hi, double* x);
-RowSums SumUnitRowInto(const double* g,
-                       const double* hinv,
-                       const double* lo,
-                       const double* hi,
-                       std::size_t n,
-                       double lambda,
-                       double* x);
-RowSums SumGeneralRowInto(const double* g,
-                          const double* a,
-                          const double* hinv,
-                          const double* curv,
-                          const double* lo,
-                          const double* hi,
-                          std::size_t n,
-                          double lambda,
-                          double* x);
+                      double lambda,
+                      double* x = nullptr);
 
 // Whether every v[0 .. n) is finite (no infinity, no NaN): the solvers' last check of a
 // solution, in lanes as above (x - x is 0 for a finite x and NaN otherwise).

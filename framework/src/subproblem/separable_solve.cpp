@@ -151,35 +151,22 @@ SeparableCore::RowEval SeparableCore::EvalRow(double lambda) const {
   // mispredictions would dominate the loop. (Written as a conditional, the slope term compiled
   // to two branches and a stack spill: Kdl TE's link blocks spent 8.7% of the run here.)
   double* const out = eval_out_;
-  RowSums q;
+  const RowSums q =
+      uniform_row_ ? SumUniformRow(g, nq_, lambda, uniform_hinv_, uniform_lo_, uniform_hi_, out)
+      : unit_row_  ? SumUnitRow(g, rq_hinv_.data(), rq_lo_.data(), rq_hi_.data(), nq_, lambda, out)
+                   : SumGeneralRow(g,
+                                  rq_a_.data(),
+                                  rq_hinv_.data(),
+                                  rq_curv_.data(),
+                                  rq_lo_.data(),
+                                  rq_hi_.data(),
+                                  nq_,
+                                  lambda,
+                                  out);
   if (out != nullptr) {
-    q = uniform_row_
-            ? SumUniformRowInto(g, nq_, lambda, uniform_hinv_, uniform_lo_, uniform_hi_, out)
-        : unit_row_
-            ? SumUnitRowInto(g, rq_hinv_.data(), rq_lo_.data(), rq_hi_.data(), nq_, lambda, out)
-            : SumGeneralRowInto(g,
-                                rq_a_.data(),
-                                rq_hinv_.data(),
-                                rq_curv_.data(),
-                                rq_lo_.data(),
-                                rq_hi_.data(),
-                                nq_,
-                                lambda,
-                                out);
     eval_out_valid_ = true;
     eval_out_lambda_ = lambda;
     eval_out_sum_ = q.sum;
-  } else {
-    q = uniform_row_ ? SumUniformRow(g, nq_, lambda, uniform_hinv_, uniform_lo_, uniform_hi_)
-        : unit_row_  ? SumUnitRow(g, rq_hinv_.data(), rq_lo_.data(), rq_hi_.data(), nq_, lambda)
-                     : SumGeneralRow(g,
-                                    rq_a_.data(),
-                                    rq_hinv_.data(),
-                                    rq_curv_.data(),
-                                    rq_lo_.data(),
-                                    rq_hi_.data(),
-                                    nq_,
-                                    lambda);
   }
   const double sum = q.sum;
   double slope = q.slope;

@@ -99,10 +99,10 @@ TEST(RowSums, EveryShapeSumsInTheDocumentedOrderToTheBit) {
   EXPECT_GT(laned, 2000);
 }
 
-// The variants that also store each variable's value: the same sums to the bit, and x_k the
-// clipped minimiser as the solver's final assignment computes it (std::min(std::max(raw, lo),
-// hi)), in the lanes and in the tail; nothing past n is written.
-TEST(RowSums, IntoVariantsStoreEachClippedMinimiserAndSumTheSame) {
+// With an output array every shape also stores each variable's value: the same sums to the bit, and
+// x_k the clipped minimiser as the solver's final assignment computes it (std::min(std::max(raw,
+// lo), hi)), in the lanes and in the tail; nothing past n is written.
+TEST(RowSums, WithAnOutputEveryShapeStoresEachClippedMinimiserAndSumsTheSame) {
   std::mt19937_64 rng(1128);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   constexpr double kSentinel = -12345.0;
@@ -123,27 +123,26 @@ TEST(RowSums, IntoVariantsStoreEachClippedMinimiserAndSumTheSame) {
       ASSERT_EQ(x[n], kSentinel) << name << " wrote past the row";
     };
     std::vector<double> x(n + 1, kSentinel);
-    check(SumGeneralRowInto(r.g.data(),
-                            r.a.data(),
-                            r.hinv.data(),
-                            r.curv.data(),
-                            r.lo.data(),
-                            r.hi.data(),
-                            n,
-                            lambda,
-                            x.data()),
+    check(SumGeneralRow(r.g.data(),
+                        r.a.data(),
+                        r.hinv.data(),
+                        r.curv.data(),
+                        r.lo.data(),
+                        r.hi.data(),
+                        n,
+                        lambda,
+                        x.data()),
           x,
           "general");
     if (shape >= 1) {
       std::fill(x.begin(), x.end(), kSentinel);
-      check(
-          SumUnitRowInto(r.g.data(), r.hinv.data(), r.lo.data(), r.hi.data(), n, lambda, x.data()),
-          x,
-          "unit");
+      check(SumUnitRow(r.g.data(), r.hinv.data(), r.lo.data(), r.hi.data(), n, lambda, x.data()),
+            x,
+            "unit");
     }
     if (shape == 2 && n > 0) {
       std::fill(x.begin(), x.end(), kSentinel);
-      check(SumUniformRowInto(r.g.data(), n, lambda, r.hinv[0], r.lo[0], r.hi[0], x.data()),
+      check(SumUniformRow(r.g.data(), n, lambda, r.hinv[0], r.lo[0], r.hi[0], x.data()),
             x,
             "uniform");
     }
