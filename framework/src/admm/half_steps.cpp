@@ -388,9 +388,8 @@ using namespace engine;
 void AdmmEngine::MarkPairRuns() {
   for (Block& block : blocks_[1]) {
     block.run_from = -1;
-    // (Another process's block keeps no slots here.)
     block.run_tail = 0;
-    const std::size_t n = block.vars.size();
+    const std::size_t n = block.vars.size();  // (none here for another process's block)
     // [s0, s1): the run; before it locals only; after it at most kMaxRunTail slots of any kind
     // (a max-min copy's is the block's last).
     std::size_t s0 = 0;
