@@ -356,7 +356,7 @@ TEST(ClusterModel, ProportionalFairnessAtSmallRhoSolves) {
 TEST(ClusterModel, SparseModelKeepsTheFastestTypesAndStaysNearTheFullOptimum) {
   GeneratorOptions options;
   options.num_types = 12;
-  options.num_jobs = 500;
+  options.num_jobs = 250;
   options.max_weight = 1.0;
   options.seed = 5;
   const Instance instance = GenerateInstance(options);
