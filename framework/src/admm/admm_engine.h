@@ -304,7 +304,7 @@ class AdmmEngine {
   void BuildRoute();
   void UpdateGlobalAlpha(int side, bool measure);
   // The exchange between the sides. The resource half step solves its blocks against the
-  // targets z - u in side0_t_, which the demand half step wrote (in pair order, one write per
+  // targets z - u (Targets), which the demand half step wrote (in pair order, one write per
   // entry: the resource side never visits the pairs in its own, scattered, order), and leaves
   // x in side0_x_, which the demand half step reads to form xh as it goes. Anything that
   // changes z or u outside the demand half step (a rho update, a penalty factor, a start, the
@@ -312,6 +312,23 @@ class AdmmEngine {
   // This is the seam a distributed executor exchanges across: x one way, z - u the other.
   void InvalidateTargets() { targets_stale_ = true; }
   void WriteResourceTargets();
+  // Where the resource side's targets live: side0_t_, or, where nothing reads x between a
+  // demand half step and the next resource half step (TargetsCanShareX), side0_x_ itself:
+  // the demand half step then writes each pair's target over the x it has just read (one
+  // line an entry instead of two, in the step's scattered order), the resource half step
+  // solves each block in place (targets in, x out) and side0_t_ is not allocated.
+  double* Targets() { return targets_over_x_ ? side0_x_.data() : side0_t_.data(); }
+  // Whether the targets may overwrite x: x is read only by the demand half step that follows
+  // its resource half step. Not with the resource side's values as the allocation, a global
+  // term (the fill stage, the repair of its copies and alpha's own balancing read x after the
+  // iterations), Anderson (it extrapolates from x), per-block penalty factors (they read x
+  // after a check), integer variables, or a resource block whose solver reads its previous
+  // solution (the exact solvers' warm start: only solvers that solve in place take their
+  // targets in the solution's array).
+  bool TargetsCanShareX(bool has_integers) const;
+  // Chooses where the targets live (Build, and every solve: the problem's integers may have
+  // changed); allocates side0_t_ when they leave x.
+  void PlaceTargets(bool has_integers);
   // xh of every pair into xh_, for a step between the half steps that changes it (Anderson);
   // the demand half step then takes xh_ as it is.
   void MaterializeXh();
@@ -451,12 +468,14 @@ class AdmmEngine {
   // one range); first >= last when it owns none.
   std::pair<int, int> OwnBlocks(int side) const;
   bool targets_stale_ = true;      // resource blocks' targets not yet z - u of the current pairs
+  bool targets_over_x_ = false;    // the targets live in side0_x_ (Targets)
   bool xh_ready_ = false;          // xh_ holds this iteration's xh (MaterializeXh)
   std::vector<double> xh_;         // by pair, while xh_ready_
   std::vector<double> global_xh_;  // xh of the global pairs (min-max), in global_pairs_ order
-  // The resource side's x and targets, every block a range (side0_offset_) of one array each:
-  // every block's, or with the other processes' blocks dropped the own blocks' range (which
-  // starts at side0_base_ of the whole layout) and the halo (LocalizeSide0).
+  // The resource side's x and targets (Targets: side0_t_ unless they share x's array), every
+  // block a range (side0_offset_) of one array each: every block's, or with the other
+  // processes' blocks dropped the own blocks' range (which starts at side0_base_ of the whole
+  // layout) and the halo (LocalizeSide0).
   FlatArray side0_x_, side0_t_;
   std::vector<std::size_t> side0_offset_;  // of the whole layout, by block
   std::size_t side0_base_ = 0;             // where this process's arrays start in it

@@ -270,6 +270,7 @@ bool AdmmEngine::Prepare(SolveRun* run, tbb::task_arena& arena) {
   // every process needs the whole state again (the last solve may have left the others'
   // blocks' state stale here: share.cpp).
   if (anderson_ || balanced_side_ >= 0) Consolidate();
+  PlaceTargets(run->has_integers);
   return true;
 }
 

@@ -58,8 +58,7 @@ void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
   DropOthersBlocks();
   HoldOwnPairs();
   MarkPairRuns();
-  side0_x_.Assign(side0_size_);
-  side0_t_.Assign(side0_size_);
+  side0_x_.Assign(side0_size_);  // (side0_t_ once the solvers say where the targets live)
   // The entries' pairs are not read past this point (unless per-block factors write both
   // slots of a pair): released before the consensus state is allocated, so the set-up's
   // peak holds them and ps_ not both (16 bytes an entry).
@@ -94,8 +93,32 @@ void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
   if (!built) {
     setup_error_ = error;
   } else {
+    PlaceTargets(problem_.HasIntegers());
     PrimeSolvers();
   }
+}
+
+bool AdmmEngine::TargetsCanShareX(bool has_integers) const {
+  if (options_.final_iterate != FinalIterate::kDemandSide || global_side_ >= 0 || anderson_ ||
+      options_.anderson_memory > 0 || balanced_side_ >= 0 || has_integers)
+    return false;
+  // (This process's own blocks: each process places its own targets, and the route carries
+  // them from and into wherever they live on each.)
+  for (const Block& block : blocks_[0]) {
+    if (block.vars.empty() || !executor_->Owns(0, block.id.index)) continue;
+    if (!block.solver || !block.solver->solves_in_place()) return false;
+  }
+  return true;
+}
+
+void AdmmEngine::PlaceTargets(bool has_integers) {
+  targets_over_x_ = TargetsCanShareX(has_integers);
+  if (targets_over_x_) {
+    side0_t_.Assign(0);
+  } else if (side0_t_.size() != side0_size_) {
+    side0_t_.Assign(side0_size_);
+  }
+  InvalidateTargets();  // (written where they now live before the next resource half step)
 }
 
 // Every entry's resource-side copy x goes to its resource's block and its demand-side copy z

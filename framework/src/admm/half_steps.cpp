@@ -147,7 +147,7 @@ bool AdmmEngine::HalfStep(
     PairState* ps = ps_.data();
     const std::uint32_t* pos0 = side0_pos_.data();
     double* flat_x = side0_x_.data();
-    double* flat_t = side0_t_.data();
+    double* flat_t = Targets();
     const double* xh_all = xh_.data();
     const bool integral = integer_phase && block.has_integers;
     BlockSolver* solver = integral ? block.extra->integer_solver.get() : block.solver.get();
@@ -161,7 +161,7 @@ bool AdmmEngine::HalfStep(
     };
     if (side == 0) {
       // The targets and the solution stay in the flat arrays (a local's target there is
-      // never written: its penalty is 0).
+      // never written: its penalty is 0); with the targets over x, the same range.
       double* x = flat_x + Side0Offset(b);
       if (integral) bp.integral = block.extra->integral_flags;
       const BlockStatus st = SolveBlock(solver, &bp, flat_t + Side0Offset(b), x);
@@ -353,7 +353,7 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
       Ps(p).u += xh[k] - alpha_;
     }
     // t_b's block is a resource block: its next target.
-    side0_t_[Side0Pos(p)] = Ps(p).z - Ps(p).u;
+    Targets()[Side0Pos(p)] = Ps(p).z - Ps(p).u;
   }
   if (measure) norms_.back() = acc;
 }
@@ -458,9 +458,10 @@ void AdmmEngine::WriteResourceTargets() {
     WriteOwnTargets();
     return;
   }
+  double* t = Targets();
   ForEachPair(ps_.size(), [&](std::size_t i) {  // (every pair: held at its own number)
     const std::uint32_t j = side0_pos_[i];
-    if (j != kNoSlot) side0_t_[j] = ps_[i].z - ps_[i].u;
+    if (j != kNoSlot) t[j] = ps_[i].z - ps_[i].u;
   });
   targets_stale_ = false;
 }

@@ -184,13 +184,14 @@ void AdmmEngine::ShareCut(int side, bool measure, std::vector<BlockStatus>* stat
       executor_->Share(side, exchange);
     }
   }
-  executor_->Route(side == 0 ? side0_x_.data() : side0_t_.data(), /*backward=*/side == 1);
+  executor_->Route(side == 0 ? side0_x_.data() : Targets(), /*backward=*/side == 1);
   replica_stale_[side] = true;
 }
 
 void AdmmEngine::WriteOwnTargets() {
   // The own demand blocks' pairs (wherever their resource block lives) and the global pairs
   // whose demand side is alpha (every process holds those), then each its owner.
+  double* t = Targets();
   ForEachBlockLocal(
       1,
       [&](const Block& block) {
@@ -198,14 +199,14 @@ void AdmmEngine::WriteOwnTargets() {
           if (bv.pair < 0) continue;
           const std::size_t i = Local(bv.pair);
           const std::uint32_t j = side0_pos_[i];
-          if (j != kNoSlot) side0_t_[j] = ps_[i].z - ps_[i].u;
+          if (j != kNoSlot) t[j] = ps_[i].z - ps_[i].u;
         }
       },
       &order_[1]);
   if (global_side_ == 0) {
-    for (int p : global_pairs_) side0_t_[Side0Pos(p)] = Ps(p).z - Ps(p).u;
+    for (int p : global_pairs_) t[Side0Pos(p)] = Ps(p).z - Ps(p).u;
   }
-  executor_->Route(side0_t_.data(), /*backward=*/true);
+  executor_->Route(t, /*backward=*/true);
   targets_stale_ = false;
 }
 
@@ -397,7 +398,7 @@ void AdmmEngine::ShareAll(int side, bool measure, std::vector<BlockStatus>* stat
       Ps(bv.pair).z = z;
       Ps(bv.pair).u = u;
       const std::uint32_t j = Side0Pos(bv.pair);
-      if (j != kNoSlot) side0_t_[j] = z - u;
+      if (j != kNoSlot) Targets()[j] = z - u;
     }
   };
   executor_->Share(1, exchange);

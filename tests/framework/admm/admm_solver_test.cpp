@@ -257,6 +257,52 @@ TEST(AdmmSolver, WarmStartAfterSmallParameterChangeNeedsFewerIterations) {
       << "warm " << second.BriefReport() << "\ncold " << cold_summary.BriefReport();
 }
 
+// With the allocation taken from the demand side (the default) the demand half step writes
+// the resource side's targets over x, which only the next resource half step reads; with the
+// resource side's values as the allocation the targets keep an array of their own. The
+// iterates are the same either way, bit for bit: every check's residuals, objective and
+// penalty, through the penalty updates (which rewrite every target), checks between plain
+// iterations, and a second solve after a parameter change.
+TEST(AdmmSolver, TargetsOverXLeaveEveryIterateAsItWas) {
+  std::vector<IterationSummary> traces[2][2];
+  int iterations[2][2] = {};
+  for (int mode = 0; mode < 2; ++mode) {
+    TransportProblem transport;
+    AdmmOptions options;
+    options.num_threads = 2;
+    options.check_termination_every = 3;
+    options.max_iterations = 150;
+    // (The repair projects each side's values with the blocks' own solvers, whose next
+    // searches start from its multipliers: the sides' values differ, so would the next solve.)
+    options.repair = false;
+    options.final_iterate = mode == 0 ? FinalIterate::kDemandSide : FinalIterate::kResourceSide;
+    AdmmSolver solver(transport.problem, options);
+    for (int round = 0; round < 2; ++round) {
+      Allocation allocation;
+      SolveSummary summary;
+      solver.Solve(&allocation, &summary);
+      ASSERT_FALSE(summary.trace.empty()) << summary.message;
+      traces[mode][round] = summary.trace;
+      iterations[mode][round] = summary.iterations;
+      transport.Perturb();
+    }
+  }
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(iterations[0][round], iterations[1][round]) << "round " << round;
+    ASSERT_EQ(traces[0][round].size(), traces[1][round].size()) << "round " << round;
+    EXPECT_GT(traces[0][round].size(), 3u);
+    for (std::size_t k = 0; k < traces[0][round].size(); ++k) {
+      const IterationSummary& a = traces[0][round][k];
+      const IterationSummary& b = traces[1][round][k];
+      EXPECT_EQ(a.iteration, b.iteration);
+      EXPECT_EQ(a.primal_residual, b.primal_residual) << "round " << round << ", " << a.iteration;
+      EXPECT_EQ(a.dual_residual, b.dual_residual) << "round " << round << ", " << a.iteration;
+      EXPECT_EQ(a.objective, b.objective) << "round " << round << ", " << a.iteration;
+      EXPECT_EQ(a.rho, b.rho) << "round " << round << ", " << a.iteration;
+    }
+  }
+}
+
 TEST(AdmmSolver, ResultIsIdenticalForOneAndTwoThreads) {
   std::vector<double> results[2];
   for (int t = 1; t <= 2; ++t) {
