@@ -90,9 +90,11 @@ std::string AdmmEngine::DistributionReport(const SolveRun& run,
   if (n <= 1) {
     if (options_.verbose) {
       std::fprintf(stderr,
-                   "admm memory: engine state at set-up %.1f MB (heap), peak RSS %.0f MB\n",
+                   "admm memory: engine state at set-up %.1f MB (heap), peak RSS %.0f MB; "
+                   "the resource side's targets %s\n",
                    setup_heap_bytes_ / 1e6,
-                   PeakRssBytes() / 1e6);
+                   PeakRssBytes() / 1e6,
+                   targets_over_x_ ? "over x" : "in an array of their own");
     }
     return {};
   }
