@@ -99,7 +99,7 @@ void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
 }
 
 bool AdmmEngine::TargetsCanShareX(bool has_integers) const {
-  if (options_.final_iterate != FinalIterate::kDemandSide || global_side_ >= 0 || anderson_ ||
+  if (options_.final_iterate != FinalIterate::kDemandSide || global_side_ >= 0 ||
       options_.anderson_memory > 0 || balanced_side_ >= 0 || has_integers)
     return false;
   // (This process's own blocks: each process places its own targets, and the route carries
