@@ -431,6 +431,29 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
       zero_excluded = true;
     }
   }
+  // The probe on the near side of the crossing (an inequality row whose multiplier moved
+  // toward 0): Newton from the probe, usually a step or two, before lambda = 0 is evaluated.
+  // (Newton from lambda = 0 crawls back across every piece in between: on the 1M-entry
+  // transport benchmark that was 31% of the resource rows' solves, 7 evaluations each.) Where
+  // the row has turned slack, the steps leave the bracket toward 0 and the code below
+  // settles it.
+  if (have_probe && !zero_excluded && sense_ != Sense::kEqual) {
+    if (sense_ == Sense::kLessEqual) {
+      lambda_hi = last_lambda_;
+    } else {
+      lambda_lo = last_lambda_;
+    }
+    double lambda;
+    if (TryWarmNewton(
+            last_lambda_, &probe, target, tol_r, tol_exact, &lambda_lo, &lambda_hi, &lambda)) {
+      FinishRow(lambda, target, target, v);
+      lambda_ = lambda;
+      return BlockStatus::kOptimal;
+    }
+    // (The failed steps narrowed the bracket; one with the crossing beyond it excludes 0.)
+    have_probe = false;
+    zero_excluded = sense_ == Sense::kLessEqual ? lambda_lo > 0.0 : lambda_hi < 0.0;
+  }
   double start = have_probe ? last_lambda_ : 0.0;
   if (sense_ != Sense::kEqual && !zero_excluded) {
     const RowEval e0 = EvalRow(0.0);
@@ -444,20 +467,12 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
         lambda_ = 0.0;
         return BlockStatus::kOptimal;
       }
-      if (have_probe) {
-        lambda_hi = last_lambda_;  // r(last) <= target < r(0+): the crossing lies between
-        have_probe = false;
-      }
       start = e0.slope < 0.0 ? -(e0.plus - target) / e0.slope : kInf;
     } else {
       if (e0.minus >= target) {
         FinishRow(0.0, std::max(target, e0.plus), e0.minus, v);
         lambda_ = 0.0;
         return BlockStatus::kOptimal;
-      }
-      if (have_probe) {
-        lambda_lo = last_lambda_;
-        have_probe = false;
       }
       start = e0.slope < 0.0 ? -(e0.minus - target) / e0.slope : -kInf;
     }
