@@ -422,6 +422,67 @@ TEST(SeparableCore, SpecialisedRowLoopsAreBitwiseTheGeneralOnes) {
   EXPECT_GT(compact_solves, 100);
 }
 
+TEST(SeparableCore, WarmSolvesFollowAMultiplierDriftingToZeroAndBack) {
+  // A long row whose crossing drifts toward lambda = 0 call after call, turns slack, and binds
+  // again (the ADMM engine's resource rows early in a solve): the warm core, which starts each
+  // search from its last multiplier, against a fresh core per call. Both senses, the
+  // one-curvature shape and the general one.
+  std::mt19937 rng(2811);
+  int toward_zero = 0, slack = 0;
+  for (int block = 0; block < 8; ++block) {
+    const int n = 400;
+    BlockProblem p = EmptyBlock(n);
+    const bool general_shape = block % 2 == 1;
+    const bool less_equal = block % 4 < 2;
+    BlockRow row;
+    row.sense = less_equal ? Sense::kLessEqual : Sense::kGreaterEqual;
+    std::vector<double> base(n);
+    for (int i = 0; i < n; ++i) {
+      p.prox_weight[i] = general_shape ? Uniform(rng, 0.5, 2.0) : 1.0;
+      p.upper[i] = general_shape ? Uniform(rng, 1.0, 2.0) : 1.5;
+      base[i] = Uniform(rng, 0.0, 1.5);
+      row.index.push_back(i);
+      row.coef.push_back(general_shape ? Uniform(rng, 0.5, 1.5) : 1.0);
+    }
+    row.rhs = 0.5 * n * (less_equal ? 0.6 : 1.2);
+    p.rows.push_back(row);
+    SeparableCore warm;
+    std::string error;
+    ASSERT_TRUE(warm.Init(p, -1, &error)) << error;
+    warm.set_track_curvature(false);
+    warm.LoadParameters(p);
+    std::vector<double> buffer(n), cold_buffer(n), a, b;
+    double last = 0.0;
+    for (int call = 0; call < 48; ++call) {
+      // The targets' shift: from binding (the row's activity pushed past the rhs) down to slack
+      // over 24 calls and back; for >= rows the mirror image.
+      const double phase = call < 24 ? call / 23.0 : (47 - call) / 23.0;
+      const double shift = (less_equal ? 1.0 : -1.0) * (0.4 - 0.9 * phase);
+      for (int i = 0; i < n; ++i) p.prox_target[i] = base[i] + shift + Uniform(rng, -0.01, 0.01);
+      SeparableCore cold;
+      ASSERT_TRUE(cold.Init(p, -1, &error)) << error;
+      cold.set_track_curvature(false);
+      cold.LoadParameters(p);
+      if (warm.compact()) warm.UseLinearBuffer(buffer.data());
+      if (cold.compact()) cold.UseLinearBuffer(cold_buffer.data());
+      warm.LoadLinear(p);
+      cold.LoadLinear(p);
+      ASSERT_EQ(warm.Solve(1e-10, &a), BlockStatus::kOptimal) << warm.last_error();
+      ASSERT_EQ(cold.Solve(1e-10, &b), BlockStatus::kOptimal) << cold.last_error();
+      EXPECT_LE(MaxAbsDiff(a, b), 1e-9) << "block " << block << " call " << call;
+      const double lambda = warm.multiplier();
+      EXPECT_NEAR(lambda, cold.multiplier(), 1e-9 * std::max(1.0, std::fabs(lambda)))
+          << "block " << block << " call " << call;
+      if (lambda == 0.0) ++slack;
+      if (last != 0.0 && lambda != 0.0 && std::fabs(lambda) < std::fabs(last)) ++toward_zero;
+      last = lambda;
+    }
+  }
+  // The drift exercised both ends: multipliers that moved toward 0 and rows that turned slack.
+  EXPECT_GT(toward_zero, 40);
+  EXPECT_GT(slack, 40);
+}
+
 TEST(SeparableSolver, RevisionBumpReloadsBounds) {
   BlockProblem p = EmptyBlock(3);
   p.prox_weight = {1.0, 1.0, 1.0};
