@@ -22,6 +22,10 @@ inline constexpr int kMaxNewtonIterations = 300;
 // transport benchmark fell to the search (5.3 evaluations a solve); at 12, 0.6% (4.9). The
 // cluster's and Kdl's rows counted the same evaluations either way.
 inline constexpr int kMaxWarmNewtonSteps = 12;
+// Points on the probe's side of the crossing after which the warm Newton toward lambda = 0
+// (an inequality row whose crossing moved that way) gives up, and lambda = 0 is evaluated: a
+// row turning slack would otherwise walk toward 0 one piece at a time (SolveRow).
+inline constexpr int kMaxTowardZeroOneSided = 2;
 // Row residual accepted (relative to max(1, |rhs|)) when the multiplier bracket has shrunk to
 // adjacent doubles: below the 1e-6 feasibility the engine needs, above plain rounding.
 inline constexpr double kCollapsedRowTolerance = 1e-8;

@@ -345,15 +345,19 @@ bool SeparableCore::TryWarmNewton(double start,
                                   double tol_exact,
                                   double* lambda_lo,
                                   double* lambda_hi,
-                                  double* lambda) {
+                                  double* lambda,
+                                  int max_one_sided) {
   double x = start;
   if (!(x >= *lambda_lo && x <= *lambda_hi)) return false;
   double best_x = x, best_f = kInf;
+  bool start_above = false, one_sided = true;  // f > 0 at the start; every f since so too
   for (int step = 0; step < kMaxWarmNewtonSteps; ++step) {
     const RowEval e = step == 0 && at_start != nullptr ? *at_start : EvalRow(x);
     if (e.unbounded || e.minus != e.plus || !std::isfinite(e.plus)) break;
     const double f = e.plus - rhs;
     const double abs_f = std::fabs(f);
+    if (step == 0) start_above = f > 0.0;
+    one_sided = one_sided && (f > 0.0) == start_above;
     // Within tolerance and no longer improving: rounding level reached.
     if (best_f <= tol_r && abs_f >= best_f) break;
     if (abs_f < best_f) {
@@ -366,6 +370,8 @@ bool SeparableCore::TryWarmNewton(double start,
     } else {
       *lambda_hi = x;
     }
+    // max_one_sided points, all on the start's side of the crossing: given up.
+    if (one_sided && step + 1 >= max_one_sided) break;
     if (!(e.slope < 0.0)) break;
     const double next = x - f / e.slope;
     if (!(next > *lambda_lo && next < *lambda_hi)) break;
@@ -444,8 +450,15 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
       lambda_lo = last_lambda_;
     }
     double lambda;
-    if (TryWarmNewton(
-            last_lambda_, &probe, target, tol_r, tol_exact, &lambda_lo, &lambda_hi, &lambda)) {
+    if (TryWarmNewton(last_lambda_,
+                      &probe,
+                      target,
+                      tol_r,
+                      tol_exact,
+                      &lambda_lo,
+                      &lambda_hi,
+                      &lambda,
+                      kMaxTowardZeroOneSided)) {
       FinishRow(lambda, target, target, v);
       lambda_ = lambda;
       return BlockStatus::kOptimal;
@@ -481,14 +494,29 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
   // often); a failed attempt still narrows the bracket, and with it the breakpoints to sort.
   double lambda;
   if (have_probe) {
-    if (TryWarmNewton(start, &probe, target, tol_r, tol_exact, &lambda_lo, &lambda_hi, &lambda)) {
+    if (TryWarmNewton(start,
+                      &probe,
+                      target,
+                      tol_r,
+                      tol_exact,
+                      &lambda_lo,
+                      &lambda_hi,
+                      &lambda,
+                      kMaxWarmNewtonSteps)) {
       FinishRow(lambda, target, target, v);
       lambda_ = lambda;
       return BlockStatus::kOptimal;
     }
   } else if (start > lambda_lo && start < lambda_hi &&
-             TryWarmNewton(
-                 start, nullptr, target, tol_r, tol_exact, &lambda_lo, &lambda_hi, &lambda)) {
+             TryWarmNewton(start,
+                           nullptr,
+                           target,
+                           tol_r,
+                           tol_exact,
+                           &lambda_lo,
+                           &lambda_hi,
+                           &lambda,
+                           kMaxWarmNewtonSteps)) {
     FinishRow(lambda, target, target, v);
     lambda_ = lambda;
     return BlockStatus::kOptimal;

@@ -131,7 +131,8 @@ class SeparableCore {
   BlockStatus SolveRow(double tolerance, double* v);
   // Semismooth Newton on r(lambda) = rhs from `start`. Returns false to fall back to
   // breakpoints, with [*lambda_lo, *lambda_hi] narrowed to what the trial evaluations proved.
-  // at_start: the evaluation at `start` if already known (else nullptr).
+  // at_start: the evaluation at `start` if already known (else nullptr). Gives up once
+  // max_one_sided points in a row from the start lie on the start's side of the crossing.
   bool TryWarmNewton(double start,
                      const RowEval* at_start,
                      double rhs,
@@ -139,7 +140,8 @@ class SeparableCore {
                      double tol_exact,
                      double* lambda_lo,
                      double* lambda_hi,
-                     double* lambda);
+                     double* lambda,
+                     int max_one_sided);
   void LoadRow(const BlockRow& row);
   // The per-variable arrays of the general case (sized at the first LoadParameters that needs
   // them, so a compact block never holds them).
