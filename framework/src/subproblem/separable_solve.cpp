@@ -437,19 +437,18 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
       zero_excluded = true;
     }
   }
-  // The probe on the near side of the crossing (an inequality row whose multiplier moved
-  // toward 0): Newton from the probe, usually a step or two, before lambda = 0 is evaluated.
-  // (Newton from lambda = 0 crawls back across every piece in between: on the 1M-entry
-  // transport benchmark that was 31% of the resource rows' solves, 7 evaluations each.) Where
-  // the row has turned slack, the steps leave the bracket toward 0 and the code below
-  // settles it.
-  if (have_probe && !zero_excluded && sense_ != Sense::kEqual) {
-    if (sense_ == Sense::kLessEqual) {
-      lambda_hi = last_lambda_;
-    } else {
-      lambda_lo = last_lambda_;
-    }
-    double lambda;
+  // Newton from the probe, when there is one. On the near side of the crossing (an
+  // inequality row whose multiplier moved toward 0, lambda = 0 not excluded) it gives up after
+  // kMaxTowardZeroOneSided points on the probe's side (a row turning slack) and lambda = 0 is
+  // evaluated below. (Newton from lambda = 0 alone crawls back across every piece in between:
+  // on the 1M-entry transport benchmark, a third of the resource rows' solves, 7 evaluations
+  // each.) A failed attempt still narrows the bracket, and with it the breakpoints to sort.
+  double lambda;
+  bool from_zero = !have_probe;
+  if (have_probe) {
+    const bool toward_zero = !zero_excluded && sense_ != Sense::kEqual;
+    if (toward_zero && sense_ == Sense::kLessEqual) lambda_hi = last_lambda_;
+    if (toward_zero && sense_ == Sense::kGreaterEqual) lambda_lo = last_lambda_;
     if (TryWarmNewton(last_lambda_,
                       &probe,
                       target,
@@ -458,17 +457,20 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
                       &lambda_lo,
                       &lambda_hi,
                       &lambda,
-                      kMaxTowardZeroOneSided)) {
+                      toward_zero ? kMaxTowardZeroOneSided : kMaxWarmNewtonSteps)) {
       FinishRow(lambda, target, target, v);
       lambda_ = lambda;
       return BlockStatus::kOptimal;
     }
-    // (The failed steps narrowed the bracket; one with the crossing beyond it excludes 0.)
-    have_probe = false;
-    zero_excluded = sense_ == Sense::kLessEqual ? lambda_lo > 0.0 : lambda_hi < 0.0;
+    from_zero = toward_zero;
+    // (A failed step with the crossing beyond it excludes 0.)
+    if (toward_zero)
+      zero_excluded = sense_ == Sense::kLessEqual ? lambda_lo > 0.0 : lambda_hi < 0.0;
   }
-  double start = have_probe ? last_lambda_ : 0.0;
-  if (sense_ != Sense::kEqual && !zero_excluded) {
+  // Else Newton from lambda = 0's first step (it lands well surprisingly often), after
+  // settling whether lambda = 0 is optimal; an equality row without a probe starts at 0.
+  double start = 0.0;
+  if (from_zero && sense_ != Sense::kEqual && !zero_excluded) {
     const RowEval e0 = EvalRow(0.0);
     if (e0.unbounded) {
       error_ = "objective unbounded below along the row";
@@ -490,33 +492,16 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
       start = e0.slope < 0.0 ? -(e0.minus - target) / e0.slope : -kInf;
     }
   }
-  // Newton from the probe (or from lambda = 0, whose first step lands well surprisingly
-  // often); a failed attempt still narrows the bracket, and with it the breakpoints to sort.
-  double lambda;
-  if (have_probe) {
-    if (TryWarmNewton(start,
-                      &probe,
-                      target,
-                      tol_r,
-                      tol_exact,
-                      &lambda_lo,
-                      &lambda_hi,
-                      &lambda,
-                      kMaxWarmNewtonSteps)) {
-      FinishRow(lambda, target, target, v);
-      lambda_ = lambda;
-      return BlockStatus::kOptimal;
-    }
-  } else if (start > lambda_lo && start < lambda_hi &&
-             TryWarmNewton(start,
-                           nullptr,
-                           target,
-                           tol_r,
-                           tol_exact,
-                           &lambda_lo,
-                           &lambda_hi,
-                           &lambda,
-                           kMaxWarmNewtonSteps)) {
+  if (from_zero && start > lambda_lo && start < lambda_hi &&
+      TryWarmNewton(start,
+                    nullptr,
+                    target,
+                    tol_r,
+                    tol_exact,
+                    &lambda_lo,
+                    &lambda_hi,
+                    &lambda,
+                    kMaxWarmNewtonSteps)) {
     FinishRow(lambda, target, target, v);
     lambda_ = lambda;
     return BlockStatus::kOptimal;
