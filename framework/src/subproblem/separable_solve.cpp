@@ -444,20 +444,16 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
   // on the 1M-entry transport benchmark, a third of the resource rows' solves, 7 evaluations
   // each.) A failed attempt still narrows the bracket, and with it the breakpoints to sort.
   double lambda;
+  const auto newton = [&](double from, const RowEval* at_from, int max_one_sided) {
+    return TryWarmNewton(
+        from, at_from, target, tol_r, tol_exact, &lambda_lo, &lambda_hi, &lambda, max_one_sided);
+  };
   bool from_zero = !have_probe;
   if (have_probe) {
     const bool toward_zero = !zero_excluded && sense_ != Sense::kEqual;
     if (toward_zero && sense_ == Sense::kLessEqual) lambda_hi = last_lambda_;
     if (toward_zero && sense_ == Sense::kGreaterEqual) lambda_lo = last_lambda_;
-    if (TryWarmNewton(last_lambda_,
-                      &probe,
-                      target,
-                      tol_r,
-                      tol_exact,
-                      &lambda_lo,
-                      &lambda_hi,
-                      &lambda,
-                      toward_zero ? kMaxTowardZeroOneSided : kMaxWarmNewtonSteps)) {
+    if (newton(last_lambda_, &probe, toward_zero ? kMaxTowardZeroOneSided : kMaxWarmNewtonSteps)) {
       FinishRow(lambda, target, target, v);
       lambda_ = lambda;
       return BlockStatus::kOptimal;
@@ -493,15 +489,7 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
     }
   }
   if (from_zero && start > lambda_lo && start < lambda_hi &&
-      TryWarmNewton(start,
-                    nullptr,
-                    target,
-                    tol_r,
-                    tol_exact,
-                    &lambda_lo,
-                    &lambda_hi,
-                    &lambda,
-                    kMaxWarmNewtonSteps)) {
+      newton(start, nullptr, kMaxWarmNewtonSteps)) {
     FinishRow(lambda, target, target, v);
     lambda_ = lambda;
     return BlockStatus::kOptimal;
