@@ -33,25 +33,51 @@ const void* NextLine(const double* p) {
 
 using engine::PairState;
 
+// What the demand half step hands a block's solver per slot: the target t = xh + u, or, for a
+// solver that takes its linear term from the caller (BlockSolver::takes_linear), that term
+// g = c - p t with the block's cost c and penalty p, in SeparableCore::LoadLinear's
+// arithmetic (the same bits), so that the solver does not make a second pass to form it.
+struct SlotInput {
+  bool linear = false;
+  SlotValues::View c{nullptr, 0}, p{nullptr, 0};  // (when linear)
+
+  double operator()(std::size_t slot, double t) const { return linear ? c[slot] - p[slot] * t : t; }
+  // The same from slot `first` on, for a loop counting from 0 there.
+  SlotInput From(std::size_t first) const {
+    if (!linear) return *this;
+    return {true, {c.data + first * c.stride, c.stride}, {p.data + first * p.stride, p.stride}};
+  }
+};
+
 // The demand half step's loops for a block whose pairs are one range (Block::run_from):
 // the same arithmetic as the general loops in HalfStep, without the per-slot pair lookup and
 // the checks for locals and alpha copies (restrict: the stores do not alias the loads).
-//   gather:  xh = a x + (1 - a) z and the block's target xh + u
+//   gather:  xh = a x + (1 - a) z and the block's input for the target xh + u
+template <bool linear>
 void GatherRun(std::size_t n,
                double a,
                const PairState* __restrict q,
                const std::uint32_t* __restrict pos,
                const double* __restrict flat_x,
                const double* __restrict flat_t,
+               const SlotInput& in,
                double* __restrict xh,
-               double* __restrict target) {
+               double* __restrict input) {
+  const double* __restrict c = in.c.data;
+  const double* __restrict p = in.p.data;
+  const std::size_t cs = in.c.stride, ps = in.p.stride;
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t j = pos[i];
     // (The resource's next line: see the general loop in HalfStep.)
     __builtin_prefetch(NextLine(flat_x + j));
     __builtin_prefetch(NextLine(flat_t + j), 1);
     xh[i] = a * flat_x[j] + (1 - a) * q[i].z;
-    target[i] = xh[i] + q[i].u;
+    const double t = xh[i] + q[i].u;
+    if constexpr (linear) {
+      input[i] = c[i * cs] - p[i * ps] * t;
+    } else {
+      input[i] = t;
+    }
   }
 }
 
@@ -169,8 +195,10 @@ bool AdmmEngine::HalfStep(
       status[b] = st;
       return;
     }
-    // A demand block's targets xh + u: in a per-thread buffer for a solver that solves in
-    // place, else in its problem.
+    // A demand block's targets xh + u (or its solver's linear term formed from them: SlotInput)
+    // in a per-thread buffer for a solver that solves in place, else in its problem.
+    SlotInput input;
+    if (in_place && solver->takes_linear()) input = {true, bp.linear.view(), bp.prox_weight.view()};
     thread_local std::vector<double> buffer;
     if (in_place && buffer.size() < n) buffer.resize(n);
     double* target = in_place ? buffer.data() : bp.prox_target.data();
@@ -188,20 +216,31 @@ bool AdmmEngine::HalfStep(
     const std::size_t rest = run ? n - block.run_tail : 0;
     const std::size_t run_begin = run ? local(vars[s0].pair) : 0;
     if (run) {
-      if (in_place) std::fill(target, target + s0, 0.0);  // the locals' (penalty 0), as below
-      GatherRun(rest - s0,
-                a,
-                ps + run_begin,
-                pos0 + run_begin,
-                flat_x,
-                flat_t,
-                xh_block + s0,
-                target + s0);
+      if (in_place) {
+        for (std::size_t i = 0; i < s0; ++i) target[i] = input(i, 0.0);  // locals, as below
+      }
+      const auto gather = [&](auto linear) {
+        GatherRun<decltype(linear)::value>(rest - s0,
+                                           a,
+                                           ps + run_begin,
+                                           pos0 + run_begin,
+                                           flat_x,
+                                           flat_t,
+                                           input.From(s0),
+                                           xh_block + s0,
+                                           target + s0);
+      };
+      if (input.linear) {
+        gather(std::true_type{});
+      } else {
+        gather(std::false_type{});
+      }
     }
     for (std::size_t i = rest; i < n; ++i) {
       const int p = vars[i].pair;
       if (p < 0) {
-        if (in_place) target[i] = 0.0;  // a local's (penalty 0): the buffer holds another's
+        // A local's target is 0 (its penalty is 0): the buffer holds another block's.
+        if (in_place) target[i] = input(i, 0.0);
         continue;
       }
       // x and the target sit in the entry's resource's range of the flat arrays, in demand
@@ -219,7 +258,7 @@ bool AdmmEngine::HalfStep(
         }
       }
       xh_block[i] = xh_of(li);
-      target[i] = xh_block[i] + ps[li].u;
+      target[i] = input(i, xh_block[i] + ps[li].u);
     }
     // The solution: into the block's v, or, for a block that keeps none, into a per-thread
     // buffer from which the pairs take their z below.
@@ -227,8 +266,9 @@ bool AdmmEngine::HalfStep(
     if (block.values_in_pairs && out_buffer.size() < n) out_buffer.resize(n);
     double* out = block.values_in_pairs ? out_buffer.data() : block.v.data();
     if (integral) bp.integral = block.extra->integral_flags;
-    const BlockStatus st =
-        in_place ? solver->SolveInPlace(bp, target, out) : solver->Solve(bp, &block.v);
+    const BlockStatus st = !in_place      ? solver->Solve(bp, &block.v)
+                           : input.linear ? solver->SolveFromLinear(bp, target, out)
+                                          : solver->SolveInPlace(bp, target, out);
     if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
     status[b] = st;
     if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) return;

@@ -330,6 +330,13 @@ class BlockSolver {
     for (std::size_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off);
   }
   virtual BlockStatus SolveInPlace(const BlockProblem& problem, const double* t, double* v);
+  // A solver that solves in place and reads its targets only through the linear term
+  // g_i = linear_i - prox_weight_i t_i (SeparableCore::LoadLinear's arithmetic) may take g from
+  // the caller instead: the engine forms it in the pass that forms the targets, one pass over
+  // the block instead of two, with the same bits. g[0 .. num_vars) is only read, until the
+  // call returns; v as in SolveInPlace. Only where takes_linear().
+  virtual bool takes_linear() const { return false; }
+  virtual BlockStatus SolveFromLinear(const BlockProblem& problem, const double* g, double* v);
   // "clip", "one_row", "log", "clp", "bnb(clp)", ... for summaries and benchmarks.
   virtual std::string name() const = 0;
   // Human-readable reason for the last non-optimal status.

@@ -219,6 +219,10 @@ BlockStatus BlockSolver::SolveInPlace(const BlockProblem&, const double*, double
   return BlockStatus::kError;  // callers ask solves_in_place() first
 }
 
+BlockStatus BlockSolver::SolveFromLinear(const BlockProblem&, const double*, double*) {
+  return BlockStatus::kError;  // callers ask takes_linear() first
+}
+
 const char* BlockStatusName(BlockStatus s) {
   switch (s) {
     case BlockStatus::kOptimal:

@@ -318,6 +318,19 @@ std::unique_ptr<SeparableSolver> SeparableSolver::Create(const BlockProblem& str
 }
 
 BlockStatus SeparableSolver::SolveInPlace(const BlockProblem& problem, const double* t, double* v) {
+  return SolveWith(problem, t, nullptr, v);
+}
+
+BlockStatus SeparableSolver::SolveFromLinear(const BlockProblem& problem,
+                                             const double* g,
+                                             double* v) {
+  return SolveWith(problem, nullptr, g, v);
+}
+
+BlockStatus SeparableSolver::SolveWith(const BlockProblem& problem,
+                                       const double* t,
+                                       const double* g,
+                                       double* v) {
   if (problem.num_vars() != num_vars_ || static_cast<int>(problem.rows.size()) != num_rows_) {
     error_ = "block structure changed since the solver was created";
     return BlockStatus::kError;
@@ -329,12 +342,22 @@ BlockStatus SeparableSolver::SolveInPlace(const BlockProblem& problem, const dou
   }
   // A compact block's g lives only for the solve: one buffer per thread instead of 8 bytes
   // per slot in every block (and it stays in cache from one block to the next).
+  // The caller's g is used where it lies (Solve only reads the linear buffer), or copied into
+  // the core's own g where the core keeps one.
   thread_local std::vector<double> buffer;
   if (core_.compact()) {
-    if (buffer.size() < static_cast<std::size_t>(num_vars_)) buffer.resize(num_vars_);
-    core_.UseLinearBuffer(buffer.data());
+    if (g != nullptr) {
+      core_.UseLinearBuffer(const_cast<double*>(g));
+    } else {
+      if (buffer.size() < static_cast<std::size_t>(num_vars_)) buffer.resize(num_vars_);
+      core_.UseLinearBuffer(buffer.data());
+    }
   }
-  core_.LoadLinear(problem, t);
+  if (g == nullptr) {
+    core_.LoadLinear(problem, t);
+  } else if (!core_.compact()) {
+    std::copy(g, g + num_vars_, core_.linear().begin());
+  }
   const BlockStatus status = core_.Solve(options_.tolerance, v);
   core_.UseLinearBuffer(nullptr);
   error_ = core_.last_error();

@@ -234,11 +234,15 @@ class SeparableSolver final : public BlockSolver {
     __builtin_prefetch(scratch_.data());
   }
   BlockStatus SolveInPlace(const BlockProblem& problem, const double* t, double* v) override;
+  bool takes_linear() const override { return true; }
+  BlockStatus SolveFromLinear(const BlockProblem& problem, const double* g, double* v) override;
   std::string name() const override { return core_.has_row() ? "one_row" : "clip"; }
   std::string last_error() const override { return error_; }
 
  private:
   SeparableSolver() = default;
+  // Exactly one of t (the targets) and g (the linear term, formed by the caller) is non-null.
+  BlockStatus SolveWith(const BlockProblem& problem, const double* t, const double* g, double* v);
 
   std::vector<double> scratch_;  // Solve's result until it is known to be optimal
   std::string error_;

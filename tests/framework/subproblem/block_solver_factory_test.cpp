@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -13,6 +14,7 @@ namespace dede::internal {
 namespace {
 
 using testing::EmptyBlock;
+using testing::kInf;
 using testing::PathBlock;
 using testing::RandomBlock;
 using testing::RandomSpec;
@@ -207,6 +209,68 @@ TEST(CreateBlockSolver, InPlaceSolversTakeTheirTargetsInTheSolutionsArray) {
   }
   for (const char* name : {"one_row", "clip", "image_row", "aggregate(one_row)"})
     EXPECT_GE(compared[name], 10) << name;
+}
+
+// The engine's demand half step forms a separable solver's linear term g = c - p t itself
+// (BlockSolver::takes_linear) instead of handing it the targets t. Random one-row and row-free
+// blocks and transport-like blocks (one uniform row over variables with one curvature and
+// one pair of bounds: the compact core, which uses the caller's g where it lies), each solved
+// three times in a row (a search starts from the last multiplier) by one solver from g and by
+// a twin from t, give the same status and the same bits.
+TEST(CreateBlockSolver, SolvingFromTheLinearTermIsSolvingFromTheTargets) {
+  std::mt19937 rng(20261129);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::map<std::string, int> compared;
+  int compact = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    BlockProblem p;
+    if (trial % 3 == 2) {
+      // Transport's demand block: sum_k v_k <= rhs, v >= 0, a penalty and a cost per slot.
+      const int n = 1 + trial % 40;
+      p = EmptyBlock(n);
+      std::vector<double> cost(n);
+      for (double& c : cost) c = unit(rng) - 0.5;
+      p.linear = cost;
+      p.prox_weight = std::vector<double>(n, 0.5 + trial % 4);
+      p.upper = std::vector<double>(n, kInf);
+      BlockRow row{{}, std::vector<double>(n, 1.0), Sense::kLessEqual, 0.3 * n * unit(rng)};
+      for (int k = 0; k < n; ++k) row.index.push_back(k);
+      p.rows.push_back(row);
+      ++compact;
+    } else {
+      RandomSpec spec;
+      spec.num_rows = trial % 6 == 0 ? 0 : 1;
+      spec.min_vars = 1;
+      spec.max_vars = 40;
+      p = RandomBlock(rng, spec);
+    }
+    std::string error;
+    std::unique_ptr<BlockSolver> solver = CreateBlockSolver(p, {}, &error);
+    ASSERT_NE(solver, nullptr) << "trial " << trial << ": " << error;
+    if (!solver->takes_linear()) continue;
+    ASSERT_TRUE(solver->solves_in_place()) << solver->name();
+    std::unique_ptr<BlockSolver> twin = CreateBlockSolver(p, {}, &error);
+    BlockProblem released = p;
+    released.prox_target.clear();
+    const std::size_t n = static_cast<std::size_t>(p.num_vars());
+    for (int solve = 0; solve < 3; ++solve) {
+      std::vector<double> t(n), g(n);
+      for (std::size_t k = 0; k < n; ++k) {
+        t[k] = 4.0 * unit(rng) - 1.0;
+        g[k] = p.linear[k] - p.prox_weight[k] * t[k];
+      }
+      std::vector<double> from_g(n, -7.0), from_t(n, -9.0);
+      const BlockStatus status = solver->SolveFromLinear(released, g.data(), from_g.data());
+      ASSERT_EQ(twin->SolveInPlace(released, t.data(), from_t.data()), status)
+          << "trial " << trial << " solve " << solve << " (" << solver->name() << ")";
+      if (status != BlockStatus::kOptimal) break;
+      EXPECT_EQ(std::memcmp(from_g.data(), from_t.data(), n * sizeof(double)), 0)
+          << "trial " << trial << " solve " << solve << " (" << solver->name() << ")";
+      ++compared[solver->name()];
+    }
+  }
+  EXPECT_EQ(compact, 100);
+  for (const char* name : {"one_row", "clip"}) EXPECT_GE(compared[name], 30) << name;
 }
 
 TEST(BlockStatusName, NamesEveryStatus) {
