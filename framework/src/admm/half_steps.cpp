@@ -20,6 +20,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "admm/admm_engine.h"
 
 namespace dede::internal {
@@ -51,9 +55,13 @@ struct SlotInput {
 
 // The demand half step's loops for a block whose pairs are one range (Block::run_from):
 // the same arithmetic as the general loops in HalfStep, without the per-slot pair lookup and
-// the checks for locals and alpha copies (restrict: the stores do not alias the loads).
+// the checks for locals and alpha copies (restrict: the stores do not alias the loads). Two
+// pairs at a time in SSE2 registers (every x86-64 has them): each lane does the scalar loop's
+// operations in its order, so the bits are the scalar loop's; the indexed loads and stores of
+// x and the targets stay scalar. `two_arrays`: the targets are not written over x, so their
+// line is fetched apart.
 //   gather:  xh = a x + (1 - a) z and the block's input for the target xh + u
-template <bool linear>
+template <bool linear, bool two_arrays>
 void GatherRun(std::size_t n,
                double a,
                const PairState* __restrict q,
@@ -66,12 +74,38 @@ void GatherRun(std::size_t n,
   const double* __restrict c = in.c.data;
   const double* __restrict p = in.p.data;
   const std::size_t cs = in.c.stride, ps = in.p.stride;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t j = pos[i];
-    // (The resource's next line: see the general loop in HalfStep.)
+  const double b = 1 - a;
+  // (The resource's next line: see the general loop in HalfStep.)
+  const auto prefetch = [&](std::uint32_t j) {
     __builtin_prefetch(NextLine(flat_x + j));
-    __builtin_prefetch(NextLine(flat_t + j), 1);
-    xh[i] = a * flat_x[j] + (1 - a) * q[i].z;
+    if constexpr (two_arrays) __builtin_prefetch(NextLine(flat_t + j), 1);
+  };
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  const __m128d va = _mm_set1_pd(a), vb = _mm_set1_pd(b);
+  for (; i + 2 <= n; i += 2) {
+    const std::uint32_t j0 = pos[i], j1 = pos[i + 1];
+    prefetch(j0);
+    prefetch(j1);
+    const __m128d x = _mm_set_pd(flat_x[j1], flat_x[j0]);
+    const __m128d q0 = _mm_loadu_pd(&q[i].z), q1 = _mm_loadu_pd(&q[i + 1].z);  // (z, u) each
+    const __m128d z = _mm_unpacklo_pd(q0, q1), u = _mm_unpackhi_pd(q0, q1);
+    const __m128d h = _mm_add_pd(_mm_mul_pd(va, x), _mm_mul_pd(vb, z));
+    _mm_storeu_pd(xh + i, h);
+    const __m128d t = _mm_add_pd(h, u);
+    if constexpr (linear) {
+      const __m128d cc = _mm_set_pd(c[(i + 1) * cs], c[i * cs]);
+      const __m128d pp = _mm_set_pd(p[(i + 1) * ps], p[i * ps]);
+      _mm_storeu_pd(input + i, _mm_sub_pd(cc, _mm_mul_pd(pp, t)));
+    } else {
+      _mm_storeu_pd(input + i, t);
+    }
+  }
+#endif
+  for (; i < n; ++i) {
+    const std::uint32_t j = pos[i];
+    prefetch(j);
+    xh[i] = a * flat_x[j] + b * q[i].z;
     const double t = xh[i] + q[i].u;
     if constexpr (linear) {
       input[i] = c[i * cs] - p[i * ps] * t;
@@ -88,7 +122,21 @@ void ScatterRun(std::size_t n,
                 PairState* __restrict q,
                 const std::uint32_t* __restrict pos,
                 double* __restrict flat_t) {
-  for (std::size_t i = 0; i < n; ++i) {
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 2 <= n; i += 2) {
+    const __m128d z = _mm_loadu_pd(v + i);
+    const __m128d d = _mm_sub_pd(_mm_loadu_pd(xh + i), z);  // xh - z
+    const __m128d q0 = _mm_loadu_pd(&q[i].z), q1 = _mm_loadu_pd(&q[i + 1].z);
+    const __m128d u = _mm_add_pd(_mm_unpackhi_pd(q0, q1), d);  // u + (xh - z)
+    _mm_storeu_pd(&q[i].z, _mm_unpacklo_pd(z, u));
+    _mm_storeu_pd(&q[i + 1].z, _mm_unpackhi_pd(z, u));
+    const __m128d t = _mm_sub_pd(z, u);
+    _mm_storel_pd(flat_t + pos[i], t);
+    _mm_storeh_pd(flat_t + pos[i + 1], t);
+  }
+#endif
+  for (; i < n; ++i) {
     const double z_new = v[i];
     q[i].z = z_new;
     q[i].u += xh[i] - z_new;
@@ -219,21 +267,28 @@ bool AdmmEngine::HalfStep(
       if (in_place) {
         for (std::size_t i = 0; i < s0; ++i) target[i] = input(i, 0.0);  // locals, as below
       }
-      const auto gather = [&](auto linear) {
-        GatherRun<decltype(linear)::value>(rest - s0,
-                                           a,
-                                           ps + run_begin,
-                                           pos0 + run_begin,
-                                           flat_x,
-                                           flat_t,
-                                           input.From(s0),
-                                           xh_block + s0,
-                                           target + s0);
+      const auto gather = [&](auto linear, auto two_arrays) {
+        GatherRun<decltype(linear)::value, decltype(two_arrays)::value>(rest - s0,
+                                                                        a,
+                                                                        ps + run_begin,
+                                                                        pos0 + run_begin,
+                                                                        flat_x,
+                                                                        flat_t,
+                                                                        input.From(s0),
+                                                                        xh_block + s0,
+                                                                        target + s0);
       };
+      const bool two_arrays = flat_t != flat_x;
       if (input.linear) {
-        gather(std::true_type{});
+        if (two_arrays) {
+          gather(std::true_type{}, std::true_type{});
+        } else {
+          gather(std::true_type{}, std::false_type{});
+        }
+      } else if (two_arrays) {
+        gather(std::false_type{}, std::true_type{});
       } else {
-        gather(std::false_type{});
+        gather(std::false_type{}, std::false_type{});
       }
     }
     for (std::size_t i = rest; i < n; ++i) {
