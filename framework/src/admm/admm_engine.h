@@ -228,6 +228,16 @@ class AdmmEngine {
   void InitPenaltyWeights();
   void AddBlockVar(Block* block, VarId var, int pair);
   void RefreshParameters();
+  // Each side's per-slot costs (a block's linear term, where its slots differ) live in one
+  // array in block order, side_linear_[side]: the demand half step then reads one stream of
+  // costs across its blocks, as it reads the pair states. PrepareLinearCosts (before the
+  // refresh writes them) gives that room to the blocks whose costs the problem makes differ,
+  // so the refresh writes in place and no block holds an array of its own meanwhile;
+  // PlaceLinearCosts (after) moves there whatever is not (a block whose costs changed shape).
+  void PrepareLinearCosts();
+  void PlaceLinearCosts();
+  // A slot's linear cost as the block holds it (the entries' cost split between the sides).
+  double SlotCost(VarId v) const;
   // [rho_min, rho_max], widened to take in the initial rho: the range every rho update keeps
   // to (residual balancing and the integer phase's growth).
   double RhoFloor() const { return std::min(options_.rho_min, options_.rho); }
@@ -477,6 +487,7 @@ class AdmmEngine {
   // processes' blocks dropped the own blocks' range (which starts at side0_base_ of the whole
   // layout) and the halo (LocalizeSide0).
   FlatArray side0_x_, side0_t_;
+  FlatArray side_linear_[2];               // PlaceLinearCosts
   std::vector<std::size_t> side0_offset_;  // of the whole layout, by block
   std::size_t side0_base_ = 0;             // where this process's arrays start in it
   std::size_t side0_size_ = 0;             // this process's arrays' length

@@ -6,6 +6,10 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -441,7 +445,7 @@ void AdmmEngine::RefreshParameters() {
       set_slot(&bp.lower, i, var.domain.lower);
       set_slot(&bp.upper, i, var.domain.upper);
       if (!bp.integral.empty()) bp.integral[i] = 0;  // relaxed; the integer solver has flags
-      set_slot(&bp.linear, i, sign * share * var.linear_cost);
+      set_slot(&bp.linear, i, SlotCost(v));
       set_slot(&bp.quadratic, i, sign * share * var.quadratic_cost);
     }
     // One value again where every slot holds the same (transport, link blocks).
@@ -482,6 +486,7 @@ void AdmmEngine::RefreshParameters() {
   // demand right-hand sides on Kdl; its 1,790 links and 1.5M entries stay as they were).
   Problem::Changes changes;
   if (seen_revision_ == kNeverRefreshed || !problem_.ChangesSince(seen_revision_, &changes)) {
+    PrepareLinearCosts();
     for (int s = 0; s < 2; ++s) ForEachBlockLocal(s, refresh);
   } else {
     std::vector<std::uint8_t> touched[2] = {std::vector<std::uint8_t>(blocks_[0].size(), 0),
@@ -510,6 +515,93 @@ void AdmmEngine::RefreshParameters() {
     }
   }
   seen_revision_ = problem_.revision();
+  PlaceLinearCosts();
+}
+
+double AdmmEngine::SlotCost(VarId v) const {
+  const double sign = problem_.objective_sense() == ObjectiveSense::kMaximize ? -1.0 : 1.0;
+  const Variable& var = problem_.variable(v);
+  return sign * (var.IsEntry() ? 0.5 : 1.0) * var.linear_cost;
+}
+
+void AdmmEngine::PrepareLinearCosts() {
+  for (int s = 0; s < 2; ++s) {
+    // Whether each held block's costs will differ across its slots (a global copy's slot
+    // keeps the cost it has).
+    std::vector<Block>& blocks = blocks_[s];
+    std::vector<std::uint8_t> differ(blocks.size(), 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks.size(), 64),
+                      [&](const tbb::blocked_range<std::size_t>& range) {
+                        for (std::size_t b = range.begin(); b != range.end(); ++b) {
+                          const Block& block = blocks[b];
+                          const SlotValues& c = block.problem.linear;
+                          if (!Held(s, static_cast<int>(b)) || c.size() != block.vars.size())
+                            continue;
+                          const auto cost = [&](std::size_t i) {
+                            const VarId v = block.vars[i].var;
+                            return v < 0 ? c[i] : SlotCost(v);
+                          };
+                          for (std::size_t i = 1; i < block.vars.size() && !differ[b]; ++i)
+                            differ[b] = !(cost(i) == cost(0));
+                        }
+                      });
+    std::size_t need = 0;
+    bool in_place = true;
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      if (!differ[b]) continue;
+      const SlotValues& c = blocks[b].problem.linear;
+      in_place = in_place && c.placed() && c.data() == side_linear_[s].data() + need;
+      need += c.size();
+    }
+    if (in_place && need == side_linear_[s].size()) continue;
+    FlatArray placed;
+    placed.Assign(need);
+    std::size_t at = 0;
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      SlotValues& c = blocks[b].problem.linear;
+      if (!differ[b]) {
+        c.Unplace();  // (its costs turn uniform in the refresh)
+        continue;
+      }
+      c.Place(placed.data() + at);
+      at += c.size();
+    }
+    side_linear_[s].Swap(placed);
+  }
+}
+
+void AdmmEngine::PlaceLinearCosts() {
+  bool moved = false;
+  for (int s = 0; s < 2; ++s) {
+    std::size_t need = 0;
+    bool in_place = true;
+    for (const Block& block : blocks_[s]) {
+      const SlotValues& c = block.problem.linear;
+      if (c.uniform()) continue;
+      in_place = in_place && c.placed() && c.data() == side_linear_[s].data() + need;
+      need += c.size();
+    }
+    if (in_place && (need > 0 || side_linear_[s].size() == 0)) continue;
+    // (A block whose costs became uniform, or turned per-slot, since the last placement:
+    // placed anew; the old array holds the values until every block has moved.)
+    FlatArray placed;
+    placed.Assign(need);
+    std::size_t at = 0;
+    for (Block& block : blocks_[s]) {
+      SlotValues& c = block.problem.linear;
+      if (c.uniform()) continue;
+      c.Place(placed.data() + at);
+      at += c.size();
+    }
+    side_linear_[s].Swap(placed);
+    moved = true;
+  }
+  // The blocks' own arrays just freed are small chunks amid the heap: handed back to the
+  // system, or they stay resident until something of their size reuses them (7 MB of the
+  // transport benchmark's peak).
+#if defined(__GLIBC__)
+  if (moved) malloc_trim(0);
+#endif
 }
 
 bool AdmmEngine::CreateSolvers(std::string* error, int* failed_side, int* failed_block) {

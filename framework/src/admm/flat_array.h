@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <utility>
 
 namespace dede::internal {
 
@@ -17,24 +18,28 @@ class FlatArray {
   FlatArray() = default;
   FlatArray(const FlatArray&) = delete;
   FlatArray& operator=(const FlatArray&) = delete;
-  ~FlatArray() { std::free(data_); }
+  ~FlatArray() { Free(); }
 
-  // Discards the contents; the new elements are zero.
+  // Discards the contents; the new elements are zero. (Through operator new, as the rest of
+  // the engine's heap, so that a replaced one counts it.)
   void Assign(std::size_t n) {
-    std::free(data_);
-    data_ = nullptr;
+    Free();
     size_ = n;
     if (n == 0) return;
     constexpr std::size_t kHuge = std::size_t{2} << 20;
     const std::size_t bytes = n * sizeof(double);
-    const std::size_t align = bytes >= kHuge ? kHuge : 64;
-    const std::size_t rounded = (bytes + align - 1) / align * align;
-    data_ = static_cast<double*>(std::aligned_alloc(align, rounded));
-    if (data_ == nullptr) throw std::bad_alloc();
+    align_ = bytes >= kHuge ? kHuge : 64;
+    const std::size_t rounded = (bytes + align_ - 1) / align_ * align_;
+    data_ = static_cast<double*>(::operator new (rounded, std::align_val_t{align_}));
 #ifdef MADV_HUGEPAGE
-    if (align == kHuge) (void)madvise(data_, rounded, MADV_HUGEPAGE);
+    if (align_ == kHuge) (void)madvise(data_, rounded, MADV_HUGEPAGE);
 #endif
     std::memset(data_, 0, rounded);
+  }
+  void Swap(FlatArray& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(align_, other.align_);
   }
   double* data() { return data_; }
   const double* data() const { return data_; }
@@ -43,8 +48,13 @@ class FlatArray {
   double operator[](std::size_t i) const { return data_[i]; }
 
  private:
+  void Free() {
+    if (data_ != nullptr) ::operator delete (data_, std::align_val_t{align_});
+    data_ = nullptr;
+  }
   double* data_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t align_ = 64;
 };
 
 }  // namespace dede::internal

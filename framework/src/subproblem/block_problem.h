@@ -75,7 +75,7 @@ class SlotValues {
   SlotValues(const std::vector<double>& values) { *this = values; }  // NOLINT: implicit
   SlotValues(const SlotValues& other) { *this = other; }
   SlotValues(SlotValues&& other) noexcept { swap(other); }
-  ~SlotValues() { delete[] data_; }
+  ~SlotValues() { Release(); }
   SlotValues& operator=(const SlotValues& other) {
     if (this == &other) return *this;
     Release();
@@ -171,6 +171,25 @@ class SlotValues {
     if (n_ > 0) value_ = data_[0];
     Release();
   }
+  // The values (one per slot, a uniform value spread) move to `storage` (size() slots, owned
+  // by the caller, which keeps it for as long as this object holds it): a side's blocks then
+  // read theirs as one array. Writes go there; Compact, anything that needs more room, and
+  // copies leave it.
+  void Place(double* storage) {
+    if (data_ == storage) return;
+    if (data_ != nullptr) {
+      std::copy(data_, data_ + n_, storage);
+    } else {
+      std::fill(storage, storage + n_, value_);
+    }
+    Release();
+    data_ = storage;  // cap_ 0: not ours
+  }
+  bool placed() const { return data_ != nullptr && cap_ == 0; }
+  // The values back into storage of its own (before the placed storage goes away).
+  void Unplace() {
+    if (placed()) Reserve(n_);
+  }
   void swap(SlotValues& other) noexcept {
     std::swap(n_, other.n_);
     std::swap(cap_, other.cap_);
@@ -186,11 +205,13 @@ class SlotValues {
     if (n > std::numeric_limits<std::uint32_t>::max()) std::abort();  // 4 G slots in a block
     return static_cast<std::uint32_t>(n);
   }
-  // Room for n slots, keeping the first n_ (exact: a block's arrays are sized once).
+  // Room for n slots, keeping the first n_ (exact: a block's arrays are sized once; at least
+  // one, since cap_ 0 with data marks storage placed from outside).
   void Reserve(std::size_t n) {
+    n = std::max<std::size_t>(n, 1);
     double* grown = new double[n];
     if (data_ != nullptr) std::copy(data_, data_ + std::min<std::size_t>(n_, n), grown);
-    delete[] data_;
+    Release();
     data_ = grown;
     cap_ = Count(n);
   }
@@ -200,7 +221,7 @@ class SlotValues {
     std::fill(data_, data_ + n_, value_);
   }
   void Release() {
-    delete[] data_;
+    if (cap_ != 0) delete[] data_;
     data_ = nullptr;
     cap_ = 0;
   }
