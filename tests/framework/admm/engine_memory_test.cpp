@@ -65,9 +65,10 @@ namespace dede {
 namespace {
 
 // A congested transport LP of 100,000 entries (1,000 resources x 1,000 demands, 100 resources
-// a demand): the engine holds at most 110 bytes an entry (94 here: z, u, x and the target 32,
-// the slots 16, the rows' index 8, the linear terms 8, the pair's position 4, the 2,000
-// blocks' objects about 20), and neither building it nor solving holds more than 8 bytes an
+// a demand): the engine holds at most 110 bytes an entry (103 here: z, u, x and the target 32,
+// the slots 16, the rows' index 8, the two sides' costs 16, the pair's position 4, the 2,000
+// blocks' objects about 20; x and the costs' per-side arrays counted since they are allocated
+// through operator new), and neither building it nor solving holds more than 8 bytes an
 // entry above what it holds after (0 here; the entries' pairs alone once added 16).
 TEST(EngineMemory, TransportEntriesCostAtMost110BytesWithNoSetUpPeakAboveThem) {
 #ifndef DEDE_COUNT_HEAP
