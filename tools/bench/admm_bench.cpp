@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -96,8 +97,13 @@ double TriadBytesPerSecond(int threads) {
   return best;
 }
 
-Run TimeIterations(const dede::Problem& problem, int threads, int iterations, double rho) {
+Run TimeIterations(const dede::Problem& problem,
+                   int threads,
+                   int iterations,
+                   double rho,
+                   dede::EntryCostSide cost_side) {
   dede::AdmmOptions options;
+  options.entry_cost_side = cost_side;
   options.num_threads = threads;
   options.max_iterations = iterations;
   options.check_termination_every = iterations;  // one residual check at the end
@@ -134,6 +140,7 @@ int main(int argc, char** argv) {
   int max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   double rho = 1.0;
   bool quality = false;
+  dede::EntryCostSide cost_side = dede::EntryCostSide::kSplit;
   double exact_time_limit = 600;
   auto* admm = app.add_subcommand("admm", "time per ADMM iteration on a synthetic transport LP");
   admm->add_option("--resources", spec.resources, "resources (rows)")->capture_default_str();
@@ -146,6 +153,12 @@ int main(int argc, char** argv) {
   admm->add_option("--threads", max_threads, "largest thread count (runs 1 and this)")
       ->capture_default_str();
   admm->add_option("--rho", rho, "fixed penalty")->capture_default_str();
+  admm->add_option("--entry-cost-side", cost_side, "copy carrying each entry's linear cost")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, dede::EntryCostSide>{{"split", dede::EntryCostSide::kSplit},
+                                                     {"resource", dede::EntryCostSide::kResource},
+                                                     {"demand", dede::EntryCostSide::kDemand}}))
+      ->default_str("split");
   admm->add_flag("--quality", quality, "also solve to tolerance and compare with the exact LP");
   admm->add_option("--exact-time-limit", exact_time_limit, "seconds for the exact LP")
       ->capture_default_str();
@@ -242,7 +255,7 @@ int main(int argc, char** argv) {
   std::vector<Run> runs;
   for (int threads : {1, max_threads}) {
     if (threads == max_threads && max_threads == 1 && base > 0) break;
-    const Run run = TimeIterations(*problem, threads, iterations, rho);
+    const Run run = TimeIterations(*problem, threads, iterations, rho, cost_side);
     const double per_iter = run.seconds / run.iterations;
     if (threads == 1) base = per_iter;
     // If every byte of the engine's state were read once per iteration: the bandwidth that
@@ -277,6 +290,7 @@ int main(int argc, char** argv) {
   if (quality) {
     dede::AdmmOptions options;
     options.num_threads = max_threads;
+    options.entry_cost_side = cost_side;
     options.eps_abs = 1e-5;
     options.eps_rel = 1e-4;
     dede::AdmmSolver solver(*problem, options);

@@ -49,6 +49,14 @@ enum class BlockBalancing : std::uint8_t { kOff, kResource, kDemand };
 // until the repair (the framework's or the plugin's) closes the gap.
 enum class FinalIterate : std::uint8_t { kDemandSide, kResourceSide };
 
+// Which copy of an entry carries the entry's linear cost (AdmmOptions::entry_cost_side): half
+// on each (kSplit), or the whole on the resource copy x or on the demand copy z. The fixed
+// point is the same; the iterates and the speed of convergence are not, and a side whose
+// copies carry no cost holds none. kResource, the default, reached 1e-4 of Clp's optimum in
+// 0.58-1.0 x the iterations of kSplit on six transport LPs (BENCHMARKS.md, convergence);
+// kDemand was kSplit's equal there.
+enum class EntryCostSide : std::uint8_t { kSplit, kResource, kDemand };
+
 struct AdmmOptions {
   // True if usable. Otherwise *error names the field, its value and the violated bound:
   // "AdmmOptions::relaxation = 2.5. Violated constraint: relaxation < 2".
@@ -114,6 +122,7 @@ struct AdmmOptions {
   bool repair = true;
   int repair_max_rounds = 2000;
   FinalIterate final_iterate = FinalIterate::kDemandSide;
+  EntryCostSide entry_cost_side = EntryCostSide::kResource;
   double feasibility_tolerance = 1e-6;
   // Integer variables: the continuous relaxation is solved first, then `integer_iterations`
   // further ADMM iterations in which each block solves its own small mixed-integer problem

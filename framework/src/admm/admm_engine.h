@@ -236,8 +236,9 @@ class AdmmEngine {
   // PlaceLinearCosts (after) moves there whatever is not (a block whose costs changed shape).
   void PrepareLinearCosts();
   void PlaceLinearCosts();
-  // A slot's linear cost as the block holds it (the entries' cost split between the sides).
-  double SlotCost(VarId v) const;
+  // A slot's linear cost as the block of `side` holds it (an entry's cost goes to the sides as
+  // options_.entry_cost_side says).
+  double SlotCost(VarId v, int side) const;
   // [rho_min, rho_max], widened to take in the initial rho: the range every rho update keeps
   // to (residual balancing and the integer phase's growth).
   double RhoFloor() const { return std::min(options_.rho_min, options_.rho); }

@@ -456,7 +456,7 @@ void AdmmEngine::RefreshParameters() {
       set_slot(&bp.lower, i, var.domain.lower);
       set_slot(&bp.upper, i, var.domain.upper);
       if (!bp.integral.empty()) bp.integral[i] = 0;  // relaxed; the integer solver has flags
-      set_slot(&bp.linear, i, SlotCost(v));
+      set_slot(&bp.linear, i, SlotCost(v, SideIndex(block.id.side)));
       set_slot(&bp.quadratic, i, sign * share * var.quadratic_cost);
     }
     // One value again where every slot holds the same (transport, link blocks).
@@ -529,10 +529,19 @@ void AdmmEngine::RefreshParameters() {
   PlaceLinearCosts();
 }
 
-double AdmmEngine::SlotCost(VarId v) const {
+double AdmmEngine::SlotCost(VarId v, int side) const {
   const double sign = problem_.objective_sense() == ObjectiveSense::kMaximize ? -1.0 : 1.0;
   const Variable& var = problem_.variable(v);
-  return sign * (var.IsEntry() ? 0.5 : 1.0) * var.linear_cost;
+  if (!var.IsEntry()) return sign * var.linear_cost;
+  switch (options_.entry_cost_side) {
+    case EntryCostSide::kSplit:
+      break;
+    case EntryCostSide::kResource:
+      return side == 0 ? sign * var.linear_cost : 0.0;
+    case EntryCostSide::kDemand:
+      return side == 1 ? sign * var.linear_cost : 0.0;
+  }
+  return sign * 0.5 * var.linear_cost;
 }
 
 void AdmmEngine::PrepareLinearCosts() {
@@ -550,7 +559,7 @@ void AdmmEngine::PrepareLinearCosts() {
                             continue;
                           const auto cost = [&](std::size_t i) {
                             const VarId v = block.vars[i].var;
-                            return v < 0 ? c[i] : SlotCost(v);
+                            return v < 0 ? c[i] : SlotCost(v, s);
                           };
                           for (std::size_t i = 1; i < block.vars.size() && !differ[b]; ++i)
                             differ[b] = !(cost(i) == cost(0));

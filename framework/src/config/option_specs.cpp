@@ -530,6 +530,13 @@ std::vector<Spec> BuildSpecs() {
       "Copy of the shared entries the allocation is read from before the repair: demand (z, "
       "demand constraints hold) or resource (x, resource constraints hold). For capacity-bound "
       "problems whose plugin repair trims demands to fit, resource usually loses less.", true));
+  s.push_back(Choice<EntryCostSide>("solver.admm.entry_cost_side",
+      [](auto& c) -> auto& { return c.admm.entry_cost_side; },
+      {{"split", EntryCostSide::kSplit}, {"resource", EntryCostSide::kResource},
+       {"demand", EntryCostSide::kDemand}},
+      "Copy of each entry that carries its linear cost: half on each (split), or the whole on "
+      "the resource copy or on the demand copy (same optimum, different iterates; the other "
+      "side then holds no costs); used when the solver is built.", false));
   s.push_back(Double("solver.admm.feasibility_tolerance",
       [](auto& c) -> auto& { return c.admm.feasibility_tolerance; }, AboveFinite(0),
       "Constraint violation accepted as feasible (the repair's target).", true, true));
