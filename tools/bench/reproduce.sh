@@ -22,6 +22,7 @@ tables() {
   cat <<'EOF'
 admm-iteration|1|engine: ADMM time per iteration, bytes per entry, peak RSS and triad bandwidth, 1M-entry transport LP, 1 and 2 threads|"$B/tools/bench/dede_bench" admm --iterations 100
 convergence|6|engine: the convergence suite (tools/bench/convergence): ADMM vs Clp to 1e-3 / 1e-4, default settings|"$B/tools/bench/dede_bench" convergence --max-seconds 120 --trace-csv convergence_trace.csv --markdown convergence.md && bash "$R/tools/bench/plot_convergence.sh" convergence_trace.csv convergence.png
+convergence-cost-side|11|engine: the convergence suite with each entry's cost on its resource copy (the default) and split half and half (entry_cost_side: split), alternated in one run|bash "$R/tools/bench/convergence_ab.sh" "$B" . split 'entry_cost_side: split'
 mpi-scaling|4|engine across processes (Open MPI): mpirun -np 1 and 2 against the single process with 1 and 2 threads at a fixed iteration count, time per iteration, the exchanges' share, MB per iteration and peak RSS per process (transport 1M, Kdl TE, paper-scale cluster)|DEDE_BUILD_DIR="$B" bash "$R/tools/bench/mpi_scaling.sh" .
 time-budget|2|runtime: whole rounds of every shipped deployment against a 0.5 s budget|"$B/tools/bench/dede_bench" budget --budget 0.5 --rounds 3
 te-b4|1|traffic engineering, B4, shipped matrices at scale 4 (congested), max flow, every method, 3 rounds|"$B/tools/eval/dede_eval" deployments "$R/configs/te_b4.yaml" --rounds 3 --threads 1,2 --set plugin.settings.scale=4 --out .
