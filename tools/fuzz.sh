@@ -20,8 +20,12 @@ all=(fuzz_csv fuzz_deployment fuzz_mps fuzz_te_topology fuzz_te_traffic fuzz_clu
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
-CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEDE_FUZZ=ON \
-  -DDEDE_BUILD_TESTS=OFF -DDEDE_BUILD_BENCHMARKS=OFF >/dev/null
+# Ninja in a new build directory (one make call builds the harnesses one after another); an
+# existing directory keeps the generator it was made with.
+generator=()
+[ -f build/fuzz/CMakeCache.txt ] || generator=(-G Ninja)
+CC=clang CXX=clang++ cmake -S . -B build/fuzz "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DDEDE_FUZZ=ON -DDEDE_BUILD_TESTS=OFF -DDEDE_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build build/fuzz -j"$(nproc)" --target "${harnesses[@]}"
 
 out=build/fuzz

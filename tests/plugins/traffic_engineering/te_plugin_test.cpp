@@ -431,7 +431,13 @@ TEST(TrafficEngineeringPlugin, AdmmMinMaxUtilizationOnB4IsWithinOnePercentOfExac
 // Issue 4 acceptance on B4: the 36 real matrices in sequence, each solve warm-started from the
 // previous one, every round within 0.5% of Clp's optimum after repair (per-round ratios are
 // printed). At scale 1 only matrices 27, 28 and 34 saturate links (optimum 98.8-99.4% of the
-// demand); `scale` 4 congests every round.
+// demand); `scale` 4 congests every round. A sanitizer build (about 40 x slower here) checks
+// the last 12 matrices, which hold those three: the Release suite runs all 36.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr int kFirstB4Round = 24;
+#else
+constexpr int kFirstB4Round = 0;
+#endif
 void CheckAll36MatricesWarmStarted(const std::string& scale) {
   TrafficEngineeringPlugin plugin;
   Settings settings;
@@ -442,7 +448,7 @@ void CheckAll36MatricesWarmStarted(const std::string& scale) {
   ASSERT_TRUE(plugin.Describe(&problem).ok());
   AdmmSolver solver(problem, AdmmOptions{});
   double worst = 1.0, admm_seconds = 0.0, exact_seconds = 0.0;
-  for (int round = 0; round < 36; ++round) {
+  for (int round = kFirstB4Round; round < 36; ++round) {
     bool finished = true;
     ASSERT_TRUE(plugin.Refresh(round, &problem, &finished).ok());
     ASSERT_FALSE(finished);
