@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
   int max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   double rho = 1.0;
   bool quality = false;
-  dede::EntryCostSide cost_side = dede::EntryCostSide::kSplit;
+  dede::EntryCostSide cost_side = dede::AdmmOptions().entry_cost_side;  // the engine's default
   double exact_time_limit = 600;
   auto* admm = app.add_subcommand("admm", "time per ADMM iteration on a synthetic transport LP");
   admm->add_option("--resources", spec.resources, "resources (rows)")->capture_default_str();
@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
           std::map<std::string, dede::EntryCostSide>{{"split", dede::EntryCostSide::kSplit},
                                                      {"resource", dede::EntryCostSide::kResource},
                                                      {"demand", dede::EntryCostSide::kDemand}}))
-      ->default_str("split");
+      ->default_str("resource");
   admm->add_flag("--quality", quality, "also solve to tolerance and compare with the exact LP");
   admm->add_option("--exact-time-limit", exact_time_limit, "seconds for the exact LP")
       ->capture_default_str();
