@@ -6,7 +6,8 @@
 #
 # SECONDS per harness (default 60; a long run is e.g. `bash tools/fuzz.sh 1800`), two harnesses
 # at a time. FUZZ_SEED: libFuzzer's seed (0: random); FUZZ_RUNS: stop after that many inputs
-# (CI: FUZZ_SEED=1 FUZZ_RUNS=100000, the same inputs on every machine, within 60 s each). The seed corpus of each harness is generated from the shipped data
+# (CI: FUZZ_SEED=1 FUZZ_RUNS=100000, the same inputs on every machine, at most 30 s each).
+# The seed corpus of each harness is generated from the shipped data
 # (configs/, tests/data/) under build/fuzz/corpus/<harness>/ and grows there across runs. A
 # crash stops that harness, leaves its input in build/fuzz/crashes/<harness>/ and fails the
 # script; copy the input to tests/fuzz/regressions/<harness>/ once fixed: the test suite

@@ -12,7 +12,7 @@ function(dede_fuzz_replay name)
   target_link_libraries(${name}_replay PRIVATE ${ARG_LIBS})
   target_compile_definitions(${name}_replay PRIVATE DEDE_FUZZ_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
   add_test(NAME FuzzReplay.${name} COMMAND ${name}_replay ${dir})
-  set_tests_properties(FuzzReplay.${name} PROPERTIES TIMEOUT 120)
+  dede_test_timeout(120 FuzzReplay.${name})
 endfunction()
 
 dede_fuzz_replay(fuzz_csv LIBS dede_core)
