@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer (Debug, preset
-# `dev`): any report fails the run (UBSan halts on error; LeakSanitizer suppresses only the
-# third-party leaks listed in tools/sanitizers/lsan.supp). Run after tools/setup.sh.
+# `dev`; the engine's kernels at -O1, framework/CMakeLists.txt): any report fails the run
+# (UBSan halts on error; LeakSanitizer suppresses only the third-party leaks listed in
+# tools/sanitizers/lsan.supp). Run after tools/setup.sh.
 #
 # A fresh build/dev gets ctest's cost data from tools/ci/sanitize_test_costs.txt (each test's
 # seconds under the sanitizers, those of 1 s or more), so that ctest starts the longest tests
