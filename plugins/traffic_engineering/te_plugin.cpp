@@ -150,7 +150,7 @@ Status TrafficEngineeringPlugin::Configure(const ConfigNode& settings,
       objective == "max_total_flow" ? Objective::kMaxTotalFlow : Objective::kMinMaxUtilization;
   topology_file_ = Resolve(context.config_dir, topology_file_);
   if (!paths_file_.empty()) paths_file_ = Resolve(context.config_dir, paths_file_);
-  std::string demand_blocks = "source";
+  std::string demand_blocks = "pair";
   status.Update(settings.ReadChoice("demand_blocks", {"source", "pair"}, &demand_blocks));
   per_pair_blocks_ = demand_blocks == "pair";
   path_cache_dir_.clear();

@@ -40,11 +40,18 @@ stamp='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z'
 grep -Eq "^$stamp info  round 2  converged  iterations [0-9]+  objective " "$work/run.log" \
   || { cat "$work/run.log"; fail "round line: time and level"; }
 "$dede" run "$work/dev.yaml" --rounds 1 --quiet --set "storage.database=$work/quiet.db" \
-  --set solver.admm.max_iterations=1 > "$work/quiet.out" 2> "$work/quiet.err" || { cat "$work/quiet.err"; fail "quiet run"; }
+  --set solver.admm.max_iterations=1 --set solver.admm.repair=false > "$work/quiet.out" 2> "$work/quiet.err" || { cat "$work/quiet.err"; fail "quiet run"; }
 [ ! -s "$work/quiet.out" ] || { cat "$work/quiet.out"; fail "--quiet logged info lines"; }
-grep -Eq "^$stamp warn  round 0: solution not usable \(max_iterations" "$work/quiet.err" \
+grep -Eq "^$stamp warn  round 0: no usable solution \(max_iterations, infeasible" "$work/quiet.err" \
   || { cat "$work/quiet.err"; fail "--quiet dropped the warning"; }
 [ "$(sqlite3 "$work/quiet.db" "SELECT count(*) FROM rounds")" = 1 ] || fail "the quiet run's round"
+# A budget that runs out with a feasible allocation (the framework's repair) is the anytime
+# answer: an info line naming what was returned, no warning.
+"$dede" run "$work/dev.yaml" --rounds 1 --set "storage.database=$work/limit.db" \
+  --set solver.admm.max_iterations=1 > "$work/limit.out" 2> "$work/limit.err" || { cat "$work/limit.err"; fail "limit run"; }
+grep -Eq "^$stamp info  round 0: iteration limit reached: returned solver \(objective [0-9.]+, seed 0\)" "$work/limit.out" \
+  || { cat "$work/limit.out"; fail "the iteration limit's info line"; }
+! grep -q "warn  round" "$work/limit.err" || { cat "$work/limit.err"; fail "a feasible limited round warned"; }
 set +e
 "$dede" run "$work/dev.yaml" --log-level verbose > "$work/level.out" 2> "$work/level.err"; code=$?
 set -e

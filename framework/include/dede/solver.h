@@ -179,6 +179,13 @@ struct SolveSummary {
   bool feasible = false;      // max_violation <= feasibility tolerance
   double setup_seconds = -1, solve_seconds = -1, repair_seconds = -1, total_seconds = -1;
   double resource_seconds = -1, demand_seconds = -1;  // time in each half step
+  // Which allocation the round returned (set by the round pipeline for ADMM rounds): "solver"
+  // (the solver's answer after the plugin's repair), "seed" (the plugin's repair of nothing:
+  // its greedy or equal-share allocation) or "previous" (the previous round's allocation
+  // repaired to this round's state), whichever is feasible and best by the objective; empty
+  // when no other candidate was compared. seed_objective: the seed's objective (NaN: none).
+  std::string returned;
+  double seed_objective = std::numeric_limits<double>::quiet_NaN();
   std::vector<IterationSummary> trace;
 };
 

@@ -116,8 +116,20 @@ Status LogSink::Write(const RoundRecord&, const RoundOutcome& o) {
     for (const Metric& m : o.report.metrics) line += "  " + m.name + " " + Printf("%.6g", m.value);
     log_.Info(line);
   }
-  if (!s.IsSolutionUsable()) {
-    log_.Warn(round + ": solution not usable (" + TerminationName(s.termination) +
+  if (s.feasible &&
+      (s.termination == Termination::kTimeLimit || s.termination == Termination::kMaxIterations)) {
+    // A budget that ran out with a feasible allocation in hand is the normal anytime answer.
+    std::string line = round + ": " +
+                       (s.termination == Termination::kTimeLimit ? "time limit reached"
+                                                                 : "iteration limit reached") +
+                       ": returned " + (s.returned.empty() ? "solver" : s.returned);
+    if (std::isfinite(s.seed_objective)) {
+      line += " (objective " + Printf("%.10g", s.objective) + ", seed " +
+              Printf("%.10g", s.seed_objective) + ")";
+    }
+    log_.Info(line);
+  } else if (!s.IsSolutionUsable()) {
+    log_.Warn(round + ": no usable solution (" + TerminationName(s.termination) +
               (s.feasible ? "" : ", infeasible") + "): " + s.message);
   }
   if (verbose_) log_.Info(s.FullReport());
@@ -168,22 +180,16 @@ Status RoundPipeline::Solve(int round, std::stop_token stop, RoundOutcome* outco
   const Problem& problem = *parts_.problem;
   Status status;
   if (parts_.admm != nullptr) {
-    double seed_seconds = 0.0;
-    if (!admm_started_ && config.cold_start == ColdStart::kRepair) {
-      // The plugin's repair of nothing is its heuristic allocation: start ADMM there.
-      const Clock::time_point seed_start = Clock::now();
-      Allocation seed;
-      seed.values.assign(problem.num_variables(), 0.0);
-      status = parts_.guard("Repair", [&] { return parts_.plugin->Repair(problem, &seed); });
-      if (!status.ok()) return status;
-      if (static_cast<int>(seed.values.size()) != problem.num_variables()) {
-        return Internal("plugin '" + config.plugin + "' repair returned " +
-                        std::to_string(seed.values.size()) + " values for a problem with " +
-                        std::to_string(problem.num_variables()) + " variables");
-      }
-      parts_.admm->WarmStart(seed.values);
-      seed_seconds = Seconds(Clock::now() - seed_start);
+    // The candidates the answer is compared with; the plugin's repair of nothing is also its
+    // heuristic allocation, where ADMM's cold round starts with solver.cold_start: repair.
+    const Clock::time_point seed_start = Clock::now();
+    std::vector<double> seed;
+    status = PrepareCandidates(problem, &seed);
+    if (!status.ok()) return status;
+    if (!admm_started_ && config.cold_start == ColdStart::kRepair && !seed.empty()) {
+      parts_.admm->WarmStart(seed);
     }
+    const double seed_seconds = Seconds(Clock::now() - seed_start);
     // The budget is the round's: leave the plugin's repair and report the time they took in
     // the last round (at most half the budget; a tenth before the first).
     AdmmOptions options = config.admm;
@@ -232,13 +238,90 @@ Status RoundPipeline::Solve(int round, std::stop_token stop, RoundOutcome* outco
   return Status::Ok();
 }
 
+Status RoundPipeline::PrepareCandidates(const Problem& problem, std::vector<double>* seed) {
+  candidates_.clear();
+  seed->clear();
+  const int n = problem.num_variables();
+  const auto repaired = [&](std::vector<double> values, const char* name) -> Status {
+    Allocation a;
+    a.values = std::move(values);
+    Status status = parts_.guard("Repair", [&] { return parts_.plugin->Repair(problem, &a); });
+    if (!status.ok()) return status;
+    if (static_cast<int>(a.values.size()) != n) {
+      return Internal("plugin '" + parts_.config->plugin + "' repair returned " +
+                      std::to_string(a.values.size()) + " values for a problem with " +
+                      std::to_string(n) + " variables");
+    }
+    candidates_.push_back({name, std::move(a.values)});
+    return Status::Ok();
+  };
+  if (!admm_started_) {
+    Status status = repaired(std::vector<double>(n, 0.0), "seed");
+    if (!status.ok()) return status;
+    *seed = candidates_.back().values;
+  } else if (static_cast<int>(previous_.size()) == n && n <= kMaxCandidateVariables) {
+    return repaired(previous_, "previous");
+  }
+  return Status::Ok();
+}
+
+void RoundPipeline::ChooseReturned(const Problem& problem, RoundOutcome* outcome) {
+  SolveSummary& s = outcome->summary;
+  const double tolerance = parts_.config->admm.feasibility_tolerance;
+  const bool maximize = problem.objective_sense() == ObjectiveSense::kMaximize;
+  const auto better = [&](double a, double b) {  // a strictly better than b, beyond rounding
+    const double margin = 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
+    return maximize ? a > b + margin : a < b - margin;
+  };
+  if (!candidates_.empty()) s.returned = "solver";
+  for (Candidate& c : candidates_) {
+    const double objective = MeasureObjective(problem, c.values);
+    const double violation = MeasureViolation(problem, c.values).Max();
+    if (std::string(c.name) == "seed") s.seed_objective = objective;
+    if (!(violation <= tolerance) || !std::isfinite(objective)) continue;
+    // Only a better objective replaces the answer: a solver's answer that misses the tolerance
+    // but is far better than the seed (an all-zero allocation, for a plugin without a repair)
+    // stays, as it did before the candidates existed.
+    if (std::isfinite(s.objective) && !better(objective, s.objective)) continue;
+    outcome->allocation.values = std::move(c.values);
+    s.objective = objective;
+    s.max_violation = violation;
+    s.feasible = true;
+    s.returned = c.name;
+  }
+  candidates_.clear();
+  if (!s.returned.empty() && s.returned != "solver") {
+    s.message += std::string(" Returned the ") +
+                 (s.returned == "seed" ? "plugin's seed allocation"
+                                       : "previous round's allocation, repaired") +
+                 ": better than the solver's repaired answer.";
+  }
+  if (static_cast<int>(outcome->allocation.values.size()) <= kMaxCandidateVariables) {
+    previous_ = outcome->allocation.values;
+  } else {
+    previous_.clear();
+  }
+}
+
 Status RoundPipeline::Complete(int round, RoundOutcome* outcome) {
   const Problem& problem = *parts_.problem;
-  if (static_cast<int>(outcome->allocation.values.size()) != problem.num_variables()) {
-    return Status::Ok();  // a failed solve: recorded without an allocation
-  }
   const Clock::time_point start = Clock::now();
   SolveSummary& s = outcome->summary;
+  if (static_cast<int>(outcome->allocation.values.size()) != problem.num_variables()) {
+    // A failed solve: a feasible candidate (already repaired) is returned in its place;
+    // otherwise the round is recorded without an allocation.
+    if (parts_.admm == nullptr || candidates_.empty()) return Status::Ok();
+    s.feasible = false;
+    s.objective = std::numeric_limits<double>::quiet_NaN();
+    ChooseReturned(problem, outcome);
+    if (static_cast<int>(outcome->allocation.values.size()) != problem.num_variables())
+      return Status::Ok();
+    Status status = parts_.guard("Report", [&] {
+      return parts_.plugin->Report(round, problem, outcome->allocation, &outcome->report);
+    });
+    last_plugin_seconds_ = Seconds(Clock::now() - start);
+    return status;
+  }
   // ADMM measured this very allocation with the same functions; if the plugin's repair leaves
   // it as it is, that measure stands (a fingerprint of the values is far cheaper than a second
   // measure, 1.5M constraints on Kdl, and than a copy to compare, 260 MB on the full ASN2k).
@@ -262,6 +345,7 @@ Status RoundPipeline::Complete(int round, RoundOutcome* outcome) {
                   s.max_violation);
     s.message += text;
   }
+  if (parts_.admm != nullptr) ChooseReturned(problem, outcome);
   status = parts_.guard("Report", [&] {
     return parts_.plugin->Report(round, problem, outcome->allocation, &outcome->report);
   });

@@ -137,8 +137,24 @@ class RoundPipeline {
   Status Complete(int round, RoundOutcome* outcome);
   Status Emit(int round, double started_unix, RoundOutcome* outcome);
 
+  // The round's fallback candidates (ADMM rounds): the plugin's repair of nothing (the first
+  // round) and the previous round's allocation repaired to this round's state (later rounds,
+  // problems of at most kMaxCandidateVariables). Complete returns the best feasible one of
+  // them and the solver's repaired answer, so a round is never worse than its seed.
+  struct Candidate {
+    const char* name = "";
+    std::vector<double> values;
+  };
+  // Prepares the candidates before the solve (their repairs count against the budget).
+  Status PrepareCandidates(const Problem& problem, std::vector<double>* seed);
+  // Replaces the solver's answer by a better candidate, if any; records which was returned.
+  void ChooseReturned(const Problem& problem, RoundOutcome* outcome);
+  static constexpr int kMaxCandidateVariables = 8'000'000;
+
   Parts parts_;
   std::vector<RoundSink*> sinks_;
+  std::vector<Candidate> candidates_;
+  std::vector<double> previous_;  // the last round's returned allocation (may be empty)
   bool admm_started_ = false;
   // Wall time of the plugin's repair and report in the last round (-1: none yet). The ADMM
   // budget (solver.admm.time_limit_seconds) is the whole round's: the next solve leaves this

@@ -214,11 +214,39 @@ TEST(RunnerColdStart, RepairSeedsOnlyTheFirstAdmmSolve) {
       EXPECT_NEAR(outcome.summary.objective, 11.0, 1e-4) << round;
       EXPECT_TRUE(outcome.summary.feasible);
     }
-    // One repair per round after the solve, plus the seed of round 0 with kRepair.
-    const bool seeded = cold_start == ColdStart::kRepair;
-    EXPECT_EQ(plugin.repairs, 3 + (seeded ? 1 : 0));
-    EXPECT_EQ(plugin.zero_repairs, seeded ? 1 : 0);
+    // One repair per round after the solve, the seed of round 0 (a candidate for the returned
+    // allocation either way, the start only with kRepair) and the previous round's allocation
+    // in rounds 1 and 2.
+    EXPECT_EQ(plugin.repairs, 3 + 1 + 2);
+    EXPECT_EQ(plugin.zero_repairs, 1);
   }
+}
+
+// Never worse than the seed: one ADMM iteration from zero is far from the optimum; the plugin's
+// repair of nothing is the optimum itself, and the round returns it, saying so. The next round
+// (one iteration, warm) is at least as good as the previous round's allocation.
+TEST(RoundPipeline, ReturnsTheSeedWhenTheSolverFallsShort) {
+  DeploymentConfig config = Config("none");
+  config.solver = SolverKind::kAdmm;
+  config.cold_start = ColdStart::kZero;
+  config.admm.num_threads = 1;
+  config.admm.max_iterations = 1;
+  SeedingPlugin plugin;
+  std::ostringstream log;
+  config.max_rounds = 2;
+  Runner runner(config, &plugin, "1.0", nullptr, RunnerOptions{.persist = false, .log = &log});
+  ASSERT_TRUE(runner.Setup().ok());
+  RoundOutcome first, second;
+  ASSERT_TRUE(runner.RunRound({}, &first).ok());
+  EXPECT_EQ(first.summary.returned, "seed") << first.summary.message;
+  EXPECT_NEAR(first.summary.objective, 11.0, 1e-12);
+  EXPECT_NEAR(first.summary.seed_objective, 11.0, 1e-12);
+  EXPECT_TRUE(first.summary.feasible);
+  EXPECT_EQ(first.allocation.values, (std::vector<double>{2.0, 1.0, 0.0, 2.0}));
+  EXPECT_THAT(first.summary.message, HasSubstr("Returned the plugin's seed allocation"));
+  ASSERT_TRUE(runner.RunRound({}, &second).ok());
+  EXPECT_GE(second.summary.objective, 11.0 - 1e-12);
+  EXPECT_TRUE(second.summary.returned == "previous" || second.summary.returned == "solver");
 }
 
 TEST(RunnerPluginMethod, ResumeHandsTheLastStateBack) {
@@ -491,7 +519,7 @@ TEST(RunnerLog, RoundLineCarriesTimeAndLevelAndAnUnusableRoundWarns) {
   EXPECT_TRUE(std::regex_search(text, std::regex(stamp + "info  round 1  converged  iterations ")))
       << text;
   EXPECT_TRUE(std::regex_search(
-      text, std::regex(stamp + R"(warn  round 1: solution not usable \(converged, infeasible\))")))
+      text, std::regex(stamp + R"(warn  round 1: no usable solution \(converged, infeasible\))")))
       << text;
 }
 

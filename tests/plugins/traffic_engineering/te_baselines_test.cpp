@@ -166,9 +166,14 @@ TEST(TrafficEngineeringDemandBlocks, PerPairBlocksGiveTheSameOptimumAndAdmmWithi
   for (const std::string objective : {"max_total_flow", "min_max_utilization"}) {
     ConfigNode node = B4Settings(objective, "4");
     node.Insert("demand_blocks", Scalar("plugin.settings.demand_blocks", "pair"));
-    TrafficEngineeringPlugin source_plugin, pair_plugin;
-    Problem source_problem(0, 0), pair_problem(0, 0);
-    Build(B4Settings(objective, "4"), ContextIn(kDataDir), &source_plugin, &source_problem);
+    ConfigNode source_node = B4Settings(objective, "4");
+    source_node.Insert("demand_blocks", Scalar("plugin.settings.demand_blocks", "source"));
+    TrafficEngineeringPlugin source_plugin, pair_plugin, default_plugin;
+    Problem source_problem(0, 0), pair_problem(0, 0), default_problem(0, 0);
+    Build(source_node, ContextIn(kDataDir), &source_plugin, &source_problem);
+    // The default is per pair: no set-up of per-source block QPs on large networks.
+    Build(B4Settings(objective, "4"), ContextIn(kDataDir), &default_plugin, &default_problem);
+    EXPECT_EQ(default_problem.num_demands(), 132);
     Build(node, ContextIn(kDataDir), &pair_plugin, &pair_problem);
     EXPECT_EQ(source_problem.num_demands(), 12);
     EXPECT_EQ(pair_problem.num_demands(), 132);
