@@ -186,6 +186,9 @@ struct SolveSummary {
   // when no other candidate was compared. seed_objective: the seed's objective (NaN: none).
   std::string returned;
   double seed_objective = std::numeric_limits<double>::quiet_NaN();
+  // The round's split beside setup/solve/repair (-1: none): the seed and the candidates'
+  // repairs before the solve, and the work-conserving fill of a max-min (inside solve_seconds).
+  double seed_seconds = -1, fill_seconds = -1;
   std::vector<IterationSummary> trace;
 };
 

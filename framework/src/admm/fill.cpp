@@ -136,6 +136,7 @@ void AdmmEngine::FillStage(SolveRun* run, tbb::task_arena& arena) {
       executor_->Agree(Seconds(run->start) < run->iterate_limit ? 0u : 1u) != 0) {
     return;
   }
+  const Clock::time_point fill_start = Clock::now();
   const Termination first_termination = run->termination;
   const std::string first_message = run->message;
   const int first_iterations = run->iterations;
@@ -154,6 +155,7 @@ void AdmmEngine::FillStage(SolveRun* run, tbb::task_arena& arena) {
   double total_after = 0;
   arena.execute([&] { total_after = EndFill(); });
   run->summary->fill_iterations = run->iterations - first_iterations;
+  run->summary->fill_seconds = Seconds(fill_start);
   std::ostringstream out;
   out.precision(6);
   out << " Then " << run->summary->fill_iterations << " iterations maximising the total of the "

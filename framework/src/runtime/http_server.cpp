@@ -290,7 +290,8 @@ HttpReply HandleHttpTarget(const std::string& target,
     if (!params.empty()) return Error(400, "/metrics takes no parameters");
     Result<QueryResult> r = query(
         "SELECT round, iterations, objective, primal_residual, dual_residual, max_violation, "
-        "feasible, total_seconds, termination, deployment_id FROM round_summary WHERE " +
+        "feasible, COALESCE(round_seconds, total_seconds), termination, deployment_id FROM "
+        "round_summary WHERE " +
         where + " ORDER BY round DESC LIMIT 1");
     if (!r.ok()) return Error(500, r.status().message());
     HttpReply reply;
@@ -312,7 +313,8 @@ HttpReply HandleHttpTarget(const std::string& target,
                           "Dual residual at the end of the last round's solve.",
                           "Largest constraint violation of the last round's allocation.",
                           "1 if the last round's allocation is feasible.",
-                          "Wall time of the last round's solve, set-up and repair."};
+                          "Wall time of the last round (events to report), as its log line "
+                          "gives it."};
     out << "# HELP dede_rounds_total Rounds committed.\n# TYPE dede_rounds_total counter\n";
     Result<QueryResult> count = query("SELECT count(*) FROM round_summary WHERE " + where);
     out << "dede_rounds_total{" << label << "} "
@@ -341,7 +343,7 @@ HttpReply HandleHttpTarget(const std::string& target,
   // "/": the status page.
   if (!params.empty()) return Error(400, "/ takes no parameters");
   Result<QueryResult> r = query(
-      "SELECT round, objective, total_seconds, termination FROM "
+      "SELECT round, objective, COALESCE(round_seconds, total_seconds), termination FROM "
       "(SELECT * FROM round_summary WHERE " +
       where + " ORDER BY round DESC LIMIT 100) ORDER BY round");
   if (!r.ok()) return Error(500, r.status().message());

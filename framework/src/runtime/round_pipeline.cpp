@@ -39,6 +39,29 @@ std::string Printf(const char* format, double value) {
   return buffer;
 }
 
+// The round time's split for the log line: " (seed a, solve b, fill c, repair d)", the parts
+// measured; then the engine's build when this round reports it (the deployment's set-up, done
+// once before the first round and not part of its time).
+std::string TimeSplit(const SolveSummary& s) {
+  std::string out;
+  const auto part = [&](const char* name, double seconds) {
+    if (!(seconds > 0)) return;
+    out += (out.empty() ? " (" : ", ") + std::string(name) + " " + Printf("%.3f", seconds);
+  };
+  // ADMM's set-up is the engine's build, done once per deployment before the first round; the
+  // other methods build their model inside the round.
+  const bool once = s.method == "admm";
+  if (!once) part("set-up", s.setup_seconds);
+  part("seed", s.seed_seconds);
+  part("solve", s.solve_seconds);
+  part("fill", s.fill_seconds);
+  part("repair", s.repair_seconds);
+  if (!out.empty()) out += ")";
+  if (once && s.setup_seconds > 0)
+    out += "  set-up " + Printf("%.3f", s.setup_seconds) + " s (once, before the round)";
+  return out;
+}
+
 }  // namespace
 
 std::uint64_t Fingerprint(const std::vector<double>& values) {
@@ -72,7 +95,8 @@ Status CsvSink::Write(const RoundRecord& record, const RoundOutcome& outcome) {
     header_written_ = true;
     for (const Metric& m : record.report.metrics) metric_names_.push_back(m.name);
     out_ << "round,solver,method,termination,iterations,setup_seconds,solve_seconds,"
-            "repair_seconds,round_seconds,objective,max_violation,feasible";
+            "repair_seconds,round_seconds,objective,max_violation,feasible,seed_seconds,"
+            "fill_seconds,returned";
     for (const std::string& name : metric_names_) out_ << ',' << CsvField(name);
     out_ << ",other_metrics\n";
   }
@@ -82,7 +106,9 @@ Status CsvSink::Write(const RoundRecord& record, const RoundOutcome& outcome) {
        << TerminationName(s.termination) << ',' << s.iterations << ',' << CsvNumber(s.setup_seconds)
        << ',' << CsvNumber(s.solve_seconds) << ',' << CsvNumber(s.repair_seconds) << ','
        << CsvNumber(outcome.seconds) << ',' << CsvNumber(s.objective) << ','
-       << CsvNumber(s.max_violation) << ',' << (s.feasible ? 1 : 0);
+       << CsvNumber(s.max_violation) << ',' << (s.feasible ? 1 : 0) << ','
+       << (s.seed_seconds >= 0 ? CsvNumber(s.seed_seconds) : "") << ','
+       << (s.fill_seconds >= 0 ? CsvNumber(s.fill_seconds) : "") << ',' << CsvField(s.returned);
   for (const std::string& name : metric_names_) {
     const auto it = metrics.find(name);
     out_ << ',' << (it != metrics.end() ? CsvNumber(it->second) : std::string());
@@ -112,7 +138,7 @@ Status LogSink::Write(const RoundRecord&, const RoundOutcome& o) {
                        std::to_string(s.iterations) + "  objective " +
                        Printf("%.10g", s.objective) + "  violation " +
                        Printf("%.2e", s.max_violation) + "  time " + Printf("%.3f", o.seconds) +
-                       " s";
+                       " s" + TimeSplit(s);
     for (const Metric& m : o.report.metrics) line += "  " + m.name + " " + Printf("%.6g", m.value);
     log_.Info(line);
   }
@@ -204,12 +230,8 @@ Status RoundPipeline::Solve(int round, std::stop_token stop, RoundOutcome* outco
     parts_.admm->SetOptions(options);
     parts_.admm->Solve(stop, &outcome->allocation, &outcome->summary);
     admm_started_ = true;
-    if (seed_seconds > 0) {
-      // The seed is part of this solve's set-up.
-      SolveSummary& s = outcome->summary;
-      s.setup_seconds = std::max(0.0, s.setup_seconds) + seed_seconds;
-      s.total_seconds = std::max(0.0, s.total_seconds) + seed_seconds;
-    }
+    // The seed and the candidates: the round's own figure, beside the solver's set-up.
+    outcome->summary.seed_seconds = seed_seconds;
     return Status::Ok();
   }
   if (config.solver == SolverKind::kPlugin) {
@@ -363,6 +385,7 @@ Status RoundPipeline::Emit(int round, double started_unix, RoundOutcome* outcome
                   : config.solver == SolverKind::kPlugin ? "plugin"
                                                          : "exact";
   record.summary = outcome->summary;
+  record.round_seconds = outcome->seconds;
   record.report = outcome->report;
   record.events = outcome->events;
   bool needs_state = false;

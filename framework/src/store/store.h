@@ -58,6 +58,8 @@ struct RoundRecord {
   double started_unix_seconds = 0;
   std::string solver;    // "admm", "exact"
   SolveSummary summary;  // termination, message, iterations, residuals, objective, ...
+  // The whole round's wall time (events to report), the figure of the log line (NaN: unknown).
+  double round_seconds = std::numeric_limits<double>::quiet_NaN();
   // Non-zero values (|v| > 1e-12) by VarId, entries and locals.
   std::vector<std::pair<VarId, double>> allocation;
   RoundReport report;      // domain metrics, entity parameters and domain records

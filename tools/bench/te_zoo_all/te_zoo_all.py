@@ -142,8 +142,20 @@ def split(args):
     with open(os.path.join(args.dir, "calibration.csv")) as f:
         for row in csv.DictReader(f):
             sizes[row["network"]] = int(row["nodes"])
-    names.sort(key=lambda n: (sizes.get(n, 0), n))
-    for part, members in (("choose", names[0::2]), ("report", names[1::2])):
+    # Versions of one network (Garr201111 / Garr201112 / Garr201201, the Uninetts, the
+    # VtlWavenets, Opteglobe / Oteglobe: the same graph) stay in one half, so that the report
+    # half holds no network the choice saw in another year.
+    def family(n):
+        return {"Oteglobe": "Opteglobe"}.get(n, re.sub(r"\d+$", "", n))
+    families = {}
+    for n in names:
+        families.setdefault(family(n), []).append(n)
+    order = sorted(families.values(), key=lambda ms: (min(sizes.get(m, 0) for m in ms), ms[0]))
+    halves = {"choose": [], "report": []}
+    for members in order:  # alternate, the smaller half first, so the two stay even
+        part = "choose" if len(halves["choose"]) <= len(halves["report"]) else "report"
+        halves[part] += members
+    for part, members in halves.items():
         with open(os.path.join(args.dir, part + ".txt"), "w") as f:
             f.write("\n".join(members) + "\n")
         print(part, len(members), " ".join(members))
