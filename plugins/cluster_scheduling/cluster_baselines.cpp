@@ -68,6 +68,34 @@ void SolveGandiva(const Instance& instance,
   }
 }
 
+void SolveLoadShare(const Instance& instance,
+                    const ClusterModel& model,
+                    const std::vector<char>& active,
+                    int num_variables,
+                    Allocation* allocation) {
+  allocation->values.assign(num_variables, 0.0);
+  std::vector<double> load(instance.types.size(), 0.0);
+  for (int j = 0; j < model.num_jobs(); ++j) {
+    if (!active[j]) continue;
+    for (const ClusterModel::Entry& e : model.entries(j)) {
+      if (e.allowed) load[e.type] += instance.jobs[j].scale_factor;
+    }
+  }
+  for (int j = 0; j < model.num_jobs(); ++j) {
+    if (!active[j]) continue;
+    double row = 0.0;
+    for (const ClusterModel::Entry& e : model.entries(j)) {
+      if (!e.allowed || !(load[e.type] > 0)) continue;
+      const double share = instance.types[e.type].count / load[e.type];
+      allocation->values[e.var] = share;
+      row += share;
+    }
+    if (row > 1.0) {
+      for (const ClusterModel::Entry& e : model.entries(j)) allocation->values[e.var] /= row;
+    }
+  }
+}
+
 Status SolvePop(const Instance& instance,
                 const ClusterModel& model,
                 const std::vector<char>& active,

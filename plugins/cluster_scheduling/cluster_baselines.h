@@ -26,6 +26,17 @@ void SolveGandiva(const Instance& instance,
                   int num_variables,
                   Allocation* allocation);
 
+// Each type's GPUs shared among the active jobs that may run on it: x[r, j] = count_r / L_r with
+// L_r = sum of s_j over those jobs (every row of a type with users is then full), each job then
+// scaled down so that sum_r x[r, j] <= 1. Feasible by construction, like Gandiva, but it leaves
+// no type idle that some job can use (Gandiva gives each job count_r / m of every type it may
+// use, m = all active jobs: with 64 of 456 types a job most GPUs stay idle). Deterministic.
+void SolveLoadShare(const Instance& instance,
+                    const ClusterModel& model,
+                    const std::vector<char>& active,
+                    int num_variables,
+                    Allocation* allocation);
+
 struct PopOptions {
   int k = 4;
   std::uint64_t seed = 1;  // job -> group draw (uniform, independent: groups are not balanced)

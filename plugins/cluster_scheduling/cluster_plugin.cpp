@@ -427,6 +427,20 @@ Status ClusterSchedulingPlugin::RestoreState(int last_round, const std::string& 
   return Status::Ok();
 }
 
+Status ClusterSchedulingPlugin::Repair(const Problem&, Allocation* allocation) {
+  if (static_cast<int>(allocation->values.size()) != num_variables_) return Status::Ok();
+  for (const double v : allocation->values) {
+    if (v != 0.0) return Status::Ok();
+  }
+  const std::vector<char> active = Active();
+  Allocation gandiva, share;
+  SolveGandiva(instance_, model_, active, num_variables_, &gandiva);
+  SolveLoadShare(instance_, model_, active, num_variables_, &share);
+  const double a = model_.Value(gandiva, active), b = model_.Value(share, active);
+  *allocation = std::move(b >= a || std::isnan(a) ? share : gandiva);
+  return Status::Ok();
+}
+
 std::vector<char> ClusterSchedulingPlugin::Active() const {
   std::vector<char> active(num_jobs(), 0);
   for (int j = 0; j < num_jobs(); ++j)

@@ -515,7 +515,9 @@ std::vector<Spec> BuildSpecs() {
       "type1 (S'Y gamma = S'g) or type2 (least squares on the residual differences).", true));
   s.push_back(Double("solver.admm.time_limit_seconds",
       [](auto& c) -> auto& { return c.admm.time_limit_seconds; }, Above(0),
-      "Wall-clock budget of one solve; .inf: none.", true, true));
+      "Wall-clock budget of the whole round (seed, refresh, iterations, the plugin's repair "
+      "and report; the engine's build, once per deployment, is outside it); .inf: none.",
+      true, true));
   s.push_back(Int("solver.admm.num_threads", [](auto& c) -> auto& { return c.admm.num_threads; },
       Closed(0, AdmmOptions::kMaxThreads), "Worker threads; 0: all hardware threads.", true,
       true));

@@ -182,7 +182,7 @@ def summarize(args):
     if os.path.exists(cal):
         for row in csv.DictReader(open(cal)):
             sizes[row["network"]] = int(row["nodes"])
-    q_dede, ahead, over, points = [], 0, [], []
+    q_dede, ahead, over, points, within = [], 0, [], [], 0
     for (net, inst), m in sorted(by.items(), key=lambda kv: kv[0][1]):
         if "exact" not in m or "admm" not in m:
             continue
@@ -200,6 +200,7 @@ def summarize(args):
             ahead += 1
         ratio = float(ad["seconds"]) / budget
         over.append(ratio)
+        within += float(ad["seconds"]) <= 1.2 * budget + 0.1
         points.append((sizes.get(net, 0), qd, qp))
         pr = float(pop["seconds"]) / budget if pop else float("nan")
         su = re.search(r"deployment set-up ([0-9.e+-]+) s", ad.get("note", ""))
@@ -211,7 +212,8 @@ def summarize(args):
         return 1
     summary = (f"{n} instances: DeDe >= 0.99 on {sum(q >= 0.99 for q in q_dede)} ({sum(q >= 0.99 for q in q_dede) / n:.0%}), "
                f"minimum {min(q_dede):.4f}; ahead of or equal to POP-4 on {ahead} ({ahead / n:.0%}); "
-               f"whole round / budget: median {sorted(over)[n // 2]:.2f}, max {max(over):.2f}")
+               f"whole round / budget: median {sorted(over)[n // 2]:.2f}, max {max(over):.2f}; "
+               f"within 1.2 x budget + 0.1 s on {within} of {n}")
     lines.append("")
     lines.append(summary)
     text = "\n".join(lines) + "\n"
