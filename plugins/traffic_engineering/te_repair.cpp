@@ -142,18 +142,9 @@ void TrafficEngineeringPlugin::FillResidual(std::vector<double>* values) const {
     for (VarId f : pairs_[k].flow) sum += v[f];
     unmet[k] = std::max(0.0, pairs_[k].demand - sum);
   }
-  std::vector<int> order;
-  order.reserve(path_var_.size());
-  for (std::size_t i = 0; i < path_var_.size(); ++i) {
-    if (unmet[pair_of_var_[i]] > 0 && PathAlive(*path_of_var_[i]))
-      order.push_back(static_cast<int>(i));
-  }
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return path_of_var_[a]->links.size() < path_of_var_[b]->links.size();
-  });
-  for (int i : order) {
+  for (const int i : fill_order_) {
     double& need = unmet[pair_of_var_[i]];
-    if (need <= 0) continue;
+    if (need <= 0 || !PathAlive(*path_of_var_[i])) continue;
     double add = need;
     for (int e : path_of_var_[i]->links) add = std::min(add, residual[e]);
     // Below this the addition is rounding noise (and could push a link over by an ulp).
