@@ -96,6 +96,52 @@ void SolveLoadShare(const Instance& instance,
   }
 }
 
+double FillIdleGpus(const Instance& instance,
+                    const ClusterModel& model,
+                    const std::vector<char>& active,
+                    Allocation* allocation) {
+  std::vector<double>& x = allocation->values;
+  std::vector<double> residual(instance.types.size());
+  for (std::size_t r = 0; r < residual.size(); ++r) residual[r] = instance.types[r].count;
+  std::vector<int> jobs;
+  std::vector<double> room(model.num_jobs(), 0.0), value(model.num_jobs(), 0.0);
+  for (int j = 0; j < model.num_jobs(); ++j) {
+    double row = 0.0;
+    for (const ClusterModel::Entry& e : model.entries(j)) {
+      residual[e.type] -= instance.jobs[j].scale_factor * x[e.var];
+      row += x[e.var];
+    }
+    if (!active[j]) continue;
+    room[j] = 1.0 - row;
+    value[j] = model.NormalizedThroughput(j, *allocation);
+    if (room[j] > 1e-9) jobs.push_back(j);
+  }
+  std::stable_sort(jobs.begin(), jobs.end(), [&](int a, int b) { return value[a] < value[b]; });
+  double added = 0.0;
+  std::vector<const ClusterModel::Entry*> order;
+  for (const int j : jobs) {
+    const double s = instance.jobs[j].scale_factor;
+    order.clear();
+    for (const ClusterModel::Entry& e : model.entries(j)) {
+      if (e.allowed && e.throughput > 0) order.push_back(&e);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+      return a->throughput > b->throughput;
+    });
+    for (const ClusterModel::Entry* e : order) {
+      if (room[j] <= 1e-12) break;
+      // A margin below the capacity so that rounding never pushes a row over it.
+      const double add = std::min(room[j], (residual[e->type] - 1e-9) / s);
+      if (!(add > 1e-12)) continue;
+      x[e->var] += add;
+      room[j] -= add;
+      residual[e->type] -= add * s;
+      added += add * s;
+    }
+  }
+  return added;
+}
+
 Status SolvePop(const Instance& instance,
                 const ClusterModel& model,
                 const std::vector<char>& active,

@@ -37,6 +37,16 @@ void SolveLoadShare(const Instance& instance,
                     int num_variables,
                     Allocation* allocation);
 
+// Work-conserving fill of any feasible allocation: the GPUs a type has left go to active jobs
+// with room (sum_r x[r, j] < 1) that may run there, jobs of the lowest normalised throughput
+// first, each on its fastest types first. Every x only grows and every row stays within its
+// bound, so no job loses throughput and the max-min or proportional objective never drops.
+// Returns the GPUs added. O(entries log entries).
+double FillIdleGpus(const Instance& instance,
+                    const ClusterModel& model,
+                    const std::vector<char>& active,
+                    Allocation* allocation);
+
 struct PopOptions {
   int k = 4;
   std::uint64_t seed = 1;  // job -> group draw (uniform, independent: groups are not balanced)

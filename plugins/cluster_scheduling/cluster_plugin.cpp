@@ -52,6 +52,7 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings,
   std::string fairness = "max_min";
   std::string pop_solver = "exact";
   std::string report_jobs = "active";
+  bool repair_fill = true;
   if (!settings.IsNull()) {
     Status status = settings.CheckKeys({"fairness",
                                         "source",
@@ -71,6 +72,7 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings,
                                         "pop_solver",
                                         "pop_threads",
                                         "report_jobs",
+                                        "repair_fill",
                                         "max_types_per_job",
                                         "event_job_slots"});
     status.Update(settings.ReadChoice("fairness", {"max_min", "proportional"}, &fairness));
@@ -95,8 +97,10 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings,
     status.Update(settings.ReadChoice("report_jobs", {"active", "none"}, &report_jobs));
     status.Update(settings.Read("max_types_per_job", &max_types_per_job_, 0, 1 << 16));
     status.Update(settings.Read("event_job_slots", &event_job_slots_, 0, 1 << 16));
+    status.Update(settings.Read("repair_fill", &repair_fill));
     if (!status.ok()) return status;
   }
+  repair_fill_ = repair_fill;
   fairness_ = fairness == "max_min" ? Fairness::kMaxMin : Fairness::kProportional;
   pop_admm_ = pop_solver == "admm";
   report_jobs_ = report_jobs == "active";
@@ -427,17 +431,23 @@ Status ClusterSchedulingPlugin::RestoreState(int last_round, const std::string& 
   return Status::Ok();
 }
 
-Status ClusterSchedulingPlugin::Repair(const Problem&, Allocation* allocation) {
+Status ClusterSchedulingPlugin::Repair(const Problem& problem, Allocation* allocation) {
   if (static_cast<int>(allocation->values.size()) != num_variables_) return Status::Ok();
-  for (const double v : allocation->values) {
-    if (v != 0.0) return Status::Ok();
-  }
   const std::vector<char> active = Active();
-  Allocation gandiva, share;
-  SolveGandiva(instance_, model_, active, num_variables_, &gandiva);
-  SolveLoadShare(instance_, model_, active, num_variables_, &share);
-  const double a = model_.Value(gandiva, active), b = model_.Value(share, active);
-  *allocation = std::move(b >= a || std::isnan(a) ? share : gandiva);
+  bool zero = true;
+  for (const double v : allocation->values) zero = zero && v == 0.0;
+  if (zero) {
+    Allocation gandiva, share;
+    SolveGandiva(instance_, model_, active, num_variables_, &gandiva);
+    SolveLoadShare(instance_, model_, active, num_variables_, &share);
+    const double a = model_.Value(gandiva, active), b = model_.Value(share, active);
+    *allocation = std::move(b >= a || std::isnan(a) ? share : gandiva);
+  }
+  // Idle GPUs go to jobs with room, whatever method produced the allocation; only a feasible
+  // allocation is filled (the fill keeps feasibility, it does not restore it).
+  if (repair_fill_ && problem.MeasureViolation(allocation->values).Max() <= 1e-9) {
+    FillIdleGpus(instance_, model_, active, allocation);
+  }
   return Status::Ok();
 }
 

@@ -81,6 +81,7 @@ class ClusterSchedulingPlugin : public DomainPlugin {
   double round_seconds_ = 360.0;
   int rounds_ = 0;
   bool report_jobs_ = true;  // demand entities for the active jobs every round
+  bool repair_fill_ = true;  // the repair gives idle GPUs to jobs with room (FillIdleGpus)
   bool pop_admm_ = false;
   int pop_threads_ = 1;
   int max_types_per_job_ = 0;  // 0: an entry for every allowed type

@@ -96,6 +96,8 @@ class GpuPlacementDomain : public DomainPlugin {
   Status Describe(Problem* problem) override;
   Status Refresh(int round, Problem* problem, bool* finished) override;
   Status Repair(const Problem& problem, Allocation* allocation) override;
+  // Repair advances the simulator by the round (once a round): not a pure function.
+  bool RepairIsPure() const override { return false; }
   Status Report(int round,
                 const Problem& problem,
                 const Allocation& allocation,

@@ -220,7 +220,7 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   // Path i loads the entries path_entry_[path_entry_begin_[i] .. path_entry_begin_[i + 1]).
   std::vector<std::size_t> path_entry_begin_;
   std::vector<VarId> path_entry_;
-  std::vector<int> fill_order_;  // path indices, fewest hops first (FillResidual)
+  std::vector<int> fill_order_;   // path indices, fewest hops first (FillResidual)
   std::vector<double> capacity_;  // this round, data units (0: failed)
   std::vector<char> failed_;      // this round
   // Per-pair standard deviation of consecutive changes (temporal fluctuation), data units.

@@ -27,8 +27,9 @@ namespace dede {
 // Bumped on any incompatible change of the types below or of the model they pass (4: the
 // layout of dede::Problem, whose entry index is no longer a hash map; 5: dede::Constraint
 // without its name, which Problem::constraint_name keeps apart, and
-// DomainPlugin::RepairMakesFeasible).
-inline constexpr std::uint32_t kPluginAbiVersion = 8;
+// DomainPlugin::RepairMakesFeasible; 9: SolveSummary's returned / seed fields and
+// DomainPlugin::RepairIsPure).
+inline constexpr std::uint32_t kPluginAbiVersion = 9;
 
 #define DEDE_PLUGIN_STRINGIFY2(x) #x
 #define DEDE_PLUGIN_STRINGIFY(x) DEDE_PLUGIN_STRINGIFY2(x)
@@ -245,6 +246,15 @@ class DomainPlugin {
     (void)file;
     return Status(StatusCode::kInvalidArgument, "this plugin has no export '" + name + "'");
   }
+
+  // --- Since ABI 9 -----------------------------------------------------------------------
+  // Whether Repair is a function of the problem's state and its input alone (true, the
+  // default): the host then also repairs other candidates of a round (the plugin's repair of
+  // nothing, the previous round's allocation) and returns the best feasible one, so a round is
+  // never worse than its seed (SolveSummary::returned). A plugin whose Repair acts (advances a
+  // simulator, commits a placement) says false: its Repair then runs once a round, on the
+  // solver's answer, as before.
+  virtual bool RepairIsPure() const { return true; }
 };
 
 // Standard layout; append fields, never reorder.

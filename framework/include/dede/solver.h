@@ -182,8 +182,9 @@ struct SolveSummary {
   // Which allocation the round returned (set by the round pipeline for ADMM rounds): "solver"
   // (the solver's answer after the plugin's repair), "seed" (the plugin's repair of nothing:
   // its greedy or equal-share allocation) or "previous" (the previous round's allocation
-  // repaired to this round's state), whichever is feasible and best by the objective; empty
-  // when no other candidate was compared. seed_objective: the seed's objective (NaN: none).
+  // repaired to this round's state), whichever is feasible and best by the objective (only
+  // "solver" when the plugin's repair is not pure: DomainPlugin::RepairIsPure); empty for the
+  // other methods. seed_objective: the seed's objective (NaN: none).
   std::string returned;
   double seed_objective = std::numeric_limits<double>::quiet_NaN();
   // The round's split beside setup/solve/repair (-1: none): the seed and the candidates'

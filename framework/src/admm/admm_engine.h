@@ -176,9 +176,6 @@ class AdmmEngine {
     engine::Clock::time_point start;
     SolveSummary* summary = nullptr;
     double budget = 0, iterate_limit = 0;  // seconds: the whole solve, the iterations
-    // Seconds of the iterations' time kept for the work-conserving fill of a max-min (taken
-    // out of iterate_limit until the first stage ends; 0: none).
-    double fill_reserve = 0;
     Termination termination = Termination::kMaxIterations;
     std::string message;
     double resource_seconds = 0, demand_seconds = 0;
@@ -395,9 +392,6 @@ class AdmmEngine {
   void ResetPenaltyFactors();
   // Bounds of the per-copy and per-block factors: [kFactorFloor, 1 / kFactorFloor].
   static constexpr double kFactorFloor = 1e-2;
-  // The share of the iterations' time a work-conserving max-min keeps for its fill stage (the
-  // first stage may end sooner, converged: the fill then gets the rest).
-  static constexpr double kFillShare = 0.25;
   void Residuals(IterationSummary* it, bool want_objective);
   // With to_root and more than one process, only process 0's *values is whole.
   void GatherValues(std::vector<double>* values, int entry_side, bool to_root = false);

@@ -48,14 +48,6 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
                              ? std::min(last_repair_seconds_, 0.5 * run.budget)
                              : 0.1 * run.budget;
   }
-  // A work-conserving max-min keeps a share of the iterations' time for its second stage, so
-  // the fill runs within the budget from the first round (a cold first stage used to take it
-  // all: the fill was skipped and most GPUs stayed idle in the first rounds).
-  if (options_.fill_after_max_min && std::isfinite(run.iterate_limit) && global_side_ >= 0 &&
-      problem_.global_term().kind == GlobalKind::kMaxMin) {
-    run.fill_reserve = kFillShare * run.iterate_limit;
-    run.iterate_limit -= run.fill_reserve;
-  }
   SetDeadline(run, run.iterate_limit);
   stop_ = stop;
   *summary = SolveSummary();

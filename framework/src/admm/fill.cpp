@@ -130,19 +130,9 @@ double AdmmEngine::EndFill() {
 // iterates (the second stage's t_b were fixed), and Finish falls back to its allocation when
 // the second stage cost the minimum more than fill_slack.
 void AdmmEngine::FillStage(SolveRun* run, tbb::task_arena& arena) {
-  // The time kept for this stage goes back to the iterations (and to the repair after them,
-  // when the stage does not run).
-  const bool out_of_first_stage_time =
-      run->termination == Termination::kTimeLimit && run->fill_reserve > 0;
-  run->iterate_limit += run->fill_reserve;
-  run->fill_reserve = 0;
-  SetDeadline(*run, run->iterate_limit);
-  // A first stage stopped by its share of the time fills from where it is: its minimum is the
-  // floor, and Finish returns the first stage's allocation if the fill costs it.
   if (run->failed || !options_.fill_after_max_min || global_side_ < 0 || run->has_integers ||
       problem_.global_term().kind != GlobalKind::kMaxMin ||
-      !(run->termination == Termination::kConverged || run->inaccurate_ok ||
-        out_of_first_stage_time) ||
+      !(run->termination == Termination::kConverged || run->inaccurate_ok) ||
       executor_->Agree(Seconds(run->start) < run->iterate_limit ? 0u : 1u) != 0) {
     return;
   }

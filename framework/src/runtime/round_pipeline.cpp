@@ -264,6 +264,22 @@ Status RoundPipeline::PrepareCandidates(const Problem& problem, std::vector<doub
   candidates_.clear();
   seed->clear();
   const int n = problem.num_variables();
+  if (!parts_.repair_is_pure) {
+    // The repair acts once a round: the seed (with cold_start: repair) is its only other call,
+    // as before the candidates existed.
+    if (admm_started_ || parts_.config->cold_start != ColdStart::kRepair) return Status::Ok();
+    Allocation a;
+    a.values.assign(n, 0.0);
+    Status status = parts_.guard("Repair", [&] { return parts_.plugin->Repair(problem, &a); });
+    if (!status.ok()) return status;
+    if (static_cast<int>(a.values.size()) != n) {
+      return Internal("plugin '" + parts_.config->plugin + "' repair returned " +
+                      std::to_string(a.values.size()) + " values for a problem with " +
+                      std::to_string(n) + " variables");
+    }
+    *seed = std::move(a.values);
+    return Status::Ok();
+  }
   const auto repaired = [&](std::vector<double> values, const char* name) -> Status {
     Allocation a;
     a.values = std::move(values);
@@ -295,7 +311,7 @@ void RoundPipeline::ChooseReturned(const Problem& problem, RoundOutcome* outcome
     const double margin = 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
     return maximize ? a > b + margin : a < b - margin;
   };
-  if (!candidates_.empty()) s.returned = "solver";
+  s.returned = "solver";
   for (Candidate& c : candidates_) {
     const double objective = MeasureObjective(problem, c.values);
     const double violation = MeasureViolation(problem, c.values).Max();

@@ -116,6 +116,8 @@ class RoundPipeline {
     AdmmSolver* admm = nullptr;  // when solver.kind is admm
     // DomainPlugin::RepairMakesFeasible, asked once (through the guard) by the runner.
     bool repair_makes_feasible = false;
+    // DomainPlugin::RepairIsPure: only then are candidates repaired and compared.
+    bool repair_is_pure = true;
     // Calls into the plugin, with what it throws turned into a Status naming the call.
     std::function<Status(const char* what, const std::function<Status()>& call)> guard;
     // The events stage: the due inbox events applied for `round` (may be empty).

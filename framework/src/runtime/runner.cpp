@@ -70,6 +70,7 @@ Status Runner::BuildPipeline() {
   parts.admm = admm_.get();
   Status status = GuardPlugin("RepairMakesFeasible", [&] {
     parts.repair_makes_feasible = plugin_->RepairMakesFeasible();
+    parts.repair_is_pure = plugin_->RepairIsPure();
     return Status::Ok();
   });
   if (!status.ok()) return status;

@@ -54,13 +54,20 @@ active2=$(Q "SELECT CAST(value AS INTEGER) FROM metrics WHERE name = 'active_job
 [ "$(Q "SELECT count(*) FROM domain_records WHERE round > 0 AND kind = 'job' AND (json_extract(data, '\$.arrival_s') <= (round - 1) * 360 OR json_extract(data, '\$.arrival_s') > round * 360) AND json_extract(data, '\$.event') = 'arrived'")" = 0 ] || fail "arrival outside its round"
 [ "$(Q "SELECT group_concat(round) FROM plugin_states")" = 2 ] || fail "the latest checkpoint only"
 # Work-conserving max-min (the deployment's fill_after_max_min): the GPUs the minimum does
-# not need are used; without the second stage most stay idle, for the same minimum (0.1%).
+# not need are used; without the second stage and without the plugin's repair fill most stay
+# idle, for the same minimum (0.1%); the repair fill alone uses them too, for the same minimum.
 util() { q "$1" "SELECT printf('%.6f', value) FROM metrics WHERE name = 'gpu_utilization' AND round = 0"; }
 minimum() { q "$1" "SELECT printf('%.9f', value) FROM metrics WHERE name = 'min_normalized_throughput' AND round = 0"; }
-make_config "$work/nofill.db" "$work/nofill.yaml" -e "s|fill_after_max_min: true|fill_after_max_min: false|"
+make_config "$work/nofill.db" "$work/nofill.yaml" -e "s|fill_after_max_min: true|fill_after_max_min: false|" \
+  -e "s|^  settings:|  settings:\n    repair_fill: false|"
 "$dede" run "$work/nofill.yaml" --rounds 1 > /dev/null || fail "run without the second stage"
+make_config "$work/repairfill.db" "$work/repairfill.yaml" -e "s|fill_after_max_min: true|fill_after_max_min: false|"
+"$dede" run "$work/repairfill.yaml" --rounds 1 > /dev/null || fail "run with the repair's fill only"
 awk -v a="$(util "$work/cs.db")" 'BEGIN { exit !(a > 0.95 && a <= 1 + 1e-9) }' || fail "GPUs used with the second stage: $(util "$work/cs.db")"
 awk -v a="$(util "$work/nofill.db")" 'BEGIN { exit !(a < 0.5) }' || fail "GPUs used without it: $(util "$work/nofill.db")"
+awk -v a="$(util "$work/repairfill.db")" 'BEGIN { exit !(a > 0.95 && a <= 1 + 1e-9) }' || fail "GPUs used with the repair's fill: $(util "$work/repairfill.db")"
+awk -v a="$(minimum "$work/repairfill.db")" -v b="$(minimum "$work/nofill.db")" 'BEGIN { exit !(a >= b * (1 - 1e-9)) }' \
+  || fail "the repair's fill lowered the minimum: $(minimum "$work/repairfill.db") vs $(minimum "$work/nofill.db")"
 awk -v a="$(minimum "$work/cs.db")" -v b="$(minimum "$work/nofill.db")" 'BEGIN { exit !(a >= b * (1 - 2e-3) && a <= b * (1 + 1e-6)) }'   || fail "minimum with the second stage $(minimum "$work/cs.db") vs $(minimum "$work/nofill.db")"
 # A second run resumes at round 3 with the same simulated time.
 out=$("$dede" run "$work/cs.yaml" --rounds 1) || fail "second run: $out"
