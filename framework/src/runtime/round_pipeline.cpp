@@ -264,23 +264,8 @@ Status RoundPipeline::PrepareCandidates(const Problem& problem, std::vector<doub
   candidates_.clear();
   seed->clear();
   const int n = problem.num_variables();
-  if (!parts_.repair_is_pure) {
-    // The repair acts once a round: the seed (with cold_start: repair) is its only other call,
-    // as before the candidates existed.
-    if (admm_started_ || parts_.config->cold_start != ColdStart::kRepair) return Status::Ok();
-    Allocation a;
-    a.values.assign(n, 0.0);
-    Status status = parts_.guard("Repair", [&] { return parts_.plugin->Repair(problem, &a); });
-    if (!status.ok()) return status;
-    if (static_cast<int>(a.values.size()) != n) {
-      return Internal("plugin '" + parts_.config->plugin + "' repair returned " +
-                      std::to_string(a.values.size()) + " values for a problem with " +
-                      std::to_string(n) + " variables");
-    }
-    *seed = std::move(a.values);
-    return Status::Ok();
-  }
-  const auto repaired = [&](std::vector<double> values, const char* name) -> Status {
+  // The plugin's repair of `values`, its size checked.
+  const auto repair = [&](std::vector<double> values, std::vector<double>* out) -> Status {
     Allocation a;
     a.values = std::move(values);
     Status status = parts_.guard("Repair", [&] { return parts_.plugin->Repair(problem, &a); });
@@ -290,8 +275,20 @@ Status RoundPipeline::PrepareCandidates(const Problem& problem, std::vector<doub
                       std::to_string(a.values.size()) + " values for a problem with " +
                       std::to_string(n) + " variables");
     }
-    candidates_.push_back({name, std::move(a.values)});
+    *out = std::move(a.values);
     return Status::Ok();
+  };
+  if (!parts_.repair_is_pure) {
+    // The repair acts once a round: the seed (with cold_start: repair) is its only other call,
+    // as before the candidates existed.
+    if (admm_started_ || parts_.config->cold_start != ColdStart::kRepair) return Status::Ok();
+    return repair(std::vector<double>(n, 0.0), seed);
+  }
+  const auto repaired = [&](std::vector<double> values, const char* name) -> Status {
+    Candidate c{name, {}};
+    Status status = repair(std::move(values), &c.values);
+    if (status.ok()) candidates_.push_back(std::move(c));
+    return status;
   };
   if (!admm_started_) {
     Status status = repaired(std::vector<double>(n, 0.0), "seed");
