@@ -42,6 +42,12 @@ int Rank(Termination t) {
   return 6;
 }
 
+// Scales job j's entries down so that their sum, `row`, becomes 1 (nothing if it is <= 1).
+void CapJobRow(const ClusterModel& model, int j, double row, Allocation* allocation) {
+  if (row <= 1.0) return;
+  for (const ClusterModel::Entry& e : model.entries(j)) allocation->values[e.var] /= row;
+}
+
 }  // namespace
 
 void SolveGandiva(const Instance& instance,
@@ -62,9 +68,7 @@ void SolveGandiva(const Instance& instance,
       allocation->values[e.var] = share;
       row += share;
     }
-    if (row > 1.0) {
-      for (const ClusterModel::Entry& e : model.entries(j)) allocation->values[e.var] /= row;
-    }
+    CapJobRow(model, j, row, allocation);
   }
 }
 
@@ -90,9 +94,7 @@ void SolveLoadShare(const Instance& instance,
       allocation->values[e.var] = share;
       row += share;
     }
-    if (row > 1.0) {
-      for (const ClusterModel::Entry& e : model.entries(j)) allocation->values[e.var] /= row;
-    }
+    CapJobRow(model, j, row, allocation);
   }
 }
 

@@ -29,7 +29,8 @@ class ClusterSchedulingPlugin : public DomainPlugin {
   // The repair of nothing (an all-zero allocation) is the plugin's cheap allocation: the
   // better by the fairness objective of Gandiva's and the load share (SolveLoadShare). The round
   // pipeline compares it with the solver's answer (never worse than the seed) and, with
-  // solver.cold_start: repair, starts ADMM there. Any other allocation is left as it is.
+  // solver.cold_start: repair, starts ADMM there. Then, with repair_fill, any feasible
+  // allocation gets the GPUs it leaves idle (FillIdleGpus); an infeasible one is left as it is.
   Status Repair(const Problem& problem, Allocation* allocation) override;
   std::vector<MethodInfo> Methods() const override;
   Status SolveWith(const std::string& method,
