@@ -28,8 +28,9 @@ namespace dede {
 // layout of dede::Problem, whose entry index is no longer a hash map; 5: dede::Constraint
 // without its name, which Problem::constraint_name keeps apart, and
 // DomainPlugin::RepairMakesFeasible; 9: SolveSummary's returned / seed fields and
-// DomainPlugin::RepairIsPure).
-inline constexpr std::uint32_t kPluginAbiVersion = 9;
+// DomainPlugin::RepairIsPure; 10: SolveSummary::gap, IterationSummary::bound and
+// AdmmOptions::gap_tolerance).
+inline constexpr std::uint32_t kPluginAbiVersion = 10;
 
 #define DEDE_PLUGIN_STRINGIFY2(x) #x
 #define DEDE_PLUGIN_STRINGIFY(x) DEDE_PLUGIN_STRINGIFY2(x)

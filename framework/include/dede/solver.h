@@ -132,6 +132,12 @@ struct AdmmOptions {
   // agree (1 keeps rho fixed).
   double integer_rho_growth = 1.3;
   int block_node_limit = 20000;  // branch-and-bound nodes per block solve
+  // Stop on the certified gap (SolveSummary::gap): at a check whose bound and iterate are
+  // within gap_tolerance of each other, the allocation is repaired and, if its gap to the
+  // bound is within gap_tolerance too, the solve ends there (kConverged). 0: off (the
+  // residuals and the time limit decide). Continuous problems (integer ones: the relaxation's
+  // bound certifies no integral point before the integer phase).
+  double gap_tolerance = 0.0;
   bool verbose = false;          // print the residual trace to stderr
 };
 
@@ -145,6 +151,9 @@ struct IterationSummary {
   double primal_scale = 0;
   double rho = 0;
   double objective = 0;  // objective at the demand-side iterate (user's sense)
+  // The Lagrangian bound of this check (user's sense: a lower bound when minimising, an upper
+  // bound when maximising; NaN: not computed, -inf / +inf: none at these multipliers).
+  double bound = std::numeric_limits<double>::quiet_NaN();
   double seconds = 0;    // since the solve started
 };
 
@@ -174,7 +183,13 @@ struct SolveSummary {
   double rho = -1;
   double primal_residual = -1, dual_residual = -1;
   double objective = std::numeric_limits<double>::quiet_NaN();  // at the returned allocation
-  double bound = std::numeric_limits<double>::quiet_NaN();      // exact solver: proven bound
+  // A proven bound on the optimum (user's sense: no allocation is better than it): Clp's or
+  // Cbc's dual bound, or the best of the ADMM checks' Lagrangian bounds (NaN: none).
+  double bound = std::numeric_limits<double>::quiet_NaN();
+  // The certified gap of the returned allocation: |bound - objective| / max(|bound|,
+  // |objective|, 1e-9), the allocation's distance from the optimum at most (NaN: no bound or
+  // no feasible allocation). The round pipeline recomputes it for the allocation it returns.
+  double gap = std::numeric_limits<double>::quiet_NaN();
   double max_violation = -1;  // of the returned allocation, see Problem::MeasureViolation
   bool feasible = false;      // max_violation <= feasibility tolerance
   double setup_seconds = -1, solve_seconds = -1, repair_seconds = -1, total_seconds = -1;

@@ -196,7 +196,20 @@ class AdmmEngine {
     std::vector<double> first_stage_values;
     Iterates first_stage_state;
     double fill_floor = -kInfinity;
+    // The best of the checks' Lagrangian bounds (the engine's minimising sense), and the
+    // iteration before which gap_tolerance tries no repair again (after one that fell short).
+    double best_bound = -kInfinity;
+    int next_gap_trial = 0;
   };
+  // A bound in the engine's minimising sense in the user's, and back.
+  double UserBound(double internal) const;
+  double InternalBound(double user) const;
+  // The certified gap of a feasible allocation's objective (user's sense) to a bound (user's
+  // sense): >= 0, NaN when either is not finite.
+  double CertifiedGap(double objective, double bound) const;
+  // gap_tolerance's trial at a check whose iterate is within it of the bound: the repaired
+  // allocation's certified gap (NaN: not feasible).
+  double TrialGap(SolveRun* run);
   // The steps of a solve.
   void SetDeadline(const SolveRun& run, double seconds);
   bool Prepare(SolveRun* run, tbb::task_arena& arena);
@@ -542,12 +555,20 @@ class AdmmEngine {
   double relaxation_ = 1.0;  // over-relaxation in effect this iteration
   // Squared norms for the residuals, accumulated per demand block (plus one slot for the
   // global pairs) on check iterations and summed in block order: deterministic.
+  // lag and ysum: the demand block's share of the check's Lagrangian bound (bound.cpp): its
+  // objective at z, and per pair y (x - z) with the resource side's box term; the sum of the
+  // global pairs' multipliers (their alpha's term is formed once, from it).
   struct Norms {
     double r = 0, s = 0, x = 0, z = 0, u = 0;
-    // As five doubles in an exchange (share.cpp).
-    static constexpr std::size_t kWidth = 5;
-    void Put(double* out) const { out[0] = r, out[1] = s, out[2] = x, out[3] = z, out[4] = u; }
-    static Norms From(const double* in) { return Norms{in[0], in[1], in[2], in[3], in[4]}; }
+    double lag = 0, ysum = 0;
+    // As seven doubles in an exchange (share.cpp).
+    static constexpr std::size_t kWidth = 7;
+    void Put(double* out) const {
+      out[0] = r, out[1] = s, out[2] = x, out[3] = z, out[4] = u, out[5] = lag, out[6] = ysum;
+    }
+    static Norms From(const double* in) {
+      return Norms{in[0], in[1], in[2], in[3], in[4], in[5], in[6]};
+    }
   };
   std::vector<Norms> norms_;
   // The demand side's per-pair update on a check iteration: z <- z_new, u += xh - z_new, and
@@ -566,6 +587,37 @@ class AdmmEngine {
     q.u += xh - z_new;
     acc->u += (w * q.u) * (w * q.u);
   }
+  // ---- the certified bound (bound.cpp) ----------------------------------------------------
+  // Lagrangian relaxation of x = z with the multiplier that makes each resource block's x its
+  // exact minimiser; each demand block's part is bounded below from its prox solution's
+  // subgradient and a box that holds an optimum (ComputeBoxes). A valid lower bound (internal sense: the engine minimises) at any iterate.
+  // Whether this iteration's check computes the bound (set by Iteration).
+  bool bound_now_ = false;
+  // The implied boxes of the held pairs (by Local(pair)), rounded outward to float, and of
+  // the global scalar; computed when the problem's parameters change.
+  std::vector<float> pair_lo_, pair_hi_;
+  double alpha_lo_ = -kInfinity, alpha_hi_ = kInfinity;
+  std::uint64_t box_revision_ = kNeverRefreshed;
+  void ComputeBoxes();
+  // Each resource block's objective at its last solution, on a check (by block).
+  std::vector<double> side0_value_;
+  // The block's objective sum q v^2 + c v - sum w log(a'v + b) at v (-inf where a log's
+  // argument is not positive: no bound then).
+  static double BlockValue(const BlockProblem& bp, const double* v);
+  // One pair's terms, before its z and u are updated: its multiplier y, its part
+  // y (x - z_new) and the demand side's box term (q_z: the demand slot's quadratic cost); with
+  // x_is_alpha the x side is the global scalar, with z_is_alpha the z side is (its term comes
+  // from ysum).
+  void AddBoundTerms(int p,
+                     double x,
+                     double xh,
+                     double z_new,
+                     double q_z,
+                     bool x_is_alpha,
+                     bool z_is_alpha,
+                     Norms* acc) const;
+  // The check's bound from the norms and side0_value_ (internal sense; -inf: none).
+  double LagrangianBound();
   // With more than one process: whether the half steps of ordinary iterations send only the
   // cut, and which side's state of the other processes' blocks is stale here since.
   bool route_ready_ = false;

@@ -221,6 +221,13 @@ bool AdmmEngine::Prepare(SolveRun* run, tbb::task_arena& arena) {
                    Seconds(t_refresh));
     }
   }
+  // The boxes of the certified bound, when the parameters changed (bound.cpp).
+  if (box_revision_ != problem_.revision()) {
+    const auto t_boxes = Clock::now();
+    ComputeBoxes();
+    if (options_.verbose) std::fprintf(stderr, "admm bound boxes: %.3f s\n", Seconds(t_boxes));
+  }
+  side0_value_.assign(blocks_[0].size(), 0.0);
   run->has_integers = problem_.HasIntegers();
   if (run->has_integers) {
     BlockSolverOptions solver_options;
@@ -324,6 +331,12 @@ void AdmmEngine::Iterate(SolveRun* run, int first, int last_k) {
 // scalar alpha, the Anderson step, the z half step (demand blocks) with the dual update.
 bool AdmmEngine::Iteration(SolveRun* run, int k, bool measure, bool rho_update_due) {
   if (measure) std::fill(norms_.begin(), norms_.end(), Norms{});
+  // The check's bound (bound.cpp) needs this iteration's plain steps: not in the integer phase
+  // (its blocks are not convex), the fill stage (another problem) or an Anderson step (which
+  // moves the state between the half steps).
+  bound_now_ = measure && !run->integer_phase && !filling_ &&
+               !(anderson_ && k % options_.anderson_interval == 0) &&
+               box_revision_ == problem_.revision();
   relaxation_ = run->integer_phase ? 1.0 : options_.relaxation;
   auto t0 = Clock::now();
   if (!HalfStep(0, run->integer_phase, measure, &run->message, &run->termination)) {
@@ -364,6 +377,7 @@ AdmmEngine::Check AdmmEngine::CheckResiduals(SolveRun* run, int k, IterationSumm
   IterationSummary& it = *out;
   it.iteration = k;
   Residuals(&it, /*want_objective=*/true);
+  if (!std::isnan(it.bound)) run->best_bound = std::max(run->best_bound, InternalBound(it.bound));
   it.seconds = Seconds(run->start);
   run->summary->trace.push_back(it);
   run->last = it;
@@ -408,6 +422,25 @@ AdmmEngine::Check AdmmEngine::CheckResiduals(SolveRun* run, int k, IterationSumm
   if (run->integer_phase && run->integer_start > 0 &&
       k - run->integer_start >= options_.integer_iterations) {
     return Check::kStop;
+  }
+  // The stop on the certified gap: a trial repair once the iterate (feasible or nearly) is
+  // within the tolerance of the best bound; after one that falls short, the next waits a
+  // quarter of the iterations so far (a repair costs a few iterations).
+  const double tol = options_.gap_tolerance;
+  if (tol > 0 && !run->has_integers && k >= run->next_gap_trial &&
+      CertifiedGap(it.objective, UserBound(run->best_bound)) <= tol) {
+    const double gap = TrialGap(run);
+    if (gap <= tol) {
+      run->termination = Termination::kConverged;
+      std::ostringstream out_message;
+      out_message.precision(2);
+      out_message << std::scientific << "Certified gap " << gap << " <= gap_tolerance " << tol
+                  << " (primal residual " << it.primal_residual << ", dual residual "
+                  << it.dual_residual << ").";
+      run->message = out_message.str();
+      return Check::kStop;
+    }
+    run->next_gap_trial = k + std::max(options_.check_termination_every, k / 4);
   }
   return Check::kGoOn;
 }
@@ -504,6 +537,10 @@ void AdmmEngine::Finish(SolveRun* run, tbb::task_arena& arena, Allocation* alloc
   summary->max_violation = viol.Max();
   summary->feasible = summary->max_violation <= options_.feasibility_tolerance;
   arena.execute([&] { summary->objective = Objective(values); });
+  summary->bound = UserBound(run->best_bound);
+  if (!std::isfinite(summary->bound)) summary->bound = std::numeric_limits<double>::quiet_NaN();
+  summary->gap = summary->feasible ? CertifiedGap(summary->objective, summary->bound)
+                                   : std::numeric_limits<double>::quiet_NaN();
   if (options_.verbose) {
     std::fprintf(stderr,
                  "admm finish: gather and repair %.3f s, violation and objective %.3f s\n",

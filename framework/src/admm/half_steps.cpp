@@ -241,6 +241,8 @@ bool AdmmEngine::HalfStep(
       const BlockStatus st = SolveBlock(solver, &bp, flat_t + Side0Offset(b), x);
       if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
       status[b] = st;
+      // The block's part of the check's bound, before the demand half step overwrites x.
+      if (measure && bound_now_) side0_value_[static_cast<std::size_t>(b)] = BlockValue(bp, x);
       return;
     }
     // A demand block's targets xh + u (or its solver's linear term formed from them: SlotInput)
@@ -348,12 +350,16 @@ bool AdmmEngine::HalfStep(
     }
     // A check: the dual residual and the dual norm carry each pair's penalty factor.
     Norms acc;
+    if (bound_now_) acc.lag = BlockValue(bp, v);
     for (std::size_t i = 0; i < n; ++i) {
       const int p = vars[i].pair;
       if (p < 0) continue;
       const std::size_t li = local(p);
       const std::uint32_t j = pos0[li];
       const double x = j != kNoSlot ? flat_x[j] : alpha;
+      if (bound_now_) {
+        AddBoundTerms(p, x, xh_block[i], v[i], bp.quadratic[i], j == kNoSlot, false, &acc);
+      }
       AssignZMeasured(p, x, xh_block[i], v[i], &acc);
       if (j != kNoSlot) flat_t[j] = ps[li].z - ps[li].u;
     }
@@ -442,6 +448,7 @@ void AdmmEngine::UpdateGlobalAlpha(int side, bool measure) {
   for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
     const int p = global_pairs_[k];
     if (measure) {
+      if (bound_now_) AddBoundTerms(p, X(p), xh[k], alpha_, 0.0, false, true, &acc);
       AssignZMeasured(p, X(p), xh[k], alpha_, &acc);
     } else {
       Ps(p).z = alpha_;

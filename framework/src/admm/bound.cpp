@@ -1,0 +1,286 @@
+// The certified bound: a lower bound on the optimum (in the engine's minimising sense) from the
+// iterates of any check, so that a round can say how far its allocation can be from optimal.
+//
+// Relax the consensus x = z with a multiplier y per pair. For any y,
+//   g(y) = sum_R min_{x in P_R} [h_R(x) + y'x] + sum_D min_{z in P_D} [h_D(z) - y'z]
+// is at most the optimum (weak duality), where h_b is block b's objective and P_b its rows and
+// bounds; each minimisation may further be restricted to any set that holds an optimal point
+// (a box of implied bounds, ComputeBoxes). The check evaluates g, after the demand half step,
+// at y_p = rho w_p (x - z_old + u_old), minus the resource side's subgradient:
+//  * a resource block's x solved min h_R(x) + (rho w / 2) ||x - (z_old - u_old)||^2, so x
+//    minimises h_R(x) + y'x exactly: its term is h_R(x) + y'x;
+//  * a demand block's z solved its prox against xh + u_old, so s = rho w (xh + u_old - z) is a
+//    subgradient of h_D at z, and for every z' of the box
+//      h_D(z') - y'z' >= h_D(z) - y'z + r'(z' - z) + sum_i q_i (z'_i - z_i)^2,
+//      r = s - y = rho w (xh - z - x + z_old),
+//    with q_i the slot's quadratic cost (h_D less those squares is still convex): one term per
+//    pair, its least over the box in closed form (r -> 0 as the iterates converge);
+//  * the global scalar alpha's objective (-w alpha for max-min, w alpha for min-max) is linear:
+//    its term is the exact minimum over its box of (its weight +- the sum of its pairs' y) alpha.
+// Valid for every objective the model has (the logs and quadratics are in h_b), and for
+// integer problems as a bound of the relaxation (checks of the integer phase compute none).
+// A reduced cost whose side of the box is infinite makes the bound -inf ("none") for that
+// check: the boxes (implied by the rows) are finite on every bundled model.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "admm/admm_engine.h"
+
+namespace dede::internal {
+
+using namespace engine;
+
+namespace {
+
+// Outward rounding to float: the box stays valid.
+float Down(double v) {
+  if (!(v > -kInfinity)) return -std::numeric_limits<float>::infinity();
+  auto f = static_cast<float>(v);
+  if (static_cast<double>(f) > v) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+  return f;
+}
+float Up(double v) {
+  if (!(v < kInfinity)) return std::numeric_limits<float>::infinity();
+  auto f = static_cast<float>(v);
+  if (static_cast<double>(f) < v) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+  return f;
+}
+
+// A derived bound, loosened by a relative 1e-9 so that rounding in its arithmetic cannot cut
+// off a feasible point.
+double Loosen(double v, double direction) { return v + direction * 1e-9 * (1.0 + std::abs(v)); }
+
+// One pass of single-row bound propagation over every constraint, then the entry images both
+// ways: each derived interval holds every feasible point.
+void Propagate(const Problem& problem, std::vector<double>* lo, std::vector<double>* hi) {
+  std::vector<double>& l = *lo;
+  std::vector<double>& h = *hi;
+  for (const Constraint& c : problem.constraints()) {
+    // Least and greatest activity: finite parts, and how many terms are unbounded.
+    double min_fin = 0, max_fin = 0;
+    int min_inf = 0, max_inf = 0;
+    for (const Term& t : c.terms) {
+      const double a = t.coef, vl = l[t.var], vh = h[t.var];
+      const double mn = a > 0 ? a * vl : a * vh, mx = a > 0 ? a * vh : a * vl;
+      if (a == 0) continue;
+      if (std::isfinite(mn)) min_fin += mn; else ++min_inf;
+      if (std::isfinite(mx)) max_fin += mx; else ++max_inf;
+    }
+    const bool upper = c.sense != Sense::kGreaterEqual, lower = c.sense != Sense::kLessEqual;
+    for (const Term& t : c.terms) {
+      const double a = t.coef;
+      if (a == 0) continue;
+      const double vl = l[t.var], vh = h[t.var];
+      if (upper) {  // a v <= rhs - (least activity of the others)
+        const double mn = a > 0 ? a * vl : a * vh;
+        double rest = kInfinity;
+        if (min_inf == 0) rest = min_fin - mn;
+        else if (min_inf == 1 && !std::isfinite(mn)) rest = min_fin;
+        if (std::isfinite(rest)) {
+          const double b = (c.rhs - rest) / a;
+          if (a > 0) h[t.var] = std::min(h[t.var], Loosen(b, 1));
+          else l[t.var] = std::max(l[t.var], Loosen(b, -1));
+        }
+      }
+      if (lower) {  // a v >= rhs - (greatest activity of the others)
+        const double mx = a > 0 ? a * vh : a * vl;
+        double rest = kInfinity;
+        if (max_inf == 0) rest = max_fin - mx;
+        else if (max_inf == 1 && !std::isfinite(mx)) rest = max_fin;
+        if (std::isfinite(rest)) {
+          const double b = (c.rhs - rest) / a;
+          if (a > 0) l[t.var] = std::max(l[t.var], Loosen(b, -1));
+          else h[t.var] = std::min(h[t.var], Loosen(b, 1));
+        }
+      }
+    }
+  }
+  if (problem.num_images() == 0) return;
+  for (VarId v = 0; v < problem.num_variables(); ++v) {
+    const EntryImage image = problem.image(v);
+    if (!image.active()) continue;
+    const VarId w = image.local;
+    // v = offset + scale w.
+    double from = image.offset + image.scale * l[w], to = image.offset + image.scale * h[w];
+    if (image.scale < 0) std::swap(from, to);
+    if (std::isfinite(from)) l[v] = std::max(l[v], Loosen(from, -1));
+    if (std::isfinite(to)) h[v] = std::min(h[v], Loosen(to, 1));
+    const auto [wl, wh] = ImageBaseInterval(l[v], h[v], image.offset, image.scale);
+    if (std::isfinite(wl)) l[w] = std::max(l[w], Loosen(wl, -1));
+    if (std::isfinite(wh)) h[w] = std::min(h[w], Loosen(wh, 1));
+  }
+}
+
+}  // namespace
+
+void AdmmEngine::ComputeBoxes() {
+  const int n = problem_.num_variables();
+  std::vector<double> lo(static_cast<std::size_t>(n)), hi(static_cast<std::size_t>(n));
+  for (VarId v = 0; v < n; ++v) {
+    const Variable var = problem_.variable(v);
+    lo[static_cast<std::size_t>(v)] = var.domain.lower;
+    hi[static_cast<std::size_t>(v)] = var.domain.upper;
+  }
+  // Two passes: a path model's flows are bounded by their demand's row, its entries by their
+  // images, and the rows then see finite entries.
+  for (int pass = 0; pass < 2; ++pass) Propagate(problem_, &lo, &hi);
+  // The global scalar: at an optimum it is the least (max-min) or greatest (min-max) of the
+  // expressions, so it lies between that of their least and that of their greatest values.
+  const GlobalTerm& global = problem_.global_term();
+  alpha_lo_ = -kInfinity;
+  alpha_hi_ = kInfinity;
+  if (global.kind != GlobalKind::kNone && !global.exprs.empty()) {
+    const bool max_min = global.kind == GlobalKind::kMaxMin;
+    double a_lo = max_min ? kInfinity : -kInfinity, a_hi = a_lo;
+    for (const LinearExpr& e : global.exprs) {
+      double el = e.constant, eh = e.constant;
+      for (const Term& t : e.terms) {
+        const double vl = lo[t.var], vh = hi[t.var];
+        el += t.coef > 0 ? t.coef * vl : t.coef < 0 ? t.coef * vh : 0.0;
+        eh += t.coef > 0 ? t.coef * vh : t.coef < 0 ? t.coef * vl : 0.0;
+      }
+      if (std::isnan(el)) el = -kInfinity;
+      if (std::isnan(eh)) eh = kInfinity;
+      a_lo = max_min ? std::min(a_lo, el) : std::max(a_lo, el);
+      a_hi = max_min ? std::min(a_hi, eh) : std::max(a_hi, eh);
+    }
+    alpha_lo_ = Loosen(a_lo, -1);
+    alpha_hi_ = Loosen(a_hi, 1);
+  }
+  pair_lo_.assign(ps_.size(), -std::numeric_limits<float>::infinity());
+  pair_hi_.assign(ps_.size(), std::numeric_limits<float>::infinity());
+  // Every held pair is in a held demand block (an entry's, or a max-min copy) or is a global
+  // pair (a min-max copy in a resource block).
+  for (std::size_t b = 0; b < blocks_[1].size(); ++b) {
+    if (!Held(1, static_cast<int>(b))) continue;
+    for (const BlockVar& bv : blocks_[1][b].vars) {
+      if (bv.pair < 0) continue;
+      const std::size_t li = Local(bv.pair);
+      const bool copy = bv.var < 0;
+      pair_lo_[li] = Down(copy ? alpha_lo_ : lo[static_cast<std::size_t>(bv.var)]);
+      pair_hi_[li] = Up(copy ? alpha_hi_ : hi[static_cast<std::size_t>(bv.var)]);
+    }
+  }
+  for (int p : global_pairs_) {
+    pair_lo_[Local(p)] = Down(alpha_lo_);
+    pair_hi_[Local(p)] = Up(alpha_hi_);
+  }
+  box_revision_ = problem_.revision();
+}
+
+double AdmmEngine::BlockValue(const BlockProblem& bp, const double* v) {
+  const std::size_t n = bp.lower.size();
+  const SlotValues::View c = bp.linear.view(), q = bp.quadratic.view();
+  double sum = 0;
+  for (std::size_t i = 0; i < n; ++i) sum += (q[i] * v[i] + c[i]) * v[i];
+  for (const BlockLog& log : bp.logs) {
+    double arg = log.constant;
+    for (std::size_t k = 0; k < log.index.size(); ++k)
+      arg += log.coef[k] * v[static_cast<std::size_t>(log.index[k])];
+    if (!(arg > 0)) return -kInfinity;
+    sum -= log.weight * std::log(arg);
+  }
+  return sum;
+}
+
+void AdmmEngine::AddBoundTerms(int p,
+                               double x,
+                               double xh,
+                               double z_new,
+                               double q_z,
+                               bool x_is_alpha,
+                               bool z_is_alpha,
+                               Norms* acc) const {
+  const PairState& q = Ps(p);
+  const double w = Weight(p);
+  // y = -(the resource side's subgradient): x minimises h_R(x) + y x exactly.
+  const double y = w * (x - q.z + q.u);
+  if (x_is_alpha || z_is_alpha) acc->ysum += y;
+  if (!x_is_alpha) acc->lag += y * x;
+  if (z_is_alpha) return;  // alpha's term is exact (LagrangianBound)
+  acc->lag -= y * z_new;
+  // The demand side's reduced cost r = w u_new - y, and the least of r d + q d^2 over the
+  // moves d that keep z in its box (q: the slot's curvature, a lower bound on h_D's).
+  const double r = w * (xh - z_new - x + q.z);
+  const std::size_t li = Local(p);
+  const double d_lo = static_cast<double>(pair_lo_[li]) - z_new;
+  const double d_hi = static_cast<double>(pair_hi_[li]) - z_new;
+  if (q_z > 0) {
+    const double d = std::clamp(-r / (2 * q_z), d_lo, d_hi);
+    acc->lag += (r + q_z * d) * d;
+  } else if (r > 0) {
+    acc->lag += r * d_lo;
+  } else if (r < 0) {
+    acc->lag += r * d_hi;
+  }
+}
+
+double AdmmEngine::LagrangianBound() {
+  // The demand blocks' parts and the global pairs' (in block order: the same sum whatever
+  // the threads), the resource blocks' values (this process's, then every process's in rank
+  // order), and alpha's term.
+  double lag = 0, ysum = 0;
+  for (const Norms& b : norms_) {
+    lag += b.lag;
+    ysum += b.ysum;
+  }
+  double own = 0;
+  const auto [first, last] = OwnBlocks(0);
+  for (int b = first; b < last; ++b) own += side0_value_[static_cast<std::size_t>(b)];
+  if (executor_->processes() > 1) {
+    double all = 0;
+    for (double part : executor_->AllGather({own})) all += part;
+    own = all;
+  }
+  lag += own;
+  if (global_side_ >= 0 && !global_pairs_.empty()) {
+    const double w = problem_.global_term().weight;
+    // Its objective's coefficient in the engine's sense plus its pairs' multipliers: max-min
+    // puts alpha on the resource side (+y alpha), min-max on the demand side (-y alpha).
+    // (Max-min: alpha's own step makes c zero but for rounding, which an unbounded box must
+    // not turn into -inf.)
+    double c = global_side_ == 1 ? -w + ysum : w - ysum;
+    if (std::abs(c) <= 1e-12 * (std::abs(w) + std::abs(ysum))) c = 0;
+    if (c > 0) lag += c * alpha_lo_;
+    if (c < 0) lag += c * alpha_hi_;
+  }
+  return std::isnan(lag) ? -kInfinity : lag;
+}
+
+double AdmmEngine::UserBound(double internal) const {
+  const bool max = problem_.objective_sense() == ObjectiveSense::kMaximize;
+  return (max ? -internal : internal) + problem_.objective_constant();
+}
+
+double AdmmEngine::InternalBound(double user) const {
+  const bool max = problem_.objective_sense() == ObjectiveSense::kMaximize;
+  const double v = user - problem_.objective_constant();
+  return max ? -v : v;
+}
+
+double AdmmEngine::CertifiedGap(double objective, double bound) const {
+  if (!std::isfinite(objective) || !std::isfinite(bound)) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  const bool max = problem_.objective_sense() == ObjectiveSense::kMaximize;
+  const double diff = max ? bound - objective : objective - bound;
+  return std::max(0.0, diff) / std::max({std::abs(bound), std::abs(objective), 1e-9});
+}
+
+double AdmmEngine::TrialGap(SolveRun* run) {
+  std::vector<double> values;
+  GatherValues(&values, options_.final_iterate == FinalIterate::kResourceSide ? 0 : 1);
+  int rounds = 0;
+  std::string message;
+  if (options_.repair && !Repair(&values, &rounds, &message)) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  if (MeasureViolation(values).Max() > options_.feasibility_tolerance) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return CertifiedGap(Objective(values), UserBound(run->best_bound));
+}
+
+}  // namespace dede::internal
