@@ -13,7 +13,7 @@ trap 'rm -rf "$out"' EXIT
   --rounds 2 --threads 1,2 --methods exact,admm,pop-4 --out "$out/a" --check --no-plots \
   > "$out/a.log" 2>&1 || { cat "$out/a.log"; echo "FAIL: dede_eval deployments exited non-zero"; exit 1; }
 csv=$out/a/results.csv
-head -1 "$csv" | grep -q '^domain,objective,method,instance,round,threads,value,quality,reference,seconds,feasible,note$' \
+head -1 "$csv" | grep -q '^domain,objective,method,instance,round,threads,value,quality,reference,seconds,feasible,gap,note$' \
   || { echo "FAIL: CSV header"; head -1 "$csv"; exit 1; }
 for d in traffic_engineering cluster_scheduling; do
   for m in exact pop-4; do

@@ -4,7 +4,7 @@
 #   mpi_test.sh solve <dede> <mpirun> <config> [--set K=V ...]
 #       `dede solve` with N = 1, 2, 4 processes (DEDE_MPI_TEST_NP: the list, e.g. "2" in the
 #       sanitizer build, which runs every exchange at np 2 and leaves the counts to Release): the allocation's fingerprint (every bit of
-#       every value), the solver's line (termination, iterations, objective, violation; the
+#       every value), the certified gap, the solver's line (termination, iterations, objective, violation; the
 #       times cut off) and the plugin's metrics equal the single process's with 2 threads.
 #   mpi_test.sh run <dede> <mpirun> <config>
 #       `dede run` into SQLite, with an inbox event, then resumed with another N: the rounds,
@@ -48,7 +48,8 @@ launch() {  # launch N args...: N = 0 is the process alone (no mpirun)
 
 # What must not depend on N: the allocation line, the solver's line without its times, metrics.
 solve_key() {
-  grep -E '^(allocation:|[a-z_-]+: [a-z_ ]+, iterations|  [A-Za-z_]+ = )' | sed 's/, time .*//'
+  grep -E '^(allocation:|certified gap:|[a-z_-]+: [a-z_ ]+, iterations|  [A-Za-z_]+ = )' |
+    sed 's/, time .*//'
 }
 
 case "$mode" in

@@ -23,6 +23,7 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -188,6 +189,18 @@ int SolveCommand(const std::string& file,
       static_cast<unsigned long long>(dede::internal::Fingerprint(outcome.allocation.values)));
   std::cout << "allocation: " << nonzero << " non-zero of " << outcome.allocation.values.size()
             << " variables (fingerprint " << fingerprint << ")\n";
+  // How far from the optimum the allocation can be, proven by the solver's bound.
+  if (std::isfinite(summary.gap)) {
+    char gap[96];
+    std::snprintf(gap, sizeof(gap), "%.3e (bound %.10g)", summary.gap, summary.bound);
+    std::cout << "certified gap: " << gap << "\n";
+  } else {
+    std::cout << "certified gap: none ("
+              << (!summary.feasible               ? "the allocation is not feasible"
+                  : std::isfinite(summary.bound) ? "no finite objective"
+                                                 : "the method proves no bound")
+              << ")\n";
+  }
   for (const dede::Metric& m : outcome.report.metrics)
     std::cout << "  " << m.name << " = " << m.value << "\n";
   return summary.IsSolutionUsable() ? 0 : kExitRunFailed;

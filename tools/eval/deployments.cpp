@@ -178,6 +178,7 @@ Status RunMethod(const std::string& file,
     const bool have_allocation =
         static_cast<int>(outcome.allocation.values.size()) == runner.problem().num_variables();
     row.feasible = have_allocation && s.feasible;
+    row.gap = row.feasible ? s.gap : std::nan("");
     row.note = std::string(TerminationName(s.termination)) +
                (s.iterations > 0 ? ", " + std::to_string(s.iterations) + " iterations" : "") +
                ", max violation " + Num(s.max_violation) + budget_note +

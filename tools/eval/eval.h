@@ -30,6 +30,9 @@ struct EvalRow {
   std::string reference;  // what quality is relative to: "exact", "exact@600s", "none"
   double seconds = std::numeric_limits<double>::quiet_NaN();  // wall time of the solve
   bool feasible = false;  // within 1e-6 after the method's repair
+  // The method's certified gap: how far from the optimum its allocation can be, proven by its
+  // own bound (relative; NaN: the method proves none, e.g. POP).
+  double gap = std::numeric_limits<double>::quiet_NaN();
   std::string note;
 };
 

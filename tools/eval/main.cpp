@@ -62,7 +62,7 @@ class CsvWriter {
  public:
   explicit CsvWriter(const fs::path& path) : out_(path) {
     out_ << "domain,objective,method,instance,round,threads,value,quality,reference,seconds,"
-            "feasible,note\n";
+            "feasible,gap,note\n";
     out_.flush();
   }
   bool ok() const { return static_cast<bool>(out_); }
@@ -70,7 +70,8 @@ class CsvWriter {
     out_ << CsvField(r.domain) << ',' << CsvField(r.objective) << ',' << CsvField(r.method) << ','
          << CsvField(r.instance) << ',' << r.round << ',' << r.threads << ',' << Number(r.value)
          << ',' << Number(r.quality) << ',' << CsvField(r.reference) << ','
-         << Number(r.seconds, "%.6f") << ',' << (r.feasible ? 1 : 0) << ',' << CsvField(r.note)
+         << Number(r.seconds, "%.6f") << ',' << (r.feasible ? 1 : 0) << ',' << Number(r.gap)
+         << ',' << CsvField(r.note)
          << '\n';
     out_.flush();  // an interrupted run keeps what it measured
   }
@@ -90,6 +91,8 @@ struct Aggregate {
   int with_value = 0;
   double seconds_sum = 0;
   double seconds_max = 0;
+  int with_gap = 0;
+  double gap_max = 0;  // the largest certified gap of the rows that have one
   std::string reference;
 };
 
@@ -112,6 +115,10 @@ void Accumulate(const EvalRow& r, std::map<Key, Aggregate>* table) {
     a.seconds_sum += r.seconds;
     a.seconds_max = std::max(a.seconds_max, r.seconds);
   }
+  if (!std::isnan(r.gap)) {
+    ++a.with_gap;
+    a.gap_max = std::max(a.gap_max, r.gap);
+  }
   if (a.reference.empty()) a.reference = r.reference;
 }
 
@@ -125,8 +132,8 @@ std::string SummaryMarkdown(const std::map<Key, Aggregate>& table) {
       current = heading;
       out << "\n#### " << heading << "\n\n"
           << "| method | threads | rounds | mean value | mean quality | worst quality | "
-             "mean time (s) | max time (s) | feasible | quality vs |\n"
-          << "|---|---|---|---|---|---|---|---|---|---|\n";
+             "mean time (s) | max time (s) | feasible | worst certified gap | quality vs |\n"
+          << "|---|---|---|---|---|---|---|---|---|---|---|\n";
     }
     const double mean_quality = a.with_quality > 0 ? a.quality_sum / a.with_quality : NAN;
     out << "| " << method << " | " << threads << " | " << a.rows << " | "
@@ -135,7 +142,11 @@ std::string SummaryMarkdown(const std::map<Key, Aggregate>& table) {
         << (a.with_quality > 0 ? Number(a.quality_min, "%.6f") : "-") << " | "
         << Number(a.seconds_sum / std::max(1, a.rows), "%.4f") << " | "
         << Number(a.seconds_max, "%.4f") << " | " << a.feasible << "/" << a.rows << " | "
-        << (a.reference.empty() ? "-" : a.reference) << " |\n";
+        << (a.with_gap == a.rows && a.rows > 0 ? Number(a.gap_max, "%.2e")
+            : a.with_gap > 0 ? Number(a.gap_max, "%.2e") + " (" + std::to_string(a.with_gap) +
+                                   " rows)"
+                             : "none")
+        << " | " << (a.reference.empty() ? "-" : a.reference) << " |\n";
   }
   return out.str();
 }
@@ -299,7 +310,8 @@ int DeploymentsCommand(const dede::eval::DeploymentSuite& suite,
     if (check && (r.method == "admm" || r.method == "exact") && !r.feasible) ++bad;
     std::cout << "  " << r.objective << "  " << r.method << " x" << r.threads << "  round "
               << r.round << "  value " << Number(r.value, "%.6g") << "  quality "
-              << Number(r.quality, "%.6f") << "  " << Number(r.seconds, "%.3f") << " s"
+              << Number(r.quality, "%.6f") << "  gap " << Number(r.gap, "%.2e") << "  "
+              << Number(r.seconds, "%.3f") << " s"
               << (r.feasible ? "" : "  INFEASIBLE") << "  (" << r.note << ")\n"
               << std::flush;
   });

@@ -208,6 +208,11 @@ struct SolveSummary {
   std::vector<IterationSummary> trace;
 };
 
+// The certified gap of an allocation whose objective is `objective` (user's sense) given a
+// proven bound on the optimum: max(0, distance) / max(|bound|, |objective|, 1e-9), the
+// distance taken in the objective's sense; NaN when either is not finite.
+double CertifiedGap(ObjectiveSense sense, double objective, double bound);
+
 // Values indexed by VarId.
 struct Allocation {
   std::vector<double> values;

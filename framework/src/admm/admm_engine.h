@@ -200,7 +200,12 @@ class AdmmEngine {
     // iteration before which gap_tolerance tries no repair again (after one that fell short).
     double best_bound = -kInfinity;
     int next_gap_trial = 0;
+    // Each check's bound without alpha's term, and alpha's coefficient (BoundWithIncumbent).
+    std::vector<std::pair<double, double>> checks;
   };
+  // The best bound of the run's checks with alpha's box narrowed by an incumbent (a feasible
+  // allocation's objective, user's sense; NaN: none): see ComputeBoxes.
+  double BoundWithIncumbent(const SolveRun& run, double incumbent) const;
   // A bound in the engine's minimising sense in the user's, and back.
   double UserBound(double internal) const;
   double InternalBound(double user) const;
@@ -597,6 +602,11 @@ class AdmmEngine {
   // the global scalar; computed when the problem's parameters change.
   std::vector<float> pair_lo_, pair_hi_;
   double alpha_lo_ = -kInfinity, alpha_hi_ = kInfinity;
+  // A lower bound, over the boxes, of the objective's terms other than the global one
+  // (engine's sense): with an incumbent it bounds alpha at an optimum (BoundWithIncumbent).
+  double others_lo_ = -kInfinity, others_hi_ = kInfinity;
+  // The last check's bound without alpha's term, and alpha's coefficient in it.
+  double last_lag_ = -kInfinity, last_alpha_coef_ = 0;
   std::uint64_t box_revision_ = kNeverRefreshed;
   void ComputeBoxes();
   // Each resource block's objective at its last solution, on a check (by block).
@@ -616,8 +626,12 @@ class AdmmEngine {
                      bool x_is_alpha,
                      bool z_is_alpha,
                      Norms* acc) const;
-  // The check's bound from the norms and side0_value_ (internal sense; -inf: none).
-  double LagrangianBound();
+  // The check's bound from the norms and side0_value_ (engine's sense), without alpha's term:
+  // into last_lag_, and alpha's coefficient into last_alpha_coef_.
+  void LagrangianBound();
+  // The check's bound with alpha's term (bound.cpp), given a bound already proven (prior) and
+  // an incumbent's objective (user's sense; NaN: none). -inf: none.
+  double CheckBound(double lag, double c, double prior, double incumbent) const;
   // With more than one process: whether the half steps of ordinary iterations send only the
   // cut, and which side's state of the other processes' blocks is stale here since.
   bool route_ready_ = false;

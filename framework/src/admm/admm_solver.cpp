@@ -377,7 +377,13 @@ AdmmEngine::Check AdmmEngine::CheckResiduals(SolveRun* run, int k, IterationSumm
   IterationSummary& it = *out;
   it.iteration = k;
   Residuals(&it, /*want_objective=*/true);
-  if (!std::isnan(it.bound)) run->best_bound = std::max(run->best_bound, InternalBound(it.bound));
+  if (bound_now_) {
+    const double bound = CheckBound(last_lag_, last_alpha_coef_, run->best_bound,
+                                    std::numeric_limits<double>::quiet_NaN());
+    it.bound = UserBound(bound);
+    run->best_bound = std::max(run->best_bound, bound);
+    if (global_side_ >= 0) run->checks.emplace_back(last_lag_, last_alpha_coef_);
+  }
   it.seconds = Seconds(run->start);
   run->summary->trace.push_back(it);
   run->last = it;
@@ -537,7 +543,8 @@ void AdmmEngine::Finish(SolveRun* run, tbb::task_arena& arena, Allocation* alloc
   summary->max_violation = viol.Max();
   summary->feasible = summary->max_violation <= options_.feasibility_tolerance;
   arena.execute([&] { summary->objective = Objective(values); });
-  summary->bound = UserBound(run->best_bound);
+  summary->bound = UserBound(summary->feasible ? BoundWithIncumbent(*run, summary->objective)
+                                               : run->best_bound);
   if (!std::isfinite(summary->bound)) summary->bound = std::numeric_limits<double>::quiet_NaN();
   summary->gap = summary->feasible ? CertifiedGap(summary->objective, summary->bound)
                                    : std::numeric_limits<double>::quiet_NaN();

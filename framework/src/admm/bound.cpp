@@ -149,6 +149,51 @@ void AdmmEngine::ComputeBoxes() {
     alpha_lo_ = Loosen(a_lo, -1);
     alpha_hi_ = Loosen(a_hi, 1);
   }
+  // The other terms' least value over the boxes (engine's sense: costs times the sign, minus
+  // the logs): each variable's convex quadratic at its box's best point, each log at its
+  // argument's greatest value.
+  const double sign = problem_.objective_sense() == ObjectiveSense::kMaximize ? -1.0 : 1.0;
+  double others = 0;
+  for (VarId v = 0; v < n && std::isfinite(others); ++v) {
+    const Variable var = problem_.variable(v);
+    const double c = sign * var.linear_cost, q = sign * var.quadratic_cost;
+    const double l = lo[static_cast<std::size_t>(v)], h = hi[static_cast<std::size_t>(v)];
+    if (c == 0 && q == 0) continue;
+    const double at = q > 0 ? std::clamp(-c / (2 * q), l, h) : (c > 0 ? l : h);
+    if (!std::isfinite(at)) {
+      others = -kInfinity;
+      break;
+    }
+    others += (q * at + c) * at;
+  }
+  for (const LogTerm& log : problem_.log_terms()) {
+    double arg = log.expr.constant;
+    for (const Term& t : log.expr.terms)
+      arg += t.coef > 0 ? t.coef * hi[t.var] : t.coef < 0 ? t.coef * lo[t.var] : 0.0;
+    others -= log.weight > 0 ? log.weight * std::log(std::max(arg, 0.0)) : 0.0;
+  }
+  others_lo_ = std::isnan(others) ? -kInfinity : Loosen(others, -1);
+  // And their greatest value (a convex quadratic's at a box end, a log's at its least argument).
+  double top = 0;
+  for (VarId v = 0; v < n && std::isfinite(top); ++v) {
+    const Variable var = problem_.variable(v);
+    const double c = sign * var.linear_cost, q = sign * var.quadratic_cost;
+    if (c == 0 && q == 0) continue;
+    const double l = lo[static_cast<std::size_t>(v)], h = hi[static_cast<std::size_t>(v)];
+    if (!std::isfinite(l) || !std::isfinite(h)) {
+      top = kInfinity;
+      break;
+    }
+    top += std::max((q * l + c) * l, (q * h + c) * h);
+  }
+  for (const LogTerm& log : problem_.log_terms()) {
+    if (!(log.weight > 0)) continue;
+    double arg = log.expr.constant;
+    for (const Term& t : log.expr.terms)
+      arg += t.coef > 0 ? t.coef * lo[t.var] : t.coef < 0 ? t.coef * hi[t.var] : 0.0;
+    top = arg > 0 ? top - log.weight * std::log(arg) : kInfinity;
+  }
+  others_hi_ = std::isnan(top) ? kInfinity : Loosen(top, 1);
   pair_lo_.assign(ps_.size(), -std::numeric_limits<float>::infinity());
   pair_hi_.assign(ps_.size(), std::numeric_limits<float>::infinity());
   // Every held pair is in a held demand block (an entry's, or a max-min copy) or is a global
@@ -217,7 +262,7 @@ void AdmmEngine::AddBoundTerms(int p,
   }
 }
 
-double AdmmEngine::LagrangianBound() {
+void AdmmEngine::LagrangianBound() {
   // The demand blocks' parts and the global pairs' (in block order: the same sum whatever
   // the threads), the resource blocks' values (this process's, then every process's in rank
   // order), and alpha's term.
@@ -226,15 +271,18 @@ double AdmmEngine::LagrangianBound() {
     lag += b.lag;
     ysum += b.ysum;
   }
-  double own = 0;
-  const auto [first, last] = OwnBlocks(0);
-  for (int b = first; b < last; ++b) own += side0_value_[static_cast<std::size_t>(b)];
+  // With more than one process, each holds its own blocks' values and zeros elsewhere: merged
+  // bitwise, every process sums every block's in block order, as one process does.
   if (executor_->processes() > 1) {
-    double all = 0;
-    for (double part : executor_->AllGather({own})) all += part;
-    own = all;
+    const auto [first, last] = OwnBlocks(0);
+    for (int b = 0; b < static_cast<int>(side0_value_.size()); ++b) {
+      if (b < first || b >= last) side0_value_[static_cast<std::size_t>(b)] = 0.0;
+    }
+    executor_->MergeBits(side0_value_.data(), side0_value_.size() * sizeof(double));
   }
-  lag += own;
+  for (double v : side0_value_) lag += v;
+  last_lag_ = std::isnan(lag) ? -kInfinity : lag;
+  last_alpha_coef_ = 0;
   if (global_side_ >= 0 && !global_pairs_.empty()) {
     const double w = problem_.global_term().weight;
     // Its objective's coefficient in the engine's sense plus its pairs' multipliers: max-min
@@ -243,10 +291,58 @@ double AdmmEngine::LagrangianBound() {
     // not turn into -inf.)
     double c = global_side_ == 1 ? -w + ysum : w - ysum;
     if (std::abs(c) <= 1e-12 * (std::abs(w) + std::abs(ysum))) c = 0;
-    if (c > 0) lag += c * alpha_lo_;
-    if (c < 0) lag += c * alpha_hi_;
+    last_alpha_coef_ = c;
   }
-  return std::isnan(lag) ? -kInfinity : lag;
+}
+
+// Alpha's term: the least of c alpha over alpha's box, which holds alpha at some optimum. Its
+// far ends come from the expressions (ComputeBoxes), from a bound already proven and from an
+// incumbent:
+//  * a proven bound B (engine's sense) on the optimum OPT = w alpha* + g (min-max; g >= 0 the
+//    other terms, at most others_hi_) gives alpha* >= (B - others_hi_) / w; max-min
+//    (OPT = -w alpha* + g) gives alpha* <= (others_hi_ - B) / w. The bound this check gives,
+//    lag + c alpha_end, is itself such a B: the end it sets and the bound it gives meet at a
+//    fixed point (the limit of valid bounds, so valid), in closed form below (|c| < w);
+//  * an incumbent of value F (engine's sense) gives alpha* <= (F - others_lo_) / w (min-max) or
+//    alpha* >= (others_lo_ - F) / w (max-min).
+double AdmmEngine::CheckBound(double lag, double c, double prior, double incumbent) const {
+  if (global_side_ < 0 || global_pairs_.empty()) return lag;
+  const double w = problem_.global_term().weight;
+  double lo = alpha_lo_, hi = alpha_hi_;
+  if (w > 0 && std::isfinite(incumbent) && std::isfinite(others_lo_)) {
+    // (Loosened by 10 x the feasibility tolerance: the incumbent is feasible within it.)
+    const double margin = 10 * options_.feasibility_tolerance;
+    const double f = InternalBound(incumbent);
+    if (global_side_ == 1) {  // max-min
+      const double b = (others_lo_ - f) / w;
+      lo = std::max(lo, b - margin * (1 + std::abs(b)));
+    } else {
+      const double b = (f - others_lo_) / w;
+      hi = std::min(hi, b + margin * (1 + std::abs(b)));
+    }
+  }
+  if (w > 0 && std::isfinite(others_hi_) && std::isfinite(lag)) {
+    const double g = others_hi_;
+    if (global_side_ == 0 && c > 0) {  // min-max: alpha's lower end
+      double b = std::isfinite(prior) ? (prior - g) / w : -kInfinity;
+      if (c < w) b = std::max(b, ((lag - c * g / w) / (1 - c / w) - g) / w);
+      lo = std::max(lo, Loosen(b, -1));
+    } else if (global_side_ == 1 && c < 0) {  // max-min: alpha's upper end
+      double b = std::isfinite(prior) ? (g - prior) / w : kInfinity;
+      if (-c < w) b = std::min(b, (g - (lag + c * g / w) / (1 + c / w)) / w);
+      hi = std::min(hi, Loosen(b, 1));
+    }
+  }
+  if (!(lo <= hi)) return -kInfinity;  // (an incumbent that is not feasible after all)
+  const double term = c > 0 ? c * lo : c < 0 ? c * hi : 0.0;
+  return std::isnan(lag + term) ? -kInfinity : lag + term;
+}
+
+// Every check's bound again, alpha's box narrowed by the incumbent (user's sense).
+double AdmmEngine::BoundWithIncumbent(const SolveRun& run, double incumbent) const {
+  double best = run.best_bound;
+  for (const auto& [lag, c] : run.checks) best = std::max(best, CheckBound(lag, c, best, incumbent));
+  return best;
 }
 
 double AdmmEngine::UserBound(double internal) const {
@@ -261,12 +357,7 @@ double AdmmEngine::InternalBound(double user) const {
 }
 
 double AdmmEngine::CertifiedGap(double objective, double bound) const {
-  if (!std::isfinite(objective) || !std::isfinite(bound)) {
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-  const bool max = problem_.objective_sense() == ObjectiveSense::kMaximize;
-  const double diff = max ? bound - objective : objective - bound;
-  return std::max(0.0, diff) / std::max({std::abs(bound), std::abs(objective), 1e-9});
+  return dede::CertifiedGap(problem_.objective_sense(), objective, bound);
 }
 
 double AdmmEngine::TrialGap(SolveRun* run) {
@@ -280,7 +371,8 @@ double AdmmEngine::TrialGap(SolveRun* run) {
   if (MeasureViolation(values).Max() > options_.feasibility_tolerance) {
     return std::numeric_limits<double>::quiet_NaN();
   }
-  return CertifiedGap(Objective(values), UserBound(run->best_bound));
+  const double objective = Objective(values);
+  return CertifiedGap(objective, UserBound(BoundWithIncumbent(*run, objective)));
 }
 
 }  // namespace dede::internal

@@ -43,7 +43,7 @@ void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
   xz_norm_ = std::max(std::sqrt(n.x), std::sqrt(n.z));
   u_norm_ = std::sqrt(n.u);
   it->primal_scale = xz_norm_;
-  if (bound_now_) it->bound = UserBound(LagrangianBound());
+  if (bound_now_) LagrangianBound();  // (CheckResiduals adds alpha's term)
   if (want_objective) {
     // A member buffer: a fresh 12 MB vector per check (Kdl TE) page-faults on every check.
     // With more than one process, process 0 alone gathers the values and evaluates the

@@ -554,6 +554,11 @@ std::vector<Spec> BuildSpecs() {
       [](auto& c) -> auto& { return c.admm.block_node_limit; }, AtLeast(1),
       "Branch-and-bound nodes per block solve; used when the block solvers are built.", false,
       true));
+  s.push_back(Double("solver.admm.gap_tolerance",
+      [](auto& c) -> auto& { return c.admm.gap_tolerance; }, Bounds{0, 1, false, true},
+      "Stop once the allocation's certified gap (its distance from the optimum, proven by the "
+      "checks' Lagrangian bound, relative) is at most this (0: off; continuous problems).",
+      true, true));
   s.push_back(Bool("solver.admm.verbose", [](auto& c) -> auto& { return c.admm.verbose; },
       "Print the residual trace to stderr.", true));
   // solver.exact: ExactOptions, in declaration order. Bounds are the exact solver's.

@@ -53,6 +53,8 @@ bool AdmmOptions::IsValid(std::string* error) const {
     return fail("integer_rho_growth", integer_rho_growth, "integer_rho_growth >= 1");
   if (block_node_limit < 1)
     return fail("block_node_limit", block_node_limit, "block_node_limit >= 1");
+  if (!(gap_tolerance >= 0 && gap_tolerance < 1))
+    return fail("gap_tolerance", gap_tolerance, "0 <= gap_tolerance < 1");
   return true;
 }
 

@@ -414,6 +414,9 @@ void ExactSolver::Finish(const RoundResult& round,
     summary->feasible = summary->max_violation <= kFeasibilityTolerance;
     if (have_bound && round.internal_bound > -1e50 && round.internal_bound < 1e50)
       summary->bound = sign_ * round.internal_bound + problem_.objective_constant();
+    if (summary->feasible) {
+      summary->gap = CertifiedGap(problem_.objective_sense(), summary->objective, summary->bound);
+    }
     text += ". Objective " + Num(summary->objective);
     if (!std::isnan(summary->bound)) text += ", bound " + Num(summary->bound);
     text += ", max violation " + Num(summary->max_violation);

@@ -290,7 +290,8 @@ HttpReply HandleHttpTarget(const std::string& target,
     if (!params.empty()) return Error(400, "/metrics takes no parameters");
     Result<QueryResult> r = query(
         "SELECT round, iterations, objective, primal_residual, dual_residual, max_violation, "
-        "feasible, COALESCE(round_seconds, total_seconds), termination, deployment_id FROM "
+        "feasible, COALESCE(round_seconds, total_seconds), gap, termination, deployment_id "
+        "FROM "
         "round_summary WHERE " +
         where + " ORDER BY round DESC LIMIT 1");
     if (!r.ok()) return Error(500, r.status().message());
@@ -305,7 +306,8 @@ HttpReply HandleHttpTarget(const std::string& target,
                            "dede_round_dual_residual",
                            "dede_round_max_violation",
                            "dede_round_feasible",
-                           "dede_round_seconds"};
+                           "dede_round_seconds",
+                           "dede_round_gap"};
     const char* help[] = {"Last committed round.",
                           "ADMM iterations of the last round.",
                           "Objective of the last round's allocation.",
@@ -314,18 +316,20 @@ HttpReply HandleHttpTarget(const std::string& target,
                           "Largest constraint violation of the last round's allocation.",
                           "1 if the last round's allocation is feasible.",
                           "Wall time of the last round (events to report), as its log line "
-                          "gives it."};
+                          "gives it.",
+                          "Certified gap of the last round's allocation: at most this far from "
+                          "the optimum, relative (NaN: its solver proves no bound)."};
     out << "# HELP dede_rounds_total Rounds committed.\n# TYPE dede_rounds_total counter\n";
     Result<QueryResult> count = query("SELECT count(*) FROM round_summary WHERE " + where);
     out << "dede_rounds_total{" << label << "} "
         << (count.ok() && !count->rows.empty() ? PromNumber(count->rows[0][0]) : "0") << "\n";
     if (!r->rows.empty()) {
-      for (int k = 0; k < 8; ++k) {
+      for (int k = 0; k < 9; ++k) {
         out << "# HELP " << names[k] << ' ' << help[k] << "\n# TYPE " << names[k] << " gauge\n"
             << names[k] << '{' << label << "} " << PromNumber(r->rows[0][k]) << "\n";
       }
       const std::string round = r->rows[0][0].value_or("-1");
-      const std::string id = r->rows[0][9].value_or("-1");
+      const std::string id = r->rows[0][10].value_or("-1");
       Result<QueryResult> m = query("SELECT name, value FROM metrics WHERE deployment_id = " + id +
                                     " AND round = " + round + " ORDER BY name");
       if (m.ok() && !m->rows.empty()) {

@@ -96,7 +96,7 @@ Status CsvSink::Write(const RoundRecord& record, const RoundOutcome& outcome) {
     for (const Metric& m : record.report.metrics) metric_names_.push_back(m.name);
     out_ << "round,solver,method,termination,iterations,setup_seconds,solve_seconds,"
             "repair_seconds,round_seconds,objective,max_violation,feasible,seed_seconds,"
-            "fill_seconds,returned";
+            "fill_seconds,returned,bound,gap";
     for (const std::string& name : metric_names_) out_ << ',' << CsvField(name);
     out_ << ",other_metrics\n";
   }
@@ -108,7 +108,9 @@ Status CsvSink::Write(const RoundRecord& record, const RoundOutcome& outcome) {
        << CsvNumber(outcome.seconds) << ',' << CsvNumber(s.objective) << ','
        << CsvNumber(s.max_violation) << ',' << (s.feasible ? 1 : 0) << ','
        << (s.seed_seconds >= 0 ? CsvNumber(s.seed_seconds) : "") << ','
-       << (s.fill_seconds >= 0 ? CsvNumber(s.fill_seconds) : "") << ',' << CsvField(s.returned);
+       << (s.fill_seconds >= 0 ? CsvNumber(s.fill_seconds) : "") << ',' << CsvField(s.returned)
+       << ',' << (std::isfinite(s.bound) ? CsvNumber(s.bound) : "") << ','
+       << (std::isfinite(s.gap) ? CsvNumber(s.gap) : "");
   for (const std::string& name : metric_names_) {
     const auto it = metrics.find(name);
     out_ << ',' << (it != metrics.end() ? CsvNumber(it->second) : std::string());
@@ -136,7 +138,9 @@ Status LogSink::Write(const RoundRecord&, const RoundOutcome& o) {
   if (log_.Enabled(LogLevel::kInfo)) {
     std::string line = round + "  " + TerminationName(s.termination) + "  iterations " +
                        std::to_string(s.iterations) + "  objective " +
-                       Printf("%.10g", s.objective) + "  violation " +
+                       Printf("%.10g", s.objective) +
+                       (std::isfinite(s.gap) ? "  gap " + Printf("%.2e", s.gap) : "") +
+                       "  violation " +
                        Printf("%.2e", s.max_violation) + "  time " + Printf("%.3f", o.seconds) +
                        " s" + TimeSplit(s);
     for (const Metric& m : o.report.metrics) line += "  " + m.name + " " + Printf("%.6g", m.value);
@@ -338,6 +342,13 @@ void RoundPipeline::ChooseReturned(const Problem& problem, RoundOutcome* outcome
   }
 }
 
+// The gap of the allocation the round returns (after the plugin's repair and the candidates):
+// the solver's bound holds for every allocation, its gap is recomputed for this one.
+void RoundPipeline::SetGap(const Problem& problem, SolveSummary* s) {
+  s->gap = s->feasible ? CertifiedGap(problem.objective_sense(), s->objective, s->bound)
+                       : std::numeric_limits<double>::quiet_NaN();
+}
+
 Status RoundPipeline::Complete(int round, RoundOutcome* outcome) {
   const Problem& problem = *parts_.problem;
   const Clock::time_point start = Clock::now();
@@ -349,6 +360,7 @@ Status RoundPipeline::Complete(int round, RoundOutcome* outcome) {
     s.feasible = false;
     s.objective = std::numeric_limits<double>::quiet_NaN();
     ChooseReturned(problem, outcome);
+    SetGap(problem, &s);
     if (static_cast<int>(outcome->allocation.values.size()) != problem.num_variables())
       return Status::Ok();
     Status status = parts_.guard("Report", [&] {
@@ -381,6 +393,7 @@ Status RoundPipeline::Complete(int round, RoundOutcome* outcome) {
     s.message += text;
   }
   if (parts_.admm != nullptr) ChooseReturned(problem, outcome);
+  SetGap(problem, &s);
   status = parts_.guard("Report", [&] {
     return parts_.plugin->Report(round, problem, outcome->allocation, &outcome->report);
   });

@@ -151,6 +151,7 @@ class RoundPipeline {
   Status PrepareCandidates(const Problem& problem, std::vector<double>* seed);
   // Replaces the solver's answer by a better candidate, if any; records which was returned.
   void ChooseReturned(const Problem& problem, RoundOutcome* outcome);
+  static void SetGap(const Problem& problem, SolveSummary* s);
   static constexpr int kMaxCandidateVariables = 8'000'000;
 
   Parts parts_;

@@ -136,9 +136,10 @@ Status Store::Impl::InsertRound(std::int64_t deployment_id,
       "                    message, iterations, rho, primal_residual, dual_residual, objective,"
       "                    max_violation, feasible, setup_seconds, solve_seconds, repair_seconds,"
       "                    total_seconds, num_threads, bound, rho_updates, repair_rounds,"
-      "                    round_seconds, seed_seconds, fill_seconds, returned, seed_objective)"
+      "                    round_seconds, seed_seconds, fill_seconds, returned, seed_objective,"
+      "                    gap)"
       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-      "         ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)");
+      "         ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)");
   if (!insert.ok()) return insert.status();
   insert->Bind(1,  deployment_id)
          .Bind(2,  record.round)
@@ -150,7 +151,8 @@ Status Store::Impl::InsertRound(std::int64_t deployment_id,
          .Bind(14, s.feasible ? 1 : 0)
          .Bind(20, s.bound)                           // NaN -> NULL
          .Bind(23, record.round_seconds)              // NaN -> NULL
-         .Bind(27, s.seed_objective);                 // NaN -> NULL
+         .Bind(27, s.seed_objective)                  // NaN -> NULL
+         .Bind(28, s.gap);                            // NaN -> NULL
   BindOptionalText(insert.value(), 26, s.returned);
   BindMeasured(insert.value(),     24, s.seed_seconds);
   BindMeasured(insert.value(),     25, s.fill_seconds);

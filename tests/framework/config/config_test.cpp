@@ -645,7 +645,7 @@ TEST(LoadDeployment, UnknownNestedKeyNamesFileLineAndAllowedKeys) {
               StartsWith(Fixture("unknown_nested.yaml") +
                          ":7:5: unknown key 'max_iteration' in solver.admm; allowed: "
                          "max_iterations, rho, relaxation, eps_abs,"));
-  EXPECT_THAT(loaded.status().message(), HasSubstr("block_node_limit, verbose"));
+  EXPECT_THAT(loaded.status().message(), HasSubstr("block_node_limit, gap_tolerance, verbose"));
 }
 
 TEST(LoadDeployment, PluginSettingsAreNotValidated) {

@@ -463,11 +463,11 @@ TEST(RoundPipeline, CsvSinkWritesOneLinePerRoundAndKeepsLateMetrics) {
       lines[0],
       "round,solver,method,termination,iterations,setup_seconds,solve_seconds,"
       "repair_seconds,round_seconds,objective,max_violation,feasible,seed_seconds,fill_seconds,"
-      "returned,counter,other_metrics");
+      "returned,bound,gap,counter,other_metrics");
   EXPECT_THAT(lines[1], ::testing::StartsWith("0,plugin,zeros,converged,"));
-  // objective, violation, feasible, no seed time, fill time or candidates, counter, no other
-  // metric
-  EXPECT_THAT(lines[1], ::testing::EndsWith(",0,0,1,,,,1,"));
+  // objective, violation, feasible, no seed time, fill time, candidates, bound or gap, counter,
+  // no other metric
+  EXPECT_THAT(lines[1], ::testing::EndsWith(",0,0,1,,,,,,1,"));
   EXPECT_THAT(lines[2], ::testing::EndsWith(",2,late=1.5"));
   EXPECT_THAT(lines[3], ::testing::EndsWith(",3,late=2.5"));
   // The same rounds went to the database sink.

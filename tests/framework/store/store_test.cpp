@@ -208,13 +208,13 @@ TEST(StoreMigrations, FreshDatabaseGetsLatestVersionAndExpectedColumns) {
              "dual_residual", "objective",      "max_violation", "feasible",     "setup_seconds",
              "solve_seconds", "repair_seconds", "total_seconds", "num_threads",  "bound",
              "rho_updates",   "repair_rounds",  "round_seconds", "seed_seconds", "fill_seconds",
-             "returned",      "seed_objective"}));
+             "returned",      "seed_objective", "gap"}));
   EXPECT_EQ(Columns(*store, "allocations"), (Names{"deployment_id", "round", "var_id", "value"}));
   EXPECT_EQ(Columns(*store, "metrics"), (Names{"deployment_id", "round", "name", "value"}));
   EXPECT_EQ(Columns(*store, "entities"), (Names{"deployment_id", "round", "side", "idx", "name"}));
   EXPECT_EQ(Columns(*store, "entity_parameters"),
             (Names{"deployment_id", "round", "side", "idx", "parameter", "value"}));
-  EXPECT_EQ(Columns(*store, "round_summary").size(), 25u);
+  EXPECT_EQ(Columns(*store, "round_summary").size(), 27u);
   EXPECT_EQ(
       Columns(*store, "demand_allocation"),
       (Names{"deployment_id", "round", "demand", "demand_name", "allocated", "nonzero_entries"}));
