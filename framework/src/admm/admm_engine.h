@@ -626,6 +626,10 @@ class AdmmEngine {
                      bool x_is_alpha,
                      bool z_is_alpha,
                      Norms* acc) const;
+  // A demand block's part of the check's bound, from its solution v and its pairs' xh, before
+  // the pairs' z and u are updated: exact where the block is a linear program of at most one
+  // row (SingleRowLpBound), else from its objective at v and AddBoundTerms.
+  void DemandBound(const Block& block, const double* v, const double* xh, Norms* acc) const;
   // The check's bound from the norms and side0_value_ (engine's sense), without alpha's term:
   // into last_lag_, and alpha's coefficient into last_alpha_coef_.
   void LagrangianBound();

@@ -262,6 +262,152 @@ void AdmmEngine::AddBoundTerms(int p,
   }
 }
 
+namespace {
+
+// A lower bound on  min sum_j g_j v_j  subject to one row  sum_j a_j v_j (sense) rhs  (over the
+// slots in `in_row`; row == nullptr: none) and  l <= v <= u:  the row's Lagrangian dual
+//   phi(mu) = -mu rhs + sum_j min_{v_j in [l_j, u_j]} (g_j + mu a_j) v_j
+// (mu >= 0 for <=, <= 0 for >=, free for =) at its best breakpoint. Every mu gives a valid
+// bound (weak duality); phi is concave and piecewise linear, so a ternary search over the
+// sorted breakpoints within the interval where phi is finite finds its maximum, the LP's value.
+double SingleRowLpBound(const std::vector<double>& g,
+                        const std::vector<double>& l,
+                        const std::vector<double>& u,
+                        const BlockRow* row) {
+  const std::size_t n = g.size();
+  const auto term = [](double coef, double lo, double hi) {
+    if (coef > 0) return coef * lo;
+    if (coef < 0) return coef * hi;
+    return 0.0;
+  };
+  thread_local std::vector<double> a;
+  a.assign(n, 0.0);
+  if (row != nullptr) {
+    for (std::size_t k = 0; k < row->index.size(); ++k)
+      a[static_cast<std::size_t>(row->index[k])] = row->coef[k];
+  }
+  const auto phi = [&](double mu) {
+    double sum = row != nullptr ? -mu * row->rhs : 0.0;
+    for (std::size_t j = 0; j < n; ++j) {
+      double coef = g[j] + mu * a[j];
+      // (At an end of the finite interval a coefficient meant to be 0 may round to a tiny
+      // one of the wrong sign: there phi is the limit from inside.)
+      if (std::abs(coef) <= 1e-12 * (std::abs(g[j]) + std::abs(mu * a[j]))) coef = 0;
+      sum += term(coef, l[j], u[j]);
+    }
+    return std::isnan(sum) ? -kInfinity : sum;
+  };
+  if (row == nullptr) return phi(0.0);
+  // Where phi is finite: each unbounded side of a slot's box needs its coefficient's sign.
+  double lo = row->sense == Sense::kGreaterEqual ? -kInfinity : 0.0;
+  double hi = row->sense == Sense::kLessEqual ? kInfinity : 0.0;
+  if (row->sense == Sense::kEqual) lo = -kInfinity, hi = kInfinity;
+  if (row->sense == Sense::kLessEqual) lo = 0.0;
+  if (row->sense == Sense::kGreaterEqual) hi = 0.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const bool need_nonneg = !std::isfinite(u[j]);  // g + mu a >= 0
+    const bool need_nonpos = !std::isfinite(l[j]);  // g + mu a <= 0
+    if (!need_nonneg && !need_nonpos) continue;
+    if (a[j] == 0) {
+      if ((need_nonneg && g[j] < 0) || (need_nonpos && g[j] > 0)) return -kInfinity;
+      continue;
+    }
+    const double m = -g[j] / a[j];
+    if (need_nonneg) (a[j] > 0 ? lo : hi) = a[j] > 0 ? std::max(lo, m) : std::min(hi, m);
+    if (need_nonpos) (a[j] > 0 ? hi : lo) = a[j] > 0 ? std::min(hi, m) : std::max(lo, m);
+  }
+  if (!(lo <= hi)) return -kInfinity;
+  thread_local std::vector<double> points;
+  points.clear();
+  for (std::size_t j = 0; j < n; ++j) {
+    if (a[j] == 0) continue;
+    const double m = -g[j] / a[j];
+    if (m > lo && m < hi) points.push_back(m);
+  }
+  if (std::isfinite(lo)) points.push_back(lo);
+  if (std::isfinite(hi)) points.push_back(hi);
+  if (lo <= 0 && 0 <= hi) points.push_back(0.0);
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  if (points.empty()) return -kInfinity;
+  std::size_t left = 0, right = points.size() - 1;
+  while (right - left > 2) {
+    const std::size_t m1 = left + (right - left) / 3, m2 = right - (right - left) / 3;
+    if (phi(points[m1]) < phi(points[m2])) {
+      left = m1 + 1;
+    } else {
+      right = m2;
+    }
+  }
+  double best = -kInfinity;
+  for (std::size_t k = left; k <= right; ++k) best = std::max(best, phi(points[k]));
+  return best;
+}
+
+}  // namespace
+
+void AdmmEngine::DemandBound(const Block& block,
+                             const double* v,
+                             const double* xh,
+                             Norms* acc) const {
+  const BlockProblem& bp = block.problem;
+  const std::size_t n = block.vars.size();
+  const bool linear = bp.logs.empty() && bp.rows.size() <= 1 && bp.quadratic.uniform() &&
+                      bp.quadratic.value() == 0.0;
+  if (!linear) {
+    acc->lag += BlockValue(bp, v);
+    for (std::size_t i = 0; i < n; ++i) {
+      const int p = block.vars[i].pair;
+      if (p < 0) continue;
+      const std::uint32_t j = Side0Pos(p);
+      const double x = j != kNoSlot ? side0_x_[j] : alpha_;
+      AddBoundTerms(p, x, xh[i], v[i], bp.quadratic[i], j == kNoSlot, false, acc);
+    }
+    return;
+  }
+  // A linear program of at most one row: its exact least value at the multipliers, over the
+  // block's bounds and the pairs' boxes, the images folded into their bases.
+  thread_local std::vector<double> g, l, u;
+  g.resize(n);
+  l.resize(n);
+  u.resize(n);
+  const SlotValues::View c = bp.linear.view(), lower = bp.lower.view(), upper = bp.upper.view();
+  for (std::size_t i = 0; i < n; ++i) {
+    g[i] = c[i];
+    l[i] = lower[i];
+    u[i] = upper[i];
+    const int p = block.vars[i].pair;
+    if (p < 0) continue;
+    const PairState& q = Ps(p);
+    const std::uint32_t j = Side0Pos(p);
+    const double x = j != kNoSlot ? side0_x_[j] : alpha_;
+    const double y = Weight(p) * (x - q.z + q.u);  // as AddBoundTerms
+    if (j == kNoSlot) {
+      acc->ysum += y;
+    } else {
+      acc->lag += y * x;
+    }
+    g[i] -= y;
+    const std::size_t li = Local(p);
+    l[i] = std::max(l[i], static_cast<double>(pair_lo_[li]));
+    u[i] = std::min(u[i], static_cast<double>(pair_hi_[li]));
+  }
+  double constant = 0;
+  const BlockImages& im = bp.images;
+  for (std::size_t k = 0; k < im.size(); ++k) {
+    const auto s = static_cast<std::size_t>(im.slot[k]), b = static_cast<std::size_t>(im.base[k]);
+    const double off = im.offset[k], sc = im.scale[k];
+    g[b] += sc * g[s];
+    constant += g[s] * off;
+    const auto [from, to] = ImageBaseInterval(l[s], u[s], off, sc);
+    l[b] = std::max(l[b], from);
+    u[b] = std::min(u[b], to);
+    g[s] = 0;
+    l[s] = u[s] = 0;
+  }
+  acc->lag += constant + SingleRowLpBound(g, l, u, bp.rows.empty() ? nullptr : &bp.rows[0]);
+}
+
 void AdmmEngine::LagrangianBound() {
   // The demand blocks' parts and the global pairs' (in block order: the same sum whatever
   // the threads), the resource blocks' values (this process's, then every process's in rank

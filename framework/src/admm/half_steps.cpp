@@ -350,16 +350,13 @@ bool AdmmEngine::HalfStep(
     }
     // A check: the dual residual and the dual norm carry each pair's penalty factor.
     Norms acc;
-    if (bound_now_) acc.lag = BlockValue(bp, v);
+    if (bound_now_) DemandBound(block, v, xh_block, &acc);  // (before the pairs' update)
     for (std::size_t i = 0; i < n; ++i) {
       const int p = vars[i].pair;
       if (p < 0) continue;
       const std::size_t li = local(p);
       const std::uint32_t j = pos0[li];
       const double x = j != kNoSlot ? flat_x[j] : alpha;
-      if (bound_now_) {
-        AddBoundTerms(p, x, xh_block[i], v[i], bp.quadratic[i], j == kNoSlot, false, &acc);
-      }
       AssignZMeasured(p, x, xh_block[i], v[i], &acc);
       if (j != kNoSlot) flat_t[j] = ps[li].z - ps[li].u;
     }
