@@ -51,6 +51,12 @@ class AdmmSolver {
   // at their own criterion. An empty function (the default) is not called.
   using Observer = std::function<bool(const IterationSummary&)>;
   void SetObserver(Observer observer);
+  // How AdmmOptions::gap_tolerance's trials make an iterate feasible before they measure its
+  // certified gap: the host's own repair (a domain plugin's), called on the solving thread
+  // with a full assignment to repair in place; false: it could not. Empty (the default): the
+  // engine's repair (AdmmOptions::repair).
+  using Repairer = std::function<bool(std::vector<double>*)>;
+  void SetRepairer(Repairer repairer);
   const AdmmOptions& options() const;
   // Why the solver could not be built (empty if it can be used).
   const std::string& setup_error() const;

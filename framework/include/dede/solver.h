@@ -134,7 +134,9 @@ struct AdmmOptions {
   int block_node_limit = 20000;  // branch-and-bound nodes per block solve
   // Stop on the certified gap (SolveSummary::gap): at a check whose bound and iterate are
   // within gap_tolerance of each other, the allocation is repaired and, if its gap to the
-  // bound is within gap_tolerance too, the solve ends there (kConverged). 0: off (the
+  // bound is within gap_tolerance too, the solve ends there (kConverged; with
+  // fill_after_max_min the first stage stops within gap_tolerance - fill_slack, which the
+  // second stage may spend, when the tolerance is above twice the slack). 0: off (the
   // residuals and the time limit decide). Continuous problems (integer ones: the relaxation's
   // bound certifies no integral point before the integer phase).
   double gap_tolerance = 0.0;

@@ -152,6 +152,7 @@ class AdmmEngine {
   const AdmmOptions& options() const { return options_; }
   void SetOptions(const AdmmOptions& options) { options_ = options; }
   void SetObserver(AdmmSolver::Observer observer) { observer_ = std::move(observer); }
+  void SetRepairer(AdmmSolver::Repairer repairer) { repairer_ = std::move(repairer); }
   const std::string& setup_error() const { return setup_error_; }
   void Reset() { cold_ = true; }
   void WarmStart(const std::vector<double>& values);
@@ -441,6 +442,7 @@ class AdmmEngine {
   const Problem& problem_;
   AdmmOptions options_;
   AdmmSolver::Observer observer_;
+  AdmmSolver::Repairer repairer_;  // gap_tolerance's trials (TrialGap); empty: Repair
   std::unique_ptr<BlockExecutor> executor_ = MakeLocalBlockExecutor();
   // Steady-clock deadline of the running solve in ns (0: none), read by branch and bound.
   std::atomic<std::int64_t> deadline_ns_{0};

@@ -409,6 +409,34 @@ AdmmEngine::Check AdmmEngine::CheckResiduals(SolveRun* run, int k, IterationSumm
       it.primal_residual <= it.primal_tolerance && it.dual_residual <= it.dual_tolerance;
   run->inaccurate_ok =
       it.primal_residual <= 10 * it.primal_tolerance && it.dual_residual <= 10 * it.dual_tolerance;
+  // The stop on the certified gap (gap_tolerance > 0, continuous problems): it replaces the
+  // residuals' stop, which may come with a larger gap. A trial repair runs once the iterate
+  // (feasible or nearly) is within the tolerance of the best bound, or the residuals are within
+  // theirs; after one that falls short, the next waits a quarter of the iterations so far (a
+  // repair costs a few iterations). A work-conserving max-min's second stage may then lower
+  // the minimum by fill_slack: the first stage stops that much inside the tolerance.
+  double tol = options_.gap_tolerance;
+  if (tol > 0 && !run->has_integers) {
+    if (options_.fill_after_max_min && global_side_ == 1 && tol > 2 * options_.fill_slack) {
+      tol -= options_.fill_slack;
+    }
+    if (k >= run->next_gap_trial &&
+        (converged || CertifiedGap(it.objective, UserBound(run->best_bound)) <= tol)) {
+      const double gap = TrialGap(run);
+      if (gap <= tol) {
+        run->termination = Termination::kConverged;
+        std::ostringstream out_message;
+        out_message.precision(2);
+        out_message << std::scientific << "Certified gap " << gap << " <= gap_tolerance " << tol
+                    << " (primal residual " << it.primal_residual << ", dual residual "
+                    << it.dual_residual << ").";
+        run->message = out_message.str();
+        return Check::kStop;
+      }
+      run->next_gap_trial = k + std::max(options_.check_termination_every, k / 4);
+    }
+    return Check::kGoOn;
+  }
   if (converged) {
     if (run->has_integers && !run->integer_phase) {
       // The relaxation has converged: continue with exact integer block solves.
@@ -428,25 +456,6 @@ AdmmEngine::Check AdmmEngine::CheckResiduals(SolveRun* run, int k, IterationSumm
   if (run->integer_phase && run->integer_start > 0 &&
       k - run->integer_start >= options_.integer_iterations) {
     return Check::kStop;
-  }
-  // The stop on the certified gap: a trial repair once the iterate (feasible or nearly) is
-  // within the tolerance of the best bound; after one that falls short, the next waits a
-  // quarter of the iterations so far (a repair costs a few iterations).
-  const double tol = options_.gap_tolerance;
-  if (tol > 0 && !run->has_integers && k >= run->next_gap_trial &&
-      CertifiedGap(it.objective, UserBound(run->best_bound)) <= tol) {
-    const double gap = TrialGap(run);
-    if (gap <= tol) {
-      run->termination = Termination::kConverged;
-      std::ostringstream out_message;
-      out_message.precision(2);
-      out_message << std::scientific << "Certified gap " << gap << " <= gap_tolerance " << tol
-                  << " (primal residual " << it.primal_residual << ", dual residual "
-                  << it.dual_residual << ").";
-      run->message = out_message.str();
-      return Check::kStop;
-    }
-    run->next_gap_trial = k + std::max(options_.check_termination_every, k / 4);
   }
   return Check::kGoOn;
 }
@@ -592,6 +601,7 @@ void AdmmSolver::Reset() { engine_->Reset(); }
 void AdmmSolver::WarmStart(const std::vector<double>& values) { engine_->WarmStart(values); }
 void AdmmSolver::SetOptions(const AdmmOptions& options) { engine_->SetOptions(options); }
 void AdmmSolver::SetObserver(Observer observer) { engine_->SetObserver(std::move(observer)); }
+void AdmmSolver::SetRepairer(Repairer repairer) { engine_->SetRepairer(std::move(repairer)); }
 const AdmmOptions& AdmmSolver::options() const { return engine_->options(); }
 const std::string& AdmmSolver::setup_error() const { return engine_->setup_error(); }
 

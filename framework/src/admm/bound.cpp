@@ -511,7 +511,9 @@ double AdmmEngine::TrialGap(SolveRun* run) {
   GatherValues(&values, options_.final_iterate == FinalIterate::kResourceSide ? 0 : 1);
   int rounds = 0;
   std::string message;
-  if (options_.repair && !Repair(&values, &rounds, &message)) {
+  if (repairer_) {
+    if (!repairer_(&values)) return std::numeric_limits<double>::quiet_NaN();
+  } else if (options_.repair && !Repair(&values, &rounds, &message)) {
     return std::numeric_limits<double>::quiet_NaN();
   }
   if (MeasureViolation(values).Max() > options_.feasibility_tolerance) {

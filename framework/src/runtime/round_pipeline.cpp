@@ -232,6 +232,20 @@ Status RoundPipeline::Solve(int round, std::stop_token stop, RoundOutcome* outco
     // A plugin whose repair makes any allocation feasible does the repair alone.
     if (options.repair && parts_.repair_makes_feasible) options.repair = false;
     parts_.admm->SetOptions(options);
+    // gap_tolerance's trials repair as the round will: with the plugin's repair, where it is
+    // pure (otherwise the engine's).
+    if (options.gap_tolerance > 0 && parts_.repair_is_pure) {
+      parts_.admm->SetRepairer([this, &problem](std::vector<double>* values) {
+        Allocation trial;
+        trial.values = std::move(*values);
+        const Status repaired =
+            parts_.guard("Repair", [&] { return parts_.plugin->Repair(problem, &trial); });
+        *values = std::move(trial.values);
+        return repaired.ok();
+      });
+    } else {
+      parts_.admm->SetRepairer({});
+    }
     parts_.admm->Solve(stop, &outcome->allocation, &outcome->summary);
     admm_started_ = true;
     // The seed and the candidates: the round's own figure, beside the solver's set-up.

@@ -34,7 +34,7 @@ INSTANCES = [
     ("kdl-minmlu", "tools/bench/te_zoo/kdl.yaml",
      ["plugin.settings.objective=min_max_utilization"]),
     ("b4-minmlu", "configs/te_b4.yaml", ["plugin.settings.objective=min_max_utilization"]),
-    ("cluster-contended", "docs/benchmarks/cluster_contended/example-0e4a51-s1.yaml", []),
+    ("cluster-contended", "tools/bench/convergence/cluster_contended_maxmin.yaml", []),
 ]
 BUDGETS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]
 NUMBER = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|-inf)"
