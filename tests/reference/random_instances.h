@@ -24,12 +24,18 @@ enum class Family { kLinear, kQuadratic, kLog, kMaxMin, kMinMax, kBinary };
 
 inline const char* FamilyName(Family f) {
   switch (f) {
-    case Family::kLinear: return "LP";
-    case Family::kQuadratic: return "QP";
-    case Family::kLog: return "log";
-    case Family::kMaxMin: return "max-min";
-    case Family::kMinMax: return "min-max";
-    case Family::kBinary: return "binary";
+    case Family::kLinear:
+      return "LP";
+    case Family::kQuadratic:
+      return "QP";
+    case Family::kLog:
+      return "log";
+    case Family::kMaxMin:
+      return "max-min";
+    case Family::kMinMax:
+      return "min-max";
+    case Family::kBinary:
+      return "binary";
   }
   return "?";
 }
@@ -57,10 +63,10 @@ class Generator {
 // satisfies: equality exactly, inequalities with a random slack (sometimes zero, so that
 // constraints are active at x0 too).
 inline void AddFeasibleConstraint(Generator* gen,
-                           Problem* problem,
-                           BlockId block,
-                           const LinearExpr& expr,
-                           const std::vector<double>& x0) {
+                                  Problem* problem,
+                                  BlockId block,
+                                  const LinearExpr& expr,
+                                  const std::vector<double>& x0) {
   double value = 0.0;
   for (const Term& t : expr.terms) value += t.coef * x0[t.var];
   const double slack = gen->Chance(0.2) ? 0.0 : gen->Uniform(0.0, 1.5);
@@ -99,7 +105,7 @@ inline RandomInstance MakeRandomInstance(Family family, std::uint64_t seed) {
   const int matrix = problem->AddAllocation(
       "x", family == Family::kBinary ? Domain::Binary() : Domain::NonNegative());
   const bool box = family != Family::kQuadratic;  // finite boxes: every family but QP
-  std::vector<double> x0;  // the feasible point, indexed by VarId
+  std::vector<double> x0;                         // the feasible point, indexed by VarId
 
   // Bounds and x0 for a new variable: LPs get a finite box with x0 strictly inside; QPs are
   // non-negative or (30%) free.
@@ -109,10 +115,9 @@ inline RandomInstance MakeRandomInstance(Family family, std::uint64_t seed) {
     if (family == Family::kBinary && problem->IsEntry(v)) {
       x0.push_back(gen.Chance(0.5) ? 1.0 : 0.0);
     } else if (box) {
-      const double lower =
-          gen.Chance(0.7) || (family == Family::kLog && problem->IsEntry(v))
-              ? 0.0
-              : gen.Uniform(-2.0, 1.0);
+      const double lower = gen.Chance(0.7) || (family == Family::kLog && problem->IsEntry(v))
+                               ? 0.0
+                               : gen.Uniform(-2.0, 1.0);
       const double upper = lower + gen.Uniform(0.5, 4.0);
       problem->SetBounds(v, lower, upper);
       x0.push_back(gen.Uniform(lower + 0.1 * (upper - lower), upper - 0.1 * (upper - lower)));
@@ -212,10 +217,10 @@ inline RandomInstance MakeRandomInstance(Family family, std::uint64_t seed) {
   }
 
   RandomInstance out;
-  out.description = std::string(FamilyName(family)) + " seed " +
-                    std::to_string(seed) + ": " + std::to_string(num_resources) + " x " +
-                    std::to_string(num_demands) + ", " + std::to_string(problem->num_variables()) +
-                    " variables (" + std::to_string(num_locals) + " local), " +
+  out.description = std::string(FamilyName(family)) + " seed " + std::to_string(seed) + ": " +
+                    std::to_string(num_resources) + " x " + std::to_string(num_demands) + ", " +
+                    std::to_string(problem->num_variables()) + " variables (" +
+                    std::to_string(num_locals) + " local), " +
                     std::to_string(problem->num_constraints()) + " constraints, " +
                     (maximize ? "maximize" : "minimize");
   EXPECT_LE(problem->MeasureViolation(x0).Max(), 1e-12) << "x0 must be feasible";

@@ -196,7 +196,7 @@ int SolveCommand(const std::string& file,
     std::cout << "certified gap: " << gap << "\n";
   } else {
     std::cout << "certified gap: none ("
-              << (!summary.feasible               ? "the allocation is not feasible"
+              << (!summary.feasible              ? "the allocation is not feasible"
                   : std::isfinite(summary.bound) ? "no finite objective"
                                                  : "the method proves no bound")
               << ")\n";

@@ -70,9 +70,8 @@ class CsvWriter {
     out_ << CsvField(r.domain) << ',' << CsvField(r.objective) << ',' << CsvField(r.method) << ','
          << CsvField(r.instance) << ',' << r.round << ',' << r.threads << ',' << Number(r.value)
          << ',' << Number(r.quality) << ',' << CsvField(r.reference) << ','
-         << Number(r.seconds, "%.6f") << ',' << (r.feasible ? 1 : 0) << ',' << Number(r.gap)
-         << ',' << CsvField(r.note)
-         << '\n';
+         << Number(r.seconds, "%.6f") << ',' << (r.feasible ? 1 : 0) << ',' << Number(r.gap) << ','
+         << CsvField(r.note) << '\n';
     out_.flush();  // an interrupted run keeps what it measured
   }
 
@@ -143,9 +142,9 @@ std::string SummaryMarkdown(const std::map<Key, Aggregate>& table) {
         << Number(a.seconds_sum / std::max(1, a.rows), "%.4f") << " | "
         << Number(a.seconds_max, "%.4f") << " | " << a.feasible << "/" << a.rows << " | "
         << (a.with_gap == a.rows && a.rows > 0 ? Number(a.gap_max, "%.2e")
-            : a.with_gap > 0 ? Number(a.gap_max, "%.2e") + " (" + std::to_string(a.with_gap) +
-                                   " rows)"
-                             : "none")
+            : a.with_gap > 0
+                ? Number(a.gap_max, "%.2e") + " (" + std::to_string(a.with_gap) + " rows)"
+                : "none")
         << " | " << (a.reference.empty() ? "-" : a.reference) << " |\n";
   }
   return out.str();
@@ -311,8 +310,8 @@ int DeploymentsCommand(const dede::eval::DeploymentSuite& suite,
     std::cout << "  " << r.objective << "  " << r.method << " x" << r.threads << "  round "
               << r.round << "  value " << Number(r.value, "%.6g") << "  quality "
               << Number(r.quality, "%.6f") << "  gap " << Number(r.gap, "%.2e") << "  "
-              << Number(r.seconds, "%.3f") << " s"
-              << (r.feasible ? "" : "  INFEASIBLE") << "  (" << r.note << ")\n"
+              << Number(r.seconds, "%.3f") << " s" << (r.feasible ? "" : "  INFEASIBLE") << "  ("
+              << r.note << ")\n"
               << std::flush;
   });
   int exit_code = 0;

@@ -51,10 +51,10 @@ class AdmmSolver {
   // at their own criterion. An empty function (the default) is not called.
   using Observer = std::function<bool(const IterationSummary&)>;
   void SetObserver(Observer observer);
-  // How AdmmOptions::gap_tolerance's trials make an iterate feasible before they measure its
-  // certified gap: the host's own repair (a domain plugin's), called on the solving thread
-  // with a full assignment to repair in place; false: it could not. Empty (the default): the
-  // engine's repair (AdmmOptions::repair).
+  // How AdmmOptions::gap_tolerance's trials finish an iterate before they measure its
+  // certified gap, after the engine's repair (AdmmOptions::repair): the host's own repair (a
+  // domain plugin's), called on the solving thread with a full assignment to repair in place;
+  // false: it could not. Empty (the default): the engine's repair alone.
   using Repairer = std::function<bool(std::vector<double>*)>;
   void SetRepairer(Repairer repairer);
   const AdmmOptions& options() const;

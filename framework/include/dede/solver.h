@@ -132,15 +132,16 @@ struct AdmmOptions {
   // agree (1 keeps rho fixed).
   double integer_rho_growth = 1.3;
   int block_node_limit = 20000;  // branch-and-bound nodes per block solve
-  // Stop on the certified gap (SolveSummary::gap): at a check whose bound and iterate are
-  // within gap_tolerance of each other, the allocation is repaired and, if its gap to the
-  // bound is within gap_tolerance too, the solve ends there (kConverged; with
-  // fill_after_max_min the first stage stops within gap_tolerance - fill_slack, which the
-  // second stage may spend, when the tolerance is above twice the slack). 0: off (the
-  // residuals and the time limit decide). Continuous problems (integer ones: the relaxation's
-  // bound certifies no integral point before the integer phase).
+  // Stop on the certified gap (SolveSummary::gap) instead of the residuals: at checks spaced
+  // by a quarter of the iterations so far, the iterate is repaired (AdmmSolver::SetRepairer,
+  // else the engine's repair) and, if its gap to the best bound is within gap_tolerance, the
+  // solve ends there (kConverged; with fill_after_max_min the first stage stops within
+  // gap_tolerance - fill_slack, which the second stage may spend, when the tolerance is above
+  // twice the slack). The time limit and the iteration budget still end it. 0: off (the
+  // residuals decide). Continuous problems (integer ones: the relaxation's bound certifies no
+  // integral point before the integer phase).
   double gap_tolerance = 0.0;
-  bool verbose = false;          // print the residual trace to stderr
+  bool verbose = false;  // print the residual trace to stderr
 };
 
 // One termination check.
@@ -156,7 +157,7 @@ struct IterationSummary {
   // The Lagrangian bound of this check (user's sense: a lower bound when minimising, an upper
   // bound when maximising; NaN: not computed, -inf / +inf: none at these multipliers).
   double bound = std::numeric_limits<double>::quiet_NaN();
-  double seconds = 0;    // since the solve started
+  double seconds = 0;  // since the solve started
 };
 
 struct SolveSummary {

@@ -597,8 +597,9 @@ class AdmmEngine {
   // ---- the certified bound (bound.cpp) ----------------------------------------------------
   // Lagrangian relaxation of x = z with the multiplier that makes each resource block's x its
   // exact minimiser; each demand block's part is bounded below from its prox solution's
-  // subgradient and a box that holds an optimum (ComputeBoxes). A valid lower bound (internal sense: the engine minimises) at any iterate.
-  // Whether this iteration's check computes the bound (set by Iteration).
+  // subgradient and a box that holds an optimum (ComputeBoxes). A valid lower bound (internal
+  // sense: the engine minimises) at any iterate. Whether this iteration's check computes the bound
+  // (set by Iteration).
   bool bound_now_ = false;
   // The implied boxes of the held pairs (by Local(pair)), rounded outward to float, and of
   // the global scalar; computed when the problem's parameters change.

@@ -65,8 +65,14 @@ void Propagate(const Problem& problem, std::vector<double>* lo, std::vector<doub
       const double a = t.coef, vl = l[t.var], vh = h[t.var];
       const double mn = a > 0 ? a * vl : a * vh, mx = a > 0 ? a * vh : a * vl;
       if (a == 0) continue;
-      if (std::isfinite(mn)) min_fin += mn; else ++min_inf;
-      if (std::isfinite(mx)) max_fin += mx; else ++max_inf;
+      if (std::isfinite(mn))
+        min_fin += mn;
+      else
+        ++min_inf;
+      if (std::isfinite(mx))
+        max_fin += mx;
+      else
+        ++max_inf;
     }
     const bool upper = c.sense != Sense::kGreaterEqual, lower = c.sense != Sense::kLessEqual;
     for (const Term& t : c.terms) {
@@ -76,23 +82,31 @@ void Propagate(const Problem& problem, std::vector<double>* lo, std::vector<doub
       if (upper) {  // a v <= rhs - (least activity of the others)
         const double mn = a > 0 ? a * vl : a * vh;
         double rest = kInfinity;
-        if (min_inf == 0) rest = min_fin - mn;
-        else if (min_inf == 1 && !std::isfinite(mn)) rest = min_fin;
+        if (min_inf == 0)
+          rest = min_fin - mn;
+        else if (min_inf == 1 && !std::isfinite(mn))
+          rest = min_fin;
         if (std::isfinite(rest)) {
           const double b = (c.rhs - rest) / a;
-          if (a > 0) h[t.var] = std::min(h[t.var], Loosen(b, 1));
-          else l[t.var] = std::max(l[t.var], Loosen(b, -1));
+          if (a > 0)
+            h[t.var] = std::min(h[t.var], Loosen(b, 1));
+          else
+            l[t.var] = std::max(l[t.var], Loosen(b, -1));
         }
       }
       if (lower) {  // a v >= rhs - (greatest activity of the others)
         const double mx = a > 0 ? a * vh : a * vl;
         double rest = kInfinity;
-        if (max_inf == 0) rest = max_fin - mx;
-        else if (max_inf == 1 && !std::isfinite(mx)) rest = max_fin;
+        if (max_inf == 0)
+          rest = max_fin - mx;
+        else if (max_inf == 1 && !std::isfinite(mx))
+          rest = max_fin;
         if (std::isfinite(rest)) {
           const double b = (c.rhs - rest) / a;
-          if (a > 0) l[t.var] = std::max(l[t.var], Loosen(b, -1));
-          else h[t.var] = std::min(h[t.var], Loosen(b, 1));
+          if (a > 0)
+            l[t.var] = std::max(l[t.var], Loosen(b, -1));
+          else
+            h[t.var] = std::min(h[t.var], Loosen(b, 1));
         }
       }
     }
@@ -487,7 +501,8 @@ double AdmmEngine::CheckBound(double lag, double c, double prior, double incumbe
 // Every check's bound again, alpha's box narrowed by the incumbent (user's sense).
 double AdmmEngine::BoundWithIncumbent(const SolveRun& run, double incumbent) const {
   double best = run.best_bound;
-  for (const auto& [lag, c] : run.checks) best = std::max(best, CheckBound(lag, c, best, incumbent));
+  for (const auto& [lag, c] : run.checks)
+    best = std::max(best, CheckBound(lag, c, best, incumbent));
   return best;
 }
 
@@ -511,11 +526,11 @@ double AdmmEngine::TrialGap(SolveRun* run) {
   GatherValues(&values, options_.final_iterate == FinalIterate::kResourceSide ? 0 : 1);
   int rounds = 0;
   std::string message;
-  if (repairer_) {
-    if (!repairer_(&values)) return std::numeric_limits<double>::quiet_NaN();
-  } else if (options_.repair && !Repair(&values, &rounds, &message)) {
+  // As the round repairs: the engine's repair (unless off), then the host's.
+  if (options_.repair && !Repair(&values, &rounds, &message)) {
     return std::numeric_limits<double>::quiet_NaN();
   }
+  if (repairer_ && !repairer_(&values)) return std::numeric_limits<double>::quiet_NaN();
   if (MeasureViolation(values).Max() > options_.feasibility_tolerance) {
     return std::numeric_limits<double>::quiet_NaN();
   }

@@ -140,9 +140,8 @@ Status LogSink::Write(const RoundRecord&, const RoundOutcome& o) {
                        std::to_string(s.iterations) + "  objective " +
                        Printf("%.10g", s.objective) +
                        (std::isfinite(s.gap) ? "  gap " + Printf("%.2e", s.gap) : "") +
-                       "  violation " +
-                       Printf("%.2e", s.max_violation) + "  time " + Printf("%.3f", o.seconds) +
-                       " s" + TimeSplit(s);
+                       "  violation " + Printf("%.2e", s.max_violation) + "  time " +
+                       Printf("%.3f", o.seconds) + " s" + TimeSplit(s);
     for (const Metric& m : o.report.metrics) line += "  " + m.name + " " + Printf("%.6g", m.value);
     log_.Info(line);
   }

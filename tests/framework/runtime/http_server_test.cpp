@@ -62,6 +62,7 @@ std::string MakeDatabase(const std::string& dir) {
     record.summary.max_violation = 0;
     record.summary.feasible = true;
     record.summary.total_seconds = 0.5;
+    record.summary.gap = 0.25 / (1 + round);
     // Entries (r, d) in VarId order: (0,0), (0,1), (1,0), (1,1).
     record.allocation = {{0, 1.0}, {1, 2.0 + round}, {3, 4.0}};
     record.report.metrics = {{"total_flow", 7.5 + round}, {"failed_links", 0}};
@@ -223,6 +224,7 @@ TEST_F(HttpServerTest, MetricsAreValidPrometheusText) {
   EXPECT_EQ(samples.at("dede_rounds_total" + label), 3);
   EXPECT_EQ(samples.at("dede_round_objective" + label), 12);
   EXPECT_EQ(samples.at("dede_round_feasible" + label), 1);
+  EXPECT_DOUBLE_EQ(samples.at("dede_round_gap" + label), 0.25 / 3);
   EXPECT_EQ(samples.at(R"(dede_plugin_metric{deployment="web \"one\"",name="total_flow"})"), 9.5);
 }
 

@@ -201,14 +201,35 @@ TEST(StoreMigrations, FreshDatabaseGetsLatestVersionAndExpectedColumns) {
                    "owner_side",
                    "owner_index",
                    "name"}));
-  EXPECT_EQ(
-      Columns(*store, "rounds"),
-      (Names{"deployment_id", "round",          "started_at",    "solver",       "method",
-             "termination",   "message",        "iterations",    "rho",          "primal_residual",
-             "dual_residual", "objective",      "max_violation", "feasible",     "setup_seconds",
-             "solve_seconds", "repair_seconds", "total_seconds", "num_threads",  "bound",
-             "rho_updates",   "repair_rounds",  "round_seconds", "seed_seconds", "fill_seconds",
-             "returned",      "seed_objective", "gap"}));
+  EXPECT_EQ(Columns(*store, "rounds"),
+            (Names{"deployment_id",
+                   "round",
+                   "started_at",
+                   "solver",
+                   "method",
+                   "termination",
+                   "message",
+                   "iterations",
+                   "rho",
+                   "primal_residual",
+                   "dual_residual",
+                   "objective",
+                   "max_violation",
+                   "feasible",
+                   "setup_seconds",
+                   "solve_seconds",
+                   "repair_seconds",
+                   "total_seconds",
+                   "num_threads",
+                   "bound",
+                   "rho_updates",
+                   "repair_rounds",
+                   "round_seconds",
+                   "seed_seconds",
+                   "fill_seconds",
+                   "returned",
+                   "seed_objective",
+                   "gap"}));
   EXPECT_EQ(Columns(*store, "allocations"), (Names{"deployment_id", "round", "var_id", "value"}));
   EXPECT_EQ(Columns(*store, "metrics"), (Names{"deployment_id", "round", "name", "value"}));
   EXPECT_EQ(Columns(*store, "entities"), (Names{"deployment_id", "round", "side", "idx", "name"}));
