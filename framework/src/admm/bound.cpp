@@ -173,7 +173,7 @@ void AdmmEngine::ComputeBoxes() {
     const double c = sign * var.linear_cost, q = sign * var.quadratic_cost;
     const double l = lo[static_cast<std::size_t>(v)], h = hi[static_cast<std::size_t>(v)];
     if (c == 0 && q == 0) continue;
-    const double at = q > 0 ? std::clamp(-c / (2 * q), l, h) : (c > 0 ? l : h);
+    const double at = q > 0 ? std::min(std::max(-c / (2 * q), l), h) : (c > 0 ? l : h);
     if (!std::isfinite(at)) {
       others = -kInfinity;
       break;
@@ -267,7 +267,8 @@ void AdmmEngine::AddBoundTerms(int p,
   const double d_lo = static_cast<double>(pair_lo_[li]) - z_new;
   const double d_hi = static_cast<double>(pair_hi_[li]) - z_new;
   if (q_z > 0) {
-    const double d = std::clamp(-r / (2 * q_z), d_lo, d_hi);
+    const double d =
+        std::min(std::max(-r / (2 * q_z), d_lo), d_hi);  // (no clamp: d_lo may pass d_hi)
     acc->lag += (r + q_z * d) * d;
   } else if (r > 0) {
     acc->lag += r * d_lo;
