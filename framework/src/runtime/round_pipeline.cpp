@@ -234,11 +234,11 @@ Status RoundPipeline::Solve(int round, std::stop_token stop, RoundOutcome* outco
     // gap_tolerance's trials repair as the round will: with the plugin's repair, where it is
     // pure (otherwise the engine's).
     if (options.gap_tolerance > 0 && parts_.repair_is_pure) {
-      parts_.admm->SetRepairer([this, &problem](std::vector<double>* values) {
+      parts_.admm->SetRepairer([this](std::vector<double>* values) {
         Allocation trial;
         trial.values = std::move(*values);
         const Status repaired =
-            parts_.guard("Repair", [&] { return parts_.plugin->Repair(problem, &trial); });
+            parts_.guard("Repair", [&] { return parts_.plugin->Repair(*parts_.problem, &trial); });
         *values = std::move(trial.values);
         return repaired.ok();
       });
