@@ -414,8 +414,8 @@ AdmmEngine::Check AdmmEngine::CheckResiduals(SolveRun* run, int k, IterationSumm
   // round will and measures its gap to the best bound; after one that falls short, the next
   // waits a quarter of the iterations so far (about 30 trials in 10,000 iterations, each the
   // cost of a repair). (The iterate's own objective is no guide: on the contended cluster it
-  // stays far below the repaired allocation's.) A work-conserving max-min's second stage may then lower
-  // the minimum by fill_slack: the first stage stops that much inside the tolerance.
+  // stays far below the repaired allocation's.) A work-conserving max-min's second stage may then
+  // lower the minimum by fill_slack: the first stage stops that much inside the tolerance.
   double tol = options_.gap_tolerance;
   if (tol > 0 && !run->has_integers) {
     if (options_.fill_after_max_min && global_side_ == 1 && tol > 2 * options_.fill_slack) {
