@@ -205,7 +205,7 @@ class AdmmEngine {
     std::vector<std::pair<double, double>> checks;
   };
   // The best bound of the run's checks with alpha's box narrowed by an incumbent (a feasible
-  // allocation's objective, user's sense; NaN: none): see ComputeBoxes.
+  // allocation's objective, user's sense; NaN: none): see CheckBound.
   double BoundWithIncumbent(const SolveRun& run, double incumbent) const;
   // A bound in the engine's minimising sense in the user's, and back.
   double UserBound(double internal) const;
@@ -213,9 +213,9 @@ class AdmmEngine {
   // The certified gap of a feasible allocation's objective (user's sense) to a bound (user's
   // sense): >= 0, NaN when either is not finite.
   double CertifiedGap(double objective, double bound) const;
-  // gap_tolerance's trial at a check whose iterate is within it of the bound: the repaired
-  // allocation's certified gap (NaN: not feasible).
-  double TrialGap(SolveRun* run);
+  // gap_tolerance's trial at a check: the iterate repaired as the round will repair it, and
+  // its certified gap (NaN: not feasible).
+  double TrialGap(const SolveRun& run);
   // The steps of a solve.
   void SetDeadline(const SolveRun& run, double seconds);
   bool Prepare(SolveRun* run, tbb::task_arena& arena);
@@ -562,9 +562,9 @@ class AdmmEngine {
   double relaxation_ = 1.0;  // over-relaxation in effect this iteration
   // Squared norms for the residuals, accumulated per demand block (plus one slot for the
   // global pairs) on check iterations and summed in block order: deterministic.
-  // lag and ysum: the demand block's share of the check's Lagrangian bound (bound.cpp): its
-  // objective at z, and per pair y (x - z) with the resource side's box term; the sum of the
-  // global pairs' multipliers (their alpha's term is formed once, from it).
+  // lag and ysum: the demand block's share of the check's Lagrangian bound (DemandBound), its
+  // pairs' y x included; the sum of the global pairs' multipliers (their alpha's term is
+  // formed once, from it).
   struct Norms {
     double r = 0, s = 0, x = 0, z = 0, u = 0;
     double lag = 0, ysum = 0;
@@ -596,17 +596,16 @@ class AdmmEngine {
   }
   // ---- the certified bound (bound.cpp) ----------------------------------------------------
   // Lagrangian relaxation of x = z with the multiplier that makes each resource block's x its
-  // exact minimiser; each demand block's part is bounded below from its prox solution's
-  // subgradient and a box that holds an optimum (ComputeBoxes). A valid lower bound (internal
-  // sense: the engine minimises) at any iterate. Whether this iteration's check computes the bound
-  // (set by Iteration).
+  // exact minimiser (PairMultiplier); each demand block's part is exact or bounded below
+  // (DemandBound). A valid lower bound (engine's sense: it minimises) at any iterate.
+  // Whether this iteration's check computes the bound (set by Iteration).
   bool bound_now_ = false;
   // The implied boxes of the held pairs (by Local(pair)), rounded outward to float, and of
   // the global scalar; computed when the problem's parameters change.
   std::vector<float> pair_lo_, pair_hi_;
   double alpha_lo_ = -kInfinity, alpha_hi_ = kInfinity;
-  // A lower bound, over the boxes, of the objective's terms other than the global one
-  // (engine's sense): with an incumbent it bounds alpha at an optimum (BoundWithIncumbent).
+  // The least and greatest values, over the boxes, of the objective's terms other than the
+  // global one (engine's sense): they bound alpha at an optimum (CheckBound).
   double others_lo_ = -kInfinity, others_hi_ = kInfinity;
   // The last check's bound without alpha's term, and alpha's coefficient in it.
   double last_lag_ = -kInfinity, last_alpha_coef_ = 0;
@@ -617,6 +616,12 @@ class AdmmEngine {
   // The block's objective sum q v^2 + c v - sum w log(a'v + b) at v (-inf where a log's
   // argument is not positive: no bound then).
   static double BlockValue(const BlockProblem& bp, const double* v);
+  // Pair p's multiplier given its resource copy x, before its z and u are updated:
+  // -(the resource side's prox subgradient), w (x - z + u).
+  double PairMultiplier(int p, double x) const {
+    const PairState& q = Ps(p);
+    return Weight(p) * (x - q.z + q.u);
+  }
   // One pair's terms, before its z and u are updated: its multiplier y, its part
   // y (x - z_new) and the demand side's box term (q_z: the demand slot's quadratic cost); with
   // x_is_alpha the x side is the global scalar, with z_is_alpha the z side is (its term comes

@@ -422,7 +422,7 @@ AdmmEngine::Check AdmmEngine::CheckResiduals(SolveRun* run, int k, IterationSumm
       tol -= options_.fill_slack;
     }
     if (k >= run->next_gap_trial && std::isfinite(run->best_bound)) {
-      const double gap = TrialGap(run);
+      const double gap = TrialGap(*run);
       if (gap <= tol) {
         run->termination = Termination::kConverged;
         std::ostringstream out_message;

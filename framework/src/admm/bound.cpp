@@ -163,50 +163,32 @@ void AdmmEngine::ComputeBoxes() {
     alpha_lo_ = Loosen(a_lo, -1);
     alpha_hi_ = Loosen(a_hi, 1);
   }
-  // The other terms' least value over the boxes (engine's sense: costs times the sign, minus
-  // the logs): each variable's convex quadratic at its box's best point, each log at its
-  // argument's greatest value.
+  // The other terms' least and greatest values over the boxes (engine's sense: costs times the
+  // sign, minus the logs): each variable's convex quadratic at its box's best point and at its
+  // worse end, each log at its argument's greatest and least value.
   const double sign = problem_.objective_sense() == ObjectiveSense::kMaximize ? -1.0 : 1.0;
-  double others = 0;
-  for (VarId v = 0; v < n && std::isfinite(others); ++v) {
+  double others = 0, top = 0;
+  for (VarId v = 0; v < n && (std::isfinite(others) || std::isfinite(top)); ++v) {
     const Variable var = problem_.variable(v);
     const double c = sign * var.linear_cost, q = sign * var.quadratic_cost;
-    const double l = lo[static_cast<std::size_t>(v)], h = hi[static_cast<std::size_t>(v)];
     if (c == 0 && q == 0) continue;
+    const double l = lo[static_cast<std::size_t>(v)], h = hi[static_cast<std::size_t>(v)];
     const double at = q > 0 ? std::min(std::max(-c / (2 * q), l), h) : (c > 0 ? l : h);
-    if (!std::isfinite(at)) {
-      others = -kInfinity;
-      break;
-    }
-    others += (q * at + c) * at;
-  }
-  for (const LogTerm& log : problem_.log_terms()) {
-    double arg = log.expr.constant;
-    for (const Term& t : log.expr.terms)
-      arg += t.coef > 0 ? t.coef * hi[t.var] : t.coef < 0 ? t.coef * lo[t.var] : 0.0;
-    others -= log.weight > 0 ? log.weight * std::log(std::max(arg, 0.0)) : 0.0;
-  }
-  others_lo_ = std::isnan(others) ? -kInfinity : Loosen(others, -1);
-  // And their greatest value (a convex quadratic's at a box end, a log's at its least argument).
-  double top = 0;
-  for (VarId v = 0; v < n && std::isfinite(top); ++v) {
-    const Variable var = problem_.variable(v);
-    const double c = sign * var.linear_cost, q = sign * var.quadratic_cost;
-    if (c == 0 && q == 0) continue;
-    const double l = lo[static_cast<std::size_t>(v)], h = hi[static_cast<std::size_t>(v)];
-    if (!std::isfinite(l) || !std::isfinite(h)) {
-      top = kInfinity;
-      break;
-    }
-    top += std::max((q * l + c) * l, (q * h + c) * h);
+    others = std::isfinite(at) ? others + (q * at + c) * at : -kInfinity;
+    top = std::isfinite(l) && std::isfinite(h) ? top + std::max((q * l + c) * l, (q * h + c) * h)
+                                               : kInfinity;
   }
   for (const LogTerm& log : problem_.log_terms()) {
     if (!(log.weight > 0)) continue;
-    double arg = log.expr.constant;
-    for (const Term& t : log.expr.terms)
-      arg += t.coef > 0 ? t.coef * lo[t.var] : t.coef < 0 ? t.coef * hi[t.var] : 0.0;
-    top = arg > 0 ? top - log.weight * std::log(arg) : kInfinity;
+    double least = log.expr.constant, most = log.expr.constant;
+    for (const Term& t : log.expr.terms) {
+      most += t.coef > 0 ? t.coef * hi[t.var] : t.coef < 0 ? t.coef * lo[t.var] : 0.0;
+      least += t.coef > 0 ? t.coef * lo[t.var] : t.coef < 0 ? t.coef * hi[t.var] : 0.0;
+    }
+    others -= log.weight * std::log(std::max(most, 0.0));
+    top = least > 0 ? top - log.weight * std::log(least) : kInfinity;
   }
+  others_lo_ = std::isnan(others) ? -kInfinity : Loosen(others, -1);
   others_hi_ = std::isnan(top) ? kInfinity : Loosen(top, 1);
   pair_lo_.assign(ps_.size(), -std::numeric_limits<float>::infinity());
   pair_hi_.assign(ps_.size(), std::numeric_limits<float>::infinity());
@@ -254,8 +236,8 @@ void AdmmEngine::AddBoundTerms(int p,
                                Norms* acc) const {
   const PairState& q = Ps(p);
   const double w = Weight(p);
-  // y = -(the resource side's subgradient): x minimises h_R(x) + y x exactly.
-  const double y = w * (x - q.z + q.u);
+  // x minimises h_R(x) + y x exactly.
+  const double y = PairMultiplier(p, x);
   if (x_is_alpha || z_is_alpha) acc->ysum += y;
   if (!x_is_alpha) acc->lag += y * x;
   if (z_is_alpha) return;  // alpha's term is exact (LagrangianBound)
@@ -393,10 +375,9 @@ void AdmmEngine::DemandBound(const Block& block,
     u[i] = upper[i];
     const int p = block.vars[i].pair;
     if (p < 0) continue;
-    const PairState& q = Ps(p);
     const std::uint32_t j = Side0Pos(p);
     const double x = j != kNoSlot ? side0_x_[j] : alpha_;
-    const double y = Weight(p) * (x - q.z + q.u);  // as AddBoundTerms
+    const double y = PairMultiplier(p, x);
     if (j == kNoSlot) {
       acc->ysum += y;
     } else {
@@ -522,7 +503,7 @@ double AdmmEngine::CertifiedGap(double objective, double bound) const {
   return dede::CertifiedGap(problem_.objective_sense(), objective, bound);
 }
 
-double AdmmEngine::TrialGap(SolveRun* run) {
+double AdmmEngine::TrialGap(const SolveRun& run) {
   std::vector<double> values;
   GatherValues(&values, options_.final_iterate == FinalIterate::kResourceSide ? 0 : 1);
   int rounds = 0;
@@ -536,7 +517,7 @@ double AdmmEngine::TrialGap(SolveRun* run) {
     return std::numeric_limits<double>::quiet_NaN();
   }
   const double objective = Objective(values);
-  return CertifiedGap(objective, UserBound(BoundWithIncumbent(*run, objective)));
+  return CertifiedGap(objective, UserBound(BoundWithIncumbent(run, objective)));
 }
 
 }  // namespace dede::internal
