@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 all=(fuzz_csv fuzz_deployment fuzz_mps fuzz_te_topology fuzz_te_traffic fuzz_cluster_data
-     fuzz_gpu_trace fuzz_lb_loads fuzz_events)
+     fuzz_gpu_trace fuzz_lb_loads fuzz_events fuzz_convert)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
@@ -65,6 +65,16 @@ seed fuzz_cluster_data '\002' tests/data/cluster/job_trace_seed0.csv
 seed fuzz_cluster_data '\003' tests/data/cluster/philly_seed0_sample.csv
 seed fuzz_gpu_trace '\000' tests/data/dally/jobs_online_comparison.csv
 seed fuzz_gpu_trace '\001' tests/data/dally/tiresias_jobs_60.csv
+# fuzz_convert: byte 0 the shape (0 philly, 1 gavel, 2 dally, 3 cluster-sim JSON, 4 tiresias,
+# 5 helios, 6 alibaba; +8 also as the node list), byte 1 the record classes flipped.
+seed fuzz_convert '\000\000' tests/data/convert/philly_jobs.csv
+seed fuzz_convert '\001\000' tests/data/convert/gavel_jobs.trace
+seed fuzz_convert '\002\000' tests/data/convert/dally_jobs.csv tests/data/convert/clustersim_jobs.csv
+seed fuzz_convert '\003\000' tests/data/convert/clustersim_jobs.json
+seed fuzz_convert '\004\000' tests/data/convert/tiresias_jobs.csv
+seed fuzz_convert '\005\377' tests/data/convert/helios_jobs.csv
+seed fuzz_convert '\006\000' tests/data/convert/alibaba_pods.csv
+seed fuzz_convert '\016\377' tests/data/convert/nodes_alibaba.csv
 seed fuzz_lb_loads '\000' tests/data/lb/shard_loads_256.csv
 seed fuzz_lb_loads '\001' tests/data/lb/random_nums.csv
 # Regression inputs are seeds too.

@@ -2,11 +2,16 @@
 // synthetic 500-job workload, or a dally-workloads CSV), with Dally's change against Tiresias and
 // Gandiva next to the paper's claims, and the wall time of every simulation. `dally_bench --help`
 // lists the options: the cluster shape (--racks, --machines-per-rack, --gpus-per-machine) and
-// the arrival modes (--arrivals batch|poisson|trace, the plugin's workload.arrivals).
+// the arrival modes (--arrivals batch|poisson|trace, the plugin's workload.arrivals; poisson with
+// --trace re-times the trace's jobs, which the plugin does not).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -18,6 +23,134 @@ using dede::gpu::Policy;
 
 double Change(double dally, double other) {
   return other > 0 ? 100.0 * (dally - other) / other : 0.0;
+}
+
+// A trace's jobs as a Poisson process at jobs_per_day: the same jobs (GPUs, work, model) in the
+// trace's arrival order (ties in file order), the first at 0 and exponential gaps after it. The
+// gaps come from the raw mt19937_64 stream by inversion, not std::exponential_distribution,
+// whose algorithm the standard leaves to the library: the same seed gives the same times
+// with any standard library.
+std::vector<dede::gpu::JobSpec> RetimedAsPoisson(std::vector<dede::gpu::JobSpec> jobs,
+                                                 double jobs_per_day,
+                                                 unsigned long long seed) {
+  std::stable_sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) {
+    return a.arrival_s < b.arrival_s;
+  });
+  std::mt19937_64 rng(seed);
+  const double mean_gap_s = 86400.0 / jobs_per_day;
+  double t = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (i > 0) t += -std::log1p(-static_cast<double>(rng() >> 11) * 0x1.0p-53) * mean_gap_s;
+    jobs[i].arrival_s = t;
+  }
+  return jobs;
+}
+
+// The jobs one arrival mode simulates: the synthetic workload (batch or generated Poisson), or
+// the trace with its own times (trace), all at 0 (batch) or re-timed (poisson).
+std::vector<dede::gpu::JobSpec> WorkloadFor(const std::string& arrival,
+                                            const std::vector<dede::gpu::JobSpec>& trace_jobs,
+                                            bool synthetic,
+                                            int jobs,
+                                            double jobs_per_day,
+                                            unsigned long long seed) {
+  const bool poisson = arrival == "poisson";
+  if (synthetic) return dede::gpu::GenerateWorkload(jobs, poisson, jobs_per_day, seed);
+  if (poisson) return RetimedAsPoisson(trace_jobs, jobs_per_day, seed);
+  std::vector<dede::gpu::JobSpec> w = trace_jobs;
+  if (arrival == "batch")
+    for (auto& j : w) j.arrival_s = 0;
+  return w;
+}
+
+// The table's columns: times in days (makespan) and hours, or all in seconds (--seconds).
+void PrintColumns(bool seconds) {
+  const char* const names[2][9] = {{"makespan_d",
+                                    "jct_avg_h",
+                                    "jct_med_h",
+                                    "jct_p95_h",
+                                    "jct_p99_h",
+                                    "q_avg_h",
+                                    "q_p95_h",
+                                    "q_p99_h",
+                                    "comm_h"},
+                                   {"makespan_s",
+                                    "jct_avg_s",
+                                    "jct_med_s",
+                                    "jct_p95_s",
+                                    "jct_p99_s",
+                                    "q_avg_s",
+                                    "q_p95_s",
+                                    "q_p99_s",
+                                    "comm_s"}};
+  const auto& n = names[seconds ? 1 : 0];
+  std::printf("%-5s %-7s %-16s %10s %9s %9s %9s %9s %9s %9s %9s %9s %6s %7s\n",
+              "racks",
+              "arrival",
+              "policy",
+              n[0],
+              n[1],
+              n[2],
+              n[3],
+              n[4],
+              n[5],
+              n[6],
+              n[7],
+              n[8],
+              "util",
+              "wall_s");
+}
+
+void PrintRow(const std::string& racks,
+              const std::string& arrival,
+              Policy policy,
+              const dede::gpu::Metrics& x,
+              double wall_s,
+              bool seconds) {
+  const double day = seconds ? 1 : 86400, hour = seconds ? 1 : 3600;
+  std::printf(seconds ? "%-5s %-7s %-16s %10.0f %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %9.1f "
+                        "%6.3f %7.3f\n"
+                      : "%-5s %-7s %-16s %10.2f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.2f "
+                        "%6.3f %7.3f\n",
+              racks.c_str(),
+              arrival.c_str(),
+              dede::gpu::PolicyName(policy),
+              x.makespan_s / day,
+              x.jct_avg_s / hour,
+              x.jct_median_s / hour,
+              x.jct_p95_s / hour,
+              x.jct_p99_s / hour,
+              x.queue_avg_s / hour,
+              x.queue_p95_s / hour,
+              x.queue_p99_s / hour,
+              x.comm_avg_s / hour,
+              x.utilization,
+              wall_s);
+}
+
+// The header line of a re-timed trace: its rate, and the span of its own and the new arrivals.
+void PrintRetiming(const std::string& trace,
+                   const std::vector<dede::gpu::JobSpec>& trace_jobs,
+                   double jobs_per_day,
+                   unsigned long long seed) {
+  double own_first = 0, own_last = 0;
+  for (size_t i = 0; i < trace_jobs.size(); ++i) {
+    const double a = trace_jobs[i].arrival_s;
+    own_first = i == 0 ? a : std::min(own_first, a);
+    own_last = i == 0 ? a : std::max(own_last, a);
+  }
+  const auto retimed = RetimedAsPoisson(trace_jobs, jobs_per_day, seed);
+  std::printf(
+      "%s: arrivals poisson: the trace's own arrival times are replaced; its %zu jobs keep their "
+      "order and work, re-timed as a Poisson process at %g jobs/day (mean gap %.1f s, seed %llu): "
+      "arrivals over %.0f s (own: %.0f s)\n",
+      trace.c_str(),
+      retimed.size(),
+      jobs_per_day,
+      86400.0 / jobs_per_day,
+      seed,
+      retimed.empty() ? 0.0 : retimed.back().arrival_s,
+      own_last - own_first);
 }
 
 }  // namespace
@@ -34,15 +167,21 @@ int main(int argc, char** argv) {
   int jobs = 500;
   unsigned long long seed = 2025;
   double jobs_per_day = 100, lease_s = 3600, history = 48;
+  bool seconds = false;
   dede::gpu::ClusterShape shape;
-  app.add_option("--work-model", work_model, "ideal runtime model")
-      ->check(CLI::IsMember({"artist_linear", "trace_runtime"}))
-      ->capture_default_str();
+  CLI::Option* work_model_option =
+      app.add_option("--work-model",
+                     work_model,
+                     "ideal runtime model (with --trace: the one the trace records, if it does)")
+          ->check(CLI::IsMember({"artist_linear", "trace_runtime"}))
+          ->capture_default_str();
   app.add_option("--jobs", jobs, "synthetic jobs")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
   app.add_option("--seed", seed, "generator and policy seed")->capture_default_str();
-  app.add_option("--jobs-per-day", jobs_per_day, "Poisson arrival rate (synthetic)")
+  app.add_option("--jobs-per-day",
+                 jobs_per_day,
+                 "Poisson arrival rate (--arrivals poisson: synthetic jobs, or a trace re-timed)")
       ->check(CLI::Range(1e-6, 1e9))
       ->capture_default_str();
   app.add_option("--racks", racks, "cluster sizes in racks, comma-separated")
@@ -57,10 +196,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--arrivals",
                  arrivals,
-                 "arrival modes, comma-separated: batch (every job at time 0), poisson (generated; "
-                 "synthetic workload only), trace (the trace's own times; with --trace only), as "
-                 "the plugin's workload.arrivals (default: batch,poisson; with --trace: "
-                 "batch,trace)")
+                 "arrival modes, comma-separated: batch (every job at time 0), poisson (at "
+                 "--jobs-per-day, seeded by --seed; with --trace the trace's jobs in their order, "
+                 "re-timed), trace (the trace's own times; with --trace only), as the plugin's "
+                 "workload.arrivals, which has no re-timed trace (default: batch,poisson; with "
+                 "--trace: batch,trace)")
       ->delimiter(',')
       ->check(CLI::IsMember({"batch", "poisson", "trace"}));
   app.add_option("--lease-s", lease_s, "lease length")
@@ -73,6 +213,9 @@ int main(int argc, char** argv) {
          "--tiresias", tiresias, "Tiresias placement: the paper's text or ArtISt-sim's code")
       ->check(CLI::IsMember({"paper", "code"}))
       ->capture_default_str();
+  app.add_flag("--seconds",
+               seconds,
+               "every time in seconds (default: makespan in days, the others in hours)");
   app.add_option("--trace", trace, "a dally-workloads CSV instead of the synthetic workload")
       ->check(CLI::ExistingFile);
   app.add_option("--tiresias-priority", las, "Tiresias' LAS")
@@ -89,17 +232,11 @@ int main(int argc, char** argv) {
     arrivals = trace.empty() ? std::vector<std::string>{"batch", "poisson"}
                              : std::vector<std::string>{"batch", "trace"};
   }
-  for (const std::string& mode : arrivals) {
-    if ((mode == "poisson" && !trace.empty()) || (mode == "trace" && trace.empty())) {
-      std::fprintf(stderr,
-                   "dally_bench: --arrivals %s: %s\n",
-                   mode.c_str(),
-                   mode == "poisson"
-                       ? "poisson generates arrivals for the synthetic workload; a trace has its "
-                         "own (trace) or all at time 0 (batch)"
-                       : "trace needs --trace");
-      return 2;
-    }
+  if (trace.empty() && std::count(arrivals.begin(), arrivals.end(), "trace") > 0) {
+    std::fprintf(stderr,
+                 "dally_bench: --arrivals trace: the trace's own times need --trace (the synthetic "
+                 "workload has batch and poisson)\n");
+    return 2;
   }
   std::vector<dede::gpu::JobSpec> trace_jobs;
   if (!trace.empty()) {
@@ -109,6 +246,19 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "dally_bench: %s\n", error.c_str());
       return 2;
     }
+    // A converted trace records the work model its times were written for: a different
+    // --work-model is refused, none given takes the trace's.
+    dede::gpu::WorkModel model = work_model == "artist_linear"
+                                     ? dede::gpu::WorkModel::kArtistLinear
+                                     : dede::gpu::WorkModel::kTraceRuntime;
+    std::string note;
+    if (!dede::gpu::ResolveWorkModel(
+            trace, model, work_model_option->count() > 0, "--work-model", &model, &note, &error)) {
+      std::fprintf(stderr, "dally_bench: %s\n", error.c_str());
+      return 2;
+    }
+    work_model = dede::gpu::WorkModelName(model);
+    if (!note.empty()) std::printf("%s: %s\n", trace.c_str(), note.c_str());
     // As the plugin does: jobs without work are dropped, and counted.
     if (const int zero = dede::gpu::DropZeroWorkJobs(&trace_jobs); zero > 0)
       std::printf("%s: %d job(s) without work (zero iterations or time) dropped, %zu kept\n",
@@ -136,31 +286,16 @@ int main(int argc, char** argv) {
         "/work/shared/data/dally-workloads: the\n"
         " synthetic workload follows its model x GPU-demand histogram; absolute numbers are not "
         "the paper's)\n");
-  std::printf("%-5s %-7s %-16s %10s %9s %9s %9s %9s %9s %9s %9s %9s %6s %7s\n",
-              "racks",
-              "arrival",
-              "policy",
-              "makespan_d",
-              "jct_avg_h",
-              "jct_med_h",
-              "jct_p95_h",
-              "jct_p99_h",
-              "q_avg_h",
-              "q_p95_h",
-              "q_p99_h",
-              "comm_h",
-              "util",
-              "wall_s");
+  else if (std::count(arrivals.begin(), arrivals.end(), "poisson") > 0)
+    PrintRetiming(trace, trace_jobs, jobs_per_day, seed);
+  PrintColumns(seconds);
   double total_wall = 0;
+  const double hour_s = seconds ? 1 : 3600;  // the unit of the summary lines' times
+  const char* hour = seconds ? "s" : "h";
   for (const int rack_count : racks) {
     const std::string r = std::to_string(rack_count);
     for (const std::string& arrival : arrivals) {
-      const bool poisson = arrival == "poisson";
-      auto w = trace.empty() ? dede::gpu::GenerateWorkload(jobs, poisson, jobs_per_day, seed)
-                             : trace_jobs;
-      // batch: every job at time 0 (a trace's own times are the "trace" mode).
-      if (arrival == "batch")
-        for (auto& j : w) j.arrival_s = 0;
+      const auto w = WorkloadFor(arrival, trace_jobs, trace.empty(), jobs, jobs_per_day, seed);
       std::vector<dede::gpu::Metrics> m;
       std::vector<std::pair<double, double>> split;  // avg JCT (h) of 1-GPU and of multi-GPU jobs
       std::pair<double, double> tuner[2] = {
@@ -225,23 +360,8 @@ int main(int argc, char** argv) {
           (j.gpus == 1 ? one : multi) += j.end_s - j.arrival_s;
           (j.gpus == 1 ? n_one : n_multi) += 1;
         }
-        split.push_back({n_one ? one / n_one / 3600 : 0, n_multi ? multi / n_multi / 3600 : 0});
-        std::printf(
-            "%-5s %-7s %-16s %10.2f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.2f %6.3f %7.3f\n",
-            r.c_str(),
-            arrival.c_str(),
-            dede::gpu::PolicyName(p),
-            x.makespan_s / 86400,
-            x.jct_avg_s / 3600,
-            x.jct_median_s / 3600,
-            x.jct_p95_s / 3600,
-            x.jct_p99_s / 3600,
-            x.queue_avg_s / 3600,
-            x.queue_p95_s / 3600,
-            x.queue_p99_s / 3600,
-            x.comm_avg_s / 3600,
-            x.utilization,
-            wall);
+        split.push_back({n_one ? one / n_one / hour_s : 0, n_multi ? multi / n_multi / hour_s : 0});
+        PrintRow(r, arrival, p, x, wall, seconds);
       }
       total_wall += group_wall;
       const auto& d = m[0];
@@ -262,17 +382,19 @@ int main(int argc, char** argv) {
       std::printf(
           "  Dally vs Gandiva:  makespan %+.0f%%, avg JCT %+.0f%%, P99 queue %+.0f%%; Gandiva "
           "median/P99 JCT "
-          "%.1f / %.1f h   [paper: makespan up to -92%%, avg JCT -23..-51%%, tail queue up to "
+          "%.1f / %.1f %s   [paper: makespan up to -92%%, avg JCT -23..-51%%, tail queue up to "
           "-81%%; short "
           "median, huge tail]\n",
           Change(d.makespan_s, g.makespan_s),
           Change(d.jct_avg_s, g.jct_avg_s),
           Change(d.queue_p99_s, g.queue_p99_s),
-          g.jct_median_s / 3600,
-          g.jct_p99_s / 3600);
+          g.jct_median_s / hour_s,
+          g.jct_p99_s / hour_s,
+          hour);
       std::printf(
-          "  avg JCT h, 1-GPU / multi-GPU jobs: Dally %.1f / %.1f, Tiresias %.1f / %.1f, Gandiva "
-          "%.1f / %.1f\n",
+          "  avg JCT %s, 1-GPU / multi-GPU jobs: Dally %.1f / %.1f, Tiresias %.1f / %.1f, "
+          "Gandiva %.1f / %.1f\n",
+          hour,
           split[0].first,
           split[0].second,
           split[4].first,

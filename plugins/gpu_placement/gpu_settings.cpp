@@ -224,6 +224,20 @@ Status ParseSettings(const ConfigNode& settings,
     st.Update(w.Read("trace", &s.trace));
     if (!s.trace.empty() && s.trace.front() != '/' && !context.config_dir.empty())
       s.trace = context.config_dir + "/" + s.trace;
+    // A converted dally_csv trace records the work model its times were written for: a
+    // different workload.work_model is refused, none set takes the trace's.
+    if (st.ok() && s.source == "dally_csv") {
+      std::string note, error;
+      const ConfigNode* wm = w.Find("work_model");
+      if (!ResolveWorkModel(s.trace,
+                            s.sim.work_model,
+                            wm != nullptr,
+                            wm != nullptr ? wm->Where() + ": " + wm->path() : std::string(),
+                            &s.sim.work_model,
+                            &note,
+                            &error))
+        return InvalidArgument(error);
+    }
   }
   // Overheads: Table I, overridden or extended per model; `default` for unknown models.
   const ConfigNode& ov = Section(settings, "overheads");

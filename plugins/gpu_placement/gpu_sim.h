@@ -317,6 +317,33 @@ int DropZeroWorkJobs(std::vector<JobSpec>* jobs);
 // (machine = 1/cross_slot - 1, rack = 1/cross_machine - 1, network = 1/cross_rack - 1).
 std::vector<JobSpec> LoadDallyCsv(const std::string& path, std::string* error);
 
+// What `dede convert` records beside a converted trace, in `<trace>.meta.json`: the work model
+// its time per iteration was written for (how the plugin and dally_bench must read it), its
+// source and the conversion's counts. A trace without the file (written by hand, or a shipped
+// dally-workloads file) records nothing.
+struct TraceMeta {
+  bool present = false;
+  std::string path;        // the sidecar's path
+  std::string work_model;  // artist_linear | trace_runtime
+  std::string source;      // e.g. "alibaba (v2023 pod list) openb_pod_list_default.csv"
+};
+std::string TraceMetaPath(const std::string& trace);
+// Reads the sidecar of `trace` if there is one; false with *error if it is unreadable or holds
+// no valid work model.
+bool ReadTraceMeta(const std::string& trace, TraceMeta* meta, std::string* error);
+const char* WorkModelName(WorkModel m);
+// The work model a run reads `trace` with. `requested` is the run's (explicit: the user set it).
+// A trace that records its model: an explicit different choice is an error naming both; an
+// implicit one takes the trace's. *note says which was taken and why (empty when the trace
+// records nothing).
+bool ResolveWorkModel(const std::string& trace,
+                      WorkModel requested,
+                      bool explicit_choice,
+                      const std::string& requested_by,
+                      WorkModel* resolved,
+                      std::string* note,
+                      std::string* error);
+
 // CSV loader for the Tiresias simulator's job format (tiresias-sample jobs_60.csv: job_id,
 // arrival_s, num_gpu, model, iterations, duration_s). duration_s is the job's run time in isolation
 // on its GPUs, so the time per iteration is chosen to make the ideal runtime equal duration_s under

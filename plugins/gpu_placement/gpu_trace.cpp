@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -141,6 +143,80 @@ std::vector<JobSpec> LoadTiresiasCsv(const std::string& path,
     return {};
   }
   return jobs;
+}
+
+std::string TraceMetaPath(const std::string& trace) { return trace + ".meta.json"; }
+
+const char* WorkModelName(WorkModel m) {
+  return m == WorkModel::kArtistLinear ? "artist_linear" : "trace_runtime";
+}
+
+bool ReadTraceMeta(const std::string& trace, TraceMeta* meta, std::string* error) {
+  *meta = TraceMeta{};
+  meta->path = TraceMetaPath(trace);
+  std::ifstream in(meta->path);
+  if (!in) return true;  // no sidecar: the trace records nothing
+  meta->present = true;
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const std::exception& e) {
+    *error = meta->path + ": not valid JSON (" + e.what() + ")";
+    return false;
+  }
+  const auto text = [&](const char* key) {
+    return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>()
+                                                                  : std::string();
+  };
+  meta->work_model = text("work_model");
+  if (meta->work_model != "artist_linear" && meta->work_model != "trace_runtime") {
+    *error = meta->path + ": work_model '" + meta->work_model +
+             "' is not artist_linear or trace_runtime (the model this trace's time per iteration "
+             "was written for)";
+    return false;
+  }
+  if (j.contains("source") && j["source"].is_object()) {
+    const nlohmann::json& s = j["source"];
+    const auto field = [&](const char* key) {
+      return s.contains(key) && s[key].is_string() ? s[key].get<std::string>() : std::string();
+    };
+    meta->source = field("shape");
+    if (!field("version").empty()) meta->source += " (" + field("version") + ")";
+    if (!field("input").empty()) meta->source += " " + field("input");
+  }
+  return true;
+}
+
+bool ResolveWorkModel(const std::string& trace,
+                      WorkModel requested,
+                      bool explicit_choice,
+                      const std::string& requested_by,
+                      WorkModel* resolved,
+                      std::string* note,
+                      std::string* error) {
+  *resolved = requested;
+  note->clear();
+  TraceMeta meta;
+  if (!ReadTraceMeta(trace, &meta, error)) return false;
+  if (!meta.present) return true;
+  const WorkModel recorded =
+      meta.work_model == "artist_linear" ? WorkModel::kArtistLinear : WorkModel::kTraceRuntime;
+  if (explicit_choice && recorded != requested) {
+    *error = requested_by + " is " + WorkModelName(requested) + ", but " + trace +
+             " was written for work model " + meta.work_model + " (" + meta.path +
+             (meta.source.empty() ? std::string() : ", converted from " + meta.source) +
+             "): its time per iteration would be read " +
+             (recorded == WorkModel::kArtistLinear ? "without" : "with") +
+             " the division by the GPU count it was written " +
+             (recorded == WorkModel::kArtistLinear ? "with" : "without") + "; run with " +
+             meta.work_model + " or convert the trace again with --work-model " +
+             WorkModelName(requested);
+    return false;
+  }
+  *resolved = recorded;
+  *note = "work model " + meta.work_model + " (recorded in " + meta.path +
+          (explicit_choice ? ")" : "; not set, so the trace's)");
+  return true;
 }
 
 int DropZeroWorkJobs(std::vector<JobSpec>* jobs) {

@@ -24,3 +24,9 @@ dede_fuzz_replay(fuzz_cluster_data LIBS cluster_core)
 dede_fuzz_replay(fuzz_gpu_trace LIBS gpu_placement_domain)
 dede_fuzz_replay(fuzz_lb_loads LIBS lb_core)
 dede_fuzz_replay(fuzz_events LIBS te_core cluster_core gpu_placement_domain lb_core dede_config)
+find_package(nlohmann_json 3 REQUIRED)
+dede_fuzz_replay(fuzz_convert LIBS gpu_placement_sim nlohmann_json::nlohmann_json)
+target_sources(fuzz_convert_replay PRIVATE ${PROJECT_SOURCE_DIR}/tools/dede/convert.cpp
+               ${PROJECT_SOURCE_DIR}/tools/dede/convert_philly.cpp
+               ${PROJECT_SOURCE_DIR}/tools/dede/convert_gpu.cpp
+               ${PROJECT_SOURCE_DIR}/tools/dede/convert_nodes.cpp)

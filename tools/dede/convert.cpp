@@ -1,6 +1,7 @@
 // `dede convert`: the report, the id map and the shapes' help (convert.h).
 #include "convert.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -17,8 +18,9 @@ void Adjustments::Count(const std::string& kind, const std::string& example, int
   if (e.examples.size() < 3 && !example.empty()) e.examples.push_back(example);
 }
 
-void Adjustments::Merge(const Adjustments& other) {
+void Adjustments::Merge(const Adjustments& other, std::string_view prefix) {
   for (const auto& [kind, e] : other.entries_) {
+    if (!kind.starts_with(prefix)) continue;
     if (e.count == 0) Declare(kind);
     for (std::size_t i = 0; i < e.examples.size(); ++i)
       Count(kind, e.examples[i], i == 0 ? e.count : 0);
@@ -51,8 +53,101 @@ void ConvertReport::Print(std::ostream& out) const {
   for (const std::string& n : notes) out << n << "\n";
 }
 
-std::string ConvertReport::Json() const {
+const std::vector<RecordClass>& RecordClasses() {
+  static const std::vector<RecordClass> kClasses = {
+      {"never_scheduled",
+       false,
+       "a job whose run time is the time it waited (deletion - creation)",
+       "alibaba (pod_phase Pending or no scheduled_time), helios (no start_time)"},
+      {"failed",
+       true,
+       "a job of its recorded run time (it held its GPUs that long)",
+       "alibaba (pod_phase Failed), helios (state FAILED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY)"},
+      {"cancelled", true, "a job of its recorded run time", "helios (state CANCELLED)"},
+      {"fractional_gpu",
+       true,
+       "a job of the next whole GPU count (rounded_gpus)",
+       "alibaba (gpu_milli < 1000, plan_gpu), any shape with a non-integer GPU count"},
+      {"no_end_time",
+       false,
+       "a job running until the latest time in the file (clipped.run_time_at_trace_end)",
+       "alibaba (empty deletion_time: still running when the trace ends)"},
+      {"gpu_type_constraint",
+       true,
+       "a job that may run on any GPU type (ignored.gpu_type_constraint)",
+       "alibaba (gpu_spec)"},
+      {"slo", true, "a job without its deadline (ignored.slo)", "gavel (SLO > 0)"},
+  };
+  return kClasses;
+}
+
+bool Keeps(const ConvertOptions& options, const std::string& name) {
+  const auto has = [&](const std::vector<std::string>& v) {
+    return std::find(v.begin(), v.end(), name) != v.end();
+  };
+  if (has(options.keep)) return true;
+  if (has(options.drop)) return false;
+  for (const RecordClass& c : RecordClasses())
+    if (name == c.name) return c.kept_by_default;
+  return false;
+}
+
+Status CheckRecordClasses(const ConvertOptions& options) {
+  std::string known;
+  for (const RecordClass& c : RecordClasses())
+    known += (known.empty() ? "" : ", ") + std::string(c.name);
+  for (const auto* list : {&options.keep, &options.drop}) {
+    const char* option = list == &options.keep ? "--keep" : "--drop";
+    for (const std::string& name : *list) {
+      const bool is_class = std::any_of(RecordClasses().begin(),
+                                        RecordClasses().end(),
+                                        [&](const RecordClass& c) { return name == c.name; });
+      if (!is_class) {
+        const bool always = name == "no_gpu" || name == "no_work" || name == "missing_field" ||
+                            name == "duplicate_id";
+        return InvalidArgument(
+            std::string(option) + " " + name + ": " +
+            (always ? "these records are always dropped (the simulators cannot run a job "
+                      "without GPUs, work, a required field or its own id); the classes "
+                      "a user decides on are: "
+                    : "not a record class; the classes are: ") +
+            known);
+      }
+      if (list == &options.keep &&
+          std::find(options.drop.begin(), options.drop.end(), name) != options.drop.end())
+        return InvalidArgument("--keep " + name + " and --drop " + name + ": choose one");
+    }
+  }
+  return Status::Ok();
+}
+
+int EmptyField(const CsvReader& csv, std::initializer_list<int> columns) {
+  for (int c : columns)
+    if (c >= 0 && csv.Field(c).empty()) return c;
+  return -1;
+}
+
+std::string ConvertReport::Json(const ConvertOptions& options) const {
   nlohmann::json j;
+  j["format"] = "dede convert report";
+  j["source"] = {{"shape", shape}, {"input", input}, {"version", source_version}};
+  if (!work_model.empty()) j["work_model"] = work_model;
+  nlohmann::json o = {{"time_origin", options.time_origin}, {"max_jobs", options.max_jobs}};
+  if (shape == "philly" || shape == "gavel") {
+    o["throughputs"] = options.throughputs;
+    o["gpus_per_type"] = options.gpus_per_type;
+    o["default_gpus_per_type"] = options.default_gpus_per_type;
+    o["vc"] = options.vcs;
+  } else {
+    o["work_model"] = options.work_model;
+    o["slowdowns"] = options.slowdowns;
+    o["nodes"] = options.nodes;
+  }
+  nlohmann::json classes = nlohmann::json::object();
+  for (const RecordClass& c : RecordClasses())
+    classes[c.name] = Keeps(options, c.name) ? "keep" : "drop";
+  o["record_classes"] = classes;
+  j["options"] = o;
   j["shape"] = shape;
   j["input"] = input;
   j["target"] = target;
@@ -63,7 +158,8 @@ std::string ConvertReport::Json() const {
   for (const auto& [kind, e] : adjustments.entries())
     a[kind] = {{"count", e.count}, {"examples", e.examples}};
   j["adjustments"] = a;
-  return j.dump(2) + "\n";
+  // Ids and examples are the input's bytes: invalid UTF-8 is written as U+FFFD, not an error.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string Num(double v) {
@@ -77,8 +173,14 @@ Result<CsvReader> OpenInput(const std::string& path) {
 }
 
 int FindColumn(const CsvReader& csv, const std::vector<std::string_view>& names) {
-  for (std::string_view n : names)
+  for (std::string_view n : names) {
     if (int c = csv.Column(n); c >= 0) return c;
+    for (char sep : {'-', ' '}) {
+      std::string spelled(n);
+      std::replace(spelled.begin(), spelled.end(), '_', sep);
+      if (int c = csv.Column(spelled); c >= 0) return c;
+    }
+  }
   return -1;
 }
 
@@ -134,27 +236,44 @@ Status WriteIdMap(const std::string& path,
 }
 
 std::string ShapeHelp() {
-  return R"(Shapes (column names: any letter case, any order; the first spelling is the one written):
+  std::string text =
+      R"(Shapes (column names: any letter case, any order, '-' or ' ' for '_'; the first spelling is the one written):
   philly    Philly/Gavel job list -> cluster_scheduling `source: trace`
             job_id (opt.), vc (opt.), arrival_s|arrival_time_s|arrival_time|submit_time,
             num_gpus|scale_factor|num_gpu|gpus, job_type, total_steps|num_steps|iterations,
             <gpu>_steps_per_s (opt., one column per GPU type), priority_weight|weight (opt.),
             duration_s|est_duration_v100_s (opt.); --throughputs job_type,num_gpus,gpu_type,steps_per_s
-  dally     Dally/cluster-sim CSV -> gpu_placement `source: dally_csv`
-            job_id, arrival_s|arrival_time|submit_time, num_gpus|num_gpu|gpu_num,
-            total_iterations|iterations, time_per_iteration_s, model (opt.),
+  gavel     Gavel's own .trace (tab-separated, no header; 10 fields: job_type, command,
+            working_directory, num_steps_arg, needs_data_dir, total_steps, scale_factor,
+            priority_weight, SLO, arrival_time; or the 9 without working_directory)
+            -> cluster_scheduling `source: trace`; --throughputs (Gavel's table) is required
+  dally     Dally/cluster-sim CSV, or cluster-sim's JSON job list (a .json file: an array of
+            objects) -> gpu_placement `source: dally_csv`
+            job_id, arrival_s|arrival_time|submit_time|start_time,
+            num_gpus|num_gpu|gpu_num|max_parallelism, total_iterations|iterations,
+            time_per_iteration_s|time_per_iteration, model (opt.),
             cross_slot_slowdown, cross_machine_slowdown, cross_rack_slowdown (opt.)
   tiresias  Tiresias job list -> gpu_placement `source: dally_csv`
             job_id, arrival_s|submit_time, num_gpu|num_gpus, iterations, duration_s|duration,
             model|model_name (opt.)
   helios    Helios (SenseTime) cluster_log -> gpu_placement `source: dally_csv`
             job_id, submit_time (seconds or 'YYYY-MM-DD HH:MM:SS' UTC), gpu_num|num_gpus,
-            duration (s), state (opt.)
+            duration (s), state (opt.), start_time (opt.; empty: never scheduled)
   alibaba   Alibaba pod list (cluster-trace-gpu-v2020/v2023) -> gpu_placement `source: dally_csv`
             name|job_name|pod_name|job_id, creation_time|submit_time, deletion_time|end_time,
             scheduled_time|start_time (opt.), num_gpu (+ gpu_milli, per-GPU thousandths) or
             plan_gpu (percent of one GPU), gpu_spec|gpu_type (opt.), pod_phase|status (opt.)
+  --nodes   node list -> cluster.yaml: node|node_id|machine|sn|name, num_gpu|num_gpus|gpu_num|gpus|gpu,
+            rack|switch|rack_id (opt.), gpu_type|gpu_model|gpu_spec|model (opt.)
+Record classes (--keep CLASS / --drop CLASS; default in brackets):
 )";
+  for (const RecordClass& c : RecordClasses()) {
+    text += "  " + std::string(c.name) + " [" + (c.kept_by_default ? "keep" : "drop") +
+            "]: " + c.found_in + "; kept as " + c.kept_as + "\n";
+  }
+  return text +
+         "  always dropped: no_gpu, no_work, missing_field (a required field empty), "
+         "duplicate_id\n";
 }
 
 Status Convert(const ConvertOptions& options, ConvertReport* report) {
@@ -164,15 +283,21 @@ Status Convert(const ConvertOptions& options, ConvertReport* report) {
   std::filesystem::create_directories(options.output_dir, ec);
   if (ec)
     return InvalidArgument(options.output_dir + ": cannot create the directory: " + ec.message());
-  Status status =
-      options.shape == "philly" ? ConvertPhilly(options, report) : ConvertGpu(options, report);
+  if (Status s = CheckRecordClasses(options); !s.ok()) return s;
+  Status status = options.shape == "philly" || options.shape == "gavel"
+                      ? ConvertPhilly(options, report)
+                      : ConvertGpu(options, report);
   if (!status.ok()) return status;
-  if (!options.report_json.empty()) {
-    std::ofstream out(options.report_json);
-    out << report->Json();
+  // The sidecar beside the converted trace (its source, options, counts and, for the gpu
+  // shapes, the work model the plugin and dally_bench check), and --report's copy.
+  std::vector<std::string> files = {report->main_output + ".meta.json"};
+  if (!options.report_json.empty()) files.push_back(options.report_json);
+  for (const std::string& path : files) {
+    report->outputs.push_back(path);
+    std::ofstream out(path);
+    out << report->Json(options);
     out.close();
-    if (!out) return InvalidArgument(options.report_json + ": cannot write the report");
-    report->outputs.push_back(options.report_json);
+    if (!out) return InvalidArgument(path + ": cannot write the report");
   }
   return Status::Ok();
 }

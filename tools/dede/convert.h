@@ -14,9 +14,11 @@
 #pragma once
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -27,7 +29,7 @@
 namespace dede::tools {
 
 struct ConvertOptions {
-  // philly (-> cluster_scheduling), dally, tiresias, helios, alibaba (-> gpu_placement).
+  // philly, gavel (-> cluster_scheduling), dally, tiresias, helios, alibaba (-> gpu_placement).
   std::string shape;
   std::string input;
   std::string output_dir;
@@ -49,7 +51,24 @@ struct ConvertOptions {
   // gpu shapes: slowdown factors (slot, machine, rack) written for rows that have none.
   std::vector<double> slowdowns = {1.0, 0.8, 0.7};
   std::string nodes;  // gpu shapes: a node list -> the plugin's cluster / gpu_types (cluster.yaml)
+  // Record classes (RecordClasses()) to keep or to drop, overriding each class's default.
+  std::vector<std::string> keep, drop;
 };
+
+// A class of source records a user decides on (--keep CLASS / --drop CLASS): what keeping one
+// means, and whether it is kept unless told otherwise. Records no simulator can run (no GPUs,
+// no work, a required field missing, a repeated id) are always dropped and counted.
+struct RecordClass {
+  const char* name;
+  bool kept_by_default;
+  const char* kept_as;  // what a kept record becomes
+  const char* found_in;
+};
+const std::vector<RecordClass>& RecordClasses();
+// Whether records of class `name` are written (the class's default unless --keep / --drop).
+bool Keeps(const ConvertOptions& options, const std::string& name);
+// --keep / --drop name known classes, and no class twice; an error names the option and value.
+Status CheckRecordClasses(const ConvertOptions& options);
 
 // Counts of adjustments by kind ("rounded_gpus", "dropped_rows.no_gpu", ...), each with up to
 // three examples ("trace.csv:12: num_gpus 0.5 -> 1").
@@ -59,7 +78,8 @@ class Adjustments {
   void Declare(const std::string& kind);
   void Count(const std::string& kind, const std::string& example, int n = 1);
   int Get(const std::string& kind) const;
-  void Merge(const Adjustments& other);
+  // Adds other's counts (only the kinds starting with `prefix`, if given).
+  void Merge(const Adjustments& other, std::string_view prefix = {});
   struct Entry {
     int count = 0;
     std::vector<std::string> examples;
@@ -72,12 +92,16 @@ class Adjustments {
 
 struct ConvertReport {
   std::string shape, input, target;  // target: the plugin and source the output is for
+  std::string source_version;        // the layout found ("v2023 pod list", "Gavel .trace", ...)
+  std::string work_model;            // gpu shapes: what time_per_iteration_s is written for
+  std::string main_output;           // the converted trace; its sidecar is main_output.meta.json
   int rows_read = 0, jobs_written = 0;
   std::vector<std::string> outputs;  // files written
   std::vector<std::string> notes;    // how to use the output (the deployment keys)
   Adjustments adjustments;
   void Print(std::ostream& out) const;
-  std::string Json() const;
+  // The report, the source, the options and (gpu shapes) the work model: also the sidecar.
+  std::string Json(const ConvertOptions& options) const;
 };
 
 // The shapes and their columns, for --help and errors.
@@ -106,7 +130,8 @@ Status WriteIdMap(const std::string& path,
 // Opens a shape's input: header required, letter case of names ignored, ragged rows allowed.
 Result<CsvReader> OpenInput(const std::string& path);
 // The column of the first of `names` (the accepted spellings of one field) the header has, or
-// -1. Required: an error "<file>:<line>: missing column 'a' (or 'b', 'c'); the header is ...".
+// -1; a header name matches with '-' or ' ' for '_' (cluster-sim's "job-id"). Required: an error
+// "<file>:<line>: missing column 'a' (or 'b', 'c'); the header is ...".
 int FindColumn(const CsvReader& csv, const std::vector<std::string_view>& names);
 Status RequireColumn(const CsvReader& csv, const std::vector<std::string_view>& names, int* column);
 
@@ -167,8 +192,8 @@ Status ReadRows(CsvReader& csv,
     Adjustments row_adj;
     const bool keep = read_row(&row, &row_adj, &status);
     if (!status.ok()) return status;
-    if (!keep) {
-      adj.Merge(row_adj);
+    if (!keep) {  // only why it was dropped: what reading it had adjusted is not written
+      adj.Merge(row_adj, "dropped_rows.");
       continue;
     }
     KeepUnlessDuplicate(csv, std::move(row), std::move(row_adj), &line_of_id, rows, &adj);
@@ -202,6 +227,9 @@ void OrderByArrival(const ConvertOptions& options, std::vector<Row>* rows, Adjus
   }
   for (const Row& r : *rows) adj->Merge(r.adjusted);
 }
+
+// The first of `columns` (>= 0) whose field is empty in the current record, or -1.
+int EmptyField(const CsvReader& csv, std::initializer_list<int> columns);
 
 Status ConvertPhilly(const ConvertOptions& options, ConvertReport* report);
 Status ConvertGpu(const ConvertOptions& options, ConvertReport* report);

@@ -11,7 +11,9 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "convert.h"
@@ -25,6 +27,10 @@ struct GpuRow {
   // duplicates and --max-jobs), so the counts describe the output.
   Adjustments adjusted;
   double arrival_s = 0, iterations = 0, tpi = 0;
+  // A run time still to turn into iterations and tpi (FinishRow), and its start; an open end
+  // (a kept no_end_time record) runs until the latest time in the file.
+  double duration = -1, start = 0;
+  bool open_end = false;
   int gpus = 1;
   std::string model;
   double slowdown[3] = {1, 1, 1};
@@ -32,7 +38,7 @@ struct GpuRow {
 
 struct Columns {
   int id = 0, arrival = 0, gpus = -1, iterations = -1, tpi = -1, duration = -1, end = -1,
-      start = -1, milli = -1, plan_gpu = -1, model = -1, spec = -1;
+      start = -1, milli = -1, plan_gpu = -1, model = -1, spec = -1, state = -1;
   int slowdown[3] = {-1, -1, -1};
 };
 
@@ -40,11 +46,14 @@ Status FindColumns(const std::string& shape, const CsvReader& csv, Columns* c) {
   Status s;
   c->model = FindColumn(csv, {"model", "model_name"});
   if (shape == "dally") {
+    // Also cluster-sim's own names (its JSON job lists and CSVs): max_parallelism GPUs, the
+    // arrival as start_time (arrival_time where given), time_per_iteration.
     s.Update(RequireColumn(csv, {"job_id", "id"}, &c->id));
-    s.Update(RequireColumn(csv, {"arrival_s", "arrival_time", "submit_time"}, &c->arrival));
-    s.Update(RequireColumn(csv, {"num_gpus", "num_gpu", "gpu_num"}, &c->gpus));
+    s.Update(RequireColumn(
+        csv, {"arrival_s", "arrival_time", "submit_time", "start_time"}, &c->arrival));
+    s.Update(RequireColumn(csv, {"num_gpus", "num_gpu", "gpu_num", "max_parallelism"}, &c->gpus));
     s.Update(RequireColumn(csv, {"total_iterations", "iterations"}, &c->iterations));
-    s.Update(RequireColumn(csv, {"time_per_iteration_s"}, &c->tpi));
+    s.Update(RequireColumn(csv, {"time_per_iteration_s", "time_per_iteration"}, &c->tpi));
     c->slowdown[0] = FindColumn(csv, {"cross_slot_slowdown"});
     c->slowdown[1] = FindColumn(csv, {"cross_machine_slowdown"});
     c->slowdown[2] = FindColumn(csv, {"cross_rack_slowdown"});
@@ -59,6 +68,8 @@ Status FindColumns(const std::string& shape, const CsvReader& csv, Columns* c) {
     s.Update(RequireColumn(csv, {"submit_time", "arrival_s"}, &c->arrival));
     s.Update(RequireColumn(csv, {"gpu_num", "num_gpus", "num_gpu"}, &c->gpus));
     s.Update(RequireColumn(csv, {"duration", "duration_s"}, &c->duration));
+    c->state = FindColumn(csv, {"state", "status"});
+    c->start = FindColumn(csv, {"start_time"});
   } else {  // alibaba
     s.Update(RequireColumn(csv, {"name", "job_name", "pod_name", "job_id"}, &c->id));
     s.Update(RequireColumn(csv, {"creation_time", "submit_time"}, &c->arrival));
@@ -68,6 +79,7 @@ Status FindColumns(const std::string& shape, const CsvReader& csv, Columns* c) {
     c->milli = FindColumn(csv, {"gpu_milli"});
     c->plan_gpu = FindColumn(csv, {"plan_gpu"});
     c->spec = FindColumn(csv, {"gpu_spec", "gpu_type"});
+    c->state = FindColumn(csv, {"pod_phase", "status", "state"});
     if (c->gpus < 0 && c->plan_gpu < 0)
       s.Update(RequireColumn(csv, {"num_gpu", "plan_gpu"}, &c->gpus));
   }
@@ -117,57 +129,68 @@ Status ReadGpus(const CsvReader& csv, const Columns& c, double* gpus) {
   return s;
 }
 
-// One record -> *row; false with status OK when the row is dropped (counted under its reason).
-bool ReadRow(const CsvReader& csv,
-             const Columns& c,
-             const ConvertOptions& options,
-             Adjustments* adj,
-             GpuRow* row,
-             Status* status) {
+// The record class a row's state puts it in ("" for a finished job) and why: Alibaba's
+// pod_phase, Helios' state, a missing start (never scheduled).
+std::string StateClass(const CsvReader& csv, const Columns& c, std::string* why) {
+  const std::string field = c.state >= 0 ? std::string(csv.Field(c.state)) : std::string();
+  std::string state = field;
+  for (char& ch : state) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  *why = c.state >= 0 ? csv.FieldName(c.state) + " " + field : std::string();
+  if (state == "pending") return "never_scheduled";
+  if (c.start >= 0 && csv.Field(c.start).empty()) {
+    *why = "empty " + csv.FieldName(c.start);
+    return "never_scheduled";
+  }
+  if (state == "failed" || state == "timeout" || state == "node_fail" || state == "out_of_memory")
+    return "failed";
+  if (state == "cancelled" || state == "canceled") return "cancelled";
+  return "";
+}
+
+// The classes of a record that are a user's choice (RecordClasses): false (status OK) when one
+// of them is dropped; kept ones are counted in *adj (the row's own adjustments).
+bool DecideClasses(const CsvReader& csv,
+                   const Columns& c,
+                   const ConvertOptions& options,
+                   double gpus,
+                   Adjustments* adj,
+                   GpuRow* row) {
   const std::string at = At(csv);
-  const auto drop = [&](const char* kind, const std::string& why) {
-    return DropRow(adj, at, kind, why);
+  const auto decide = [&](const std::string& cls, const std::string& why, const char* kept) {
+    if (!Keeps(options, cls)) return DropRow(adj, at, cls.c_str(), why);
+    adj->Count(kept, at + ": " + why);
+    return true;
   };
-  row->source.line = csv.line();
-  row->source.source_id = csv.Field(c.id);
-  if (row->source.source_id.empty()) return (*status = csv.Expected(c.id, "a job id")).ok();
-  double gpus = 0, duration = -1;
-  status->Update(ReadTime(csv, c.arrival, &row->arrival_s));
-  status->Update(ReadGpus(csv, c, &gpus));
-  if (c.iterations >= 0) status->Update(csv.Read(c.iterations, &row->iterations, 0.0));
-  if (c.tpi >= 0) status->Update(csv.Read(c.tpi, &row->tpi, 0.0));
-  if (c.duration >= 0) status->Update(csv.Read(c.duration, &duration, 0.0));
-  if (c.end >= 0) {
-    if (csv.Field(c.end).empty()) return drop("no_end_time", "empty " + csv.FieldName(c.end));
-    double end = 0, start = row->arrival_s;
-    status->Update(ReadTime(csv, c.end, &end));
-    if (c.start >= 0 && !csv.Field(c.start).empty()) status->Update(ReadTime(csv, c.start, &start));
-    if (start <= 0) start = row->arrival_s;  // Alibaba writes 0 for never-scheduled pods
-    duration = end - start;
+  std::string why;
+  if (const std::string cls = StateClass(csv, c, &why); !cls.empty()) {
+    if (!decide(cls, why, ("kept." + cls).c_str())) return false;
+    if (cls == "never_scheduled") row->start = row->arrival_s;  // its wait is its run time
   }
-  if (!status->ok()) return false;
-  if (gpus == 0) return drop("no_gpu", "0 GPUs");
-  row->gpus = static_cast<int>(std::ceil(gpus));
-  if (row->gpus != gpus)
-    adj->Count("rounded_gpus", at + ": " + Num(gpus) + " GPU -> " + std::to_string(row->gpus));
-  if (duration >= 0) {  // a run time: iterations (given or one per second) and tpi from it
-    if (duration <= 0) return drop("no_work", "run time " + Num(duration) + " s");
-    if (c.iterations < 0) {
-      row->iterations = std::max(1.0, std::round(duration));
-      adj->Count("defaulted.total_iterations",
-                 at + ": " + Num(row->iterations) + " (one per second)");
-    }
-    if (row->iterations <= 0) return drop("no_work", "0 iterations");
-    row->tpi = duration / row->iterations * (options.work_model == "artist_linear" ? row->gpus : 1);
+  if (std::ceil(gpus) != gpus &&
+      !decide("fractional_gpu", Num(gpus) + " GPU -> " + Num(std::ceil(gpus)), "rounded_gpus"))
+    return false;
+  if (c.end >= 0 && csv.Field(c.end).empty()) {
+    if (!decide("no_end_time", "empty " + csv.FieldName(c.end), "kept.no_end_time")) return false;
+    row->open_end = true;
   }
-  if (row->iterations <= 0 || row->tpi <= 0)
-    return drop("no_work", "0 iterations or time per iteration");
-  if (c.model >= 0) row->model = csv.Field(c.model);
-  if (c.spec >= 0 && !csv.Field(c.spec).empty())
-    adj->Count("ignored.gpu_type_constraint", at + ": '" + std::string(csv.Field(c.spec)) + "'");
+  if (c.spec >= 0 && !csv.Field(c.spec).empty() &&
+      !decide("gpu_type_constraint",
+              csv.FieldName(c.spec) + " '" + std::string(csv.Field(c.spec)) + "'",
+              "ignored.gpu_type_constraint"))
+    return false;
+  return true;
+}
+
+// The slowdown factors of a row (its own, clipped to 1, or --slowdowns).
+void ReadSlowdowns(const CsvReader& csv,
+                   const Columns& c,
+                   const ConvertOptions& options,
+                   Adjustments* adj,
+                   GpuRow* row,
+                   Status* status) {
+  const std::string at = At(csv);
   const bool has = c.slowdown[0] >= 0 && c.slowdown[1] >= 0 && c.slowdown[2] >= 0 &&
-                   !csv.Field(c.slowdown[0]).empty() && !csv.Field(c.slowdown[1]).empty() &&
-                   !csv.Field(c.slowdown[2]).empty();
+                   EmptyField(csv, {c.slowdown[0], c.slowdown[1], c.slowdown[2]}) < 0;
   for (int k = 0; k < 3; ++k) {
     if (!has) {
       row->slowdown[k] = options.slowdowns[k];
@@ -181,7 +204,68 @@ bool ReadRow(const CsvReader& csv,
     }
   }
   if (!has) adj->Count("defaulted.slowdowns", at);
+}
+
+// One record -> *row; false with status OK when the row is dropped (counted under its reason).
+// A run time (duration, or end - start) is turned into iterations by FinishRow.
+bool ReadRow(const CsvReader& csv,
+             const Columns& c,
+             const ConvertOptions& options,
+             Adjustments* adj,
+             GpuRow* row,
+             Status* status) {
+  const std::string at = At(csv);
+  row->source.line = csv.line();
+  row->source.source_id = csv.Field(c.id);
+  const int gpu_column = c.gpus >= 0 ? c.gpus : c.plan_gpu;
+  if (const int empty =
+          EmptyField(csv, {c.id, c.arrival, gpu_column, c.iterations, c.tpi, c.duration});
+      empty >= 0)
+    return DropRow(adj, at, "missing_field", "empty " + csv.FieldName(empty));
+  double gpus = 0;
+  status->Update(ReadTime(csv, c.arrival, &row->arrival_s));
+  status->Update(ReadGpus(csv, c, &gpus));
+  if (c.iterations >= 0) status->Update(csv.Read(c.iterations, &row->iterations, 0.0));
+  if (c.tpi >= 0) status->Update(csv.Read(c.tpi, &row->tpi, 0.0));
+  if (c.duration >= 0) status->Update(csv.Read(c.duration, &row->duration, 0.0));
+  if (!status->ok()) return false;
+  if (gpus == 0) return DropRow(adj, at, "no_gpu", "0 GPUs");
+  row->gpus = static_cast<int>(std::ceil(gpus));
+  row->start = row->arrival_s;
+  if (c.start >= 0 && c.end >= 0 && !csv.Field(c.start).empty()) {
+    status->Update(ReadTime(csv, c.start, &row->start));
+    if (row->start <= 0) row->start = row->arrival_s;  // Alibaba writes 0 before the first pod
+  }
+  if (!status->ok() || !DecideClasses(csv, c, options, gpus, adj, row)) return false;
+  if (c.end >= 0 && !row->open_end) {
+    double end = 0;
+    status->Update(ReadTime(csv, c.end, &end));
+    row->duration = end - row->start;
+  }
+  if (c.model >= 0) row->model = csv.Field(c.model);
+  ReadSlowdowns(csv, c, options, adj, row, status);
   return status->ok();
+}
+
+// A run time -> iterations (given, or one per second) and the time per iteration that the work
+// model turns back into it; false when the row has no work (counted as dropped).
+bool FinishRow(const ConvertOptions& options, bool has_iterations, GpuRow* row, Adjustments* adj) {
+  const std::string at = options.input + ":" + std::to_string(row->source.line);
+  if (row->duration >= 0) {
+    if (row->duration <= 0)
+      return DropRow(adj, at, "no_work", "run time " + Num(row->duration) + " s");
+    if (!has_iterations) {
+      row->iterations = std::max(1.0, std::round(row->duration));
+      row->adjusted.Count("defaulted.total_iterations",
+                          at + ": " + Num(row->iterations) + " (one per second)");
+    }
+    if (row->iterations <= 0) return DropRow(adj, at, "no_work", "0 iterations");
+    row->tpi =
+        row->duration / row->iterations * (options.work_model == "artist_linear" ? row->gpus : 1);
+  }
+  if (row->iterations <= 0 || row->tpi <= 0)
+    return DropRow(adj, at, "no_work", "0 iterations or time per iteration");
+  return true;
 }
 
 std::string Quote(const std::string& s) {
@@ -191,20 +275,112 @@ std::string Quote(const std::string& s) {
   return q + "\"";
 }
 
+// cluster-sim's JSON job list (an array of objects of strings or numbers) as CSV text: the
+// keys in order of first appearance, one record per object, each on the line where its object
+// starts in the file (blank lines between), so messages name the JSON file's lines.
+Result<CsvReader> JsonJobsAsCsv(const std::string& path) {
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  nlohmann::json jobs;
+  try {
+    jobs = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    return InvalidArgument(path + ": not valid JSON (" + e.what() + ")");
+  }
+  if (!jobs.is_array()) return InvalidArgument(path + ": expected a JSON array of job objects");
+  std::vector<int> lines;  // the line of each object's '{'
+  int depth = 0, line = 1;
+  bool in_string = false, escaped = false;
+  for (char ch : text) {
+    if (ch == '\n') ++line;
+    if (in_string) {
+      in_string = !(ch == '"' && !escaped);
+      escaped = !escaped && ch == '\\';
+      continue;
+    }
+    if (ch == '"') in_string = true;
+    if (ch == '{' && depth == 1) lines.push_back(line);
+    if (ch == '[' || ch == '{') ++depth;
+    if (ch == ']' || ch == '}') --depth;
+  }
+  std::vector<std::string> keys;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    if (!jobs[k].is_object())
+      return InvalidArgument(path + ": job " + std::to_string(k + 1) + " is not an object");
+    for (const auto& [key, value] : jobs[k].items())
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
+  bool by_line = lines.size() == jobs.size() && (lines.empty() || lines.front() > 1);
+  for (std::size_t k = 1; by_line && k < lines.size(); ++k) by_line = lines[k] > lines[k - 1];
+  std::string csv;
+  for (std::size_t i = 0; i < keys.size(); ++i) csv += (i ? "," : "") + Quote(keys[i]);
+  int at = 1;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    const int target = by_line ? lines[k] : at + 1;
+    csv.append(static_cast<std::size_t>(target - at), '\n');
+    at = target;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      const auto it = jobs[k].find(keys[i]);
+      std::string v;
+      if (it != jobs[k].end() && !it->is_null())
+        v = it->is_string() ? it->get<std::string>() : it->dump();
+      csv += (i ? "," : "") + Quote(v);
+    }
+  }
+  csv += "\n";
+  return CsvReader::FromString(std::move(csv),
+                               by_line ? path : path + " (job k on line k + 1)",
+                               {.ignore_header_case = true, .ragged = true});
+}
+
+std::string SourceVersion(const std::string& shape, const CsvReader& csv, bool json) {
+  if (json) return "cluster-sim JSON job list";
+  if (shape == "alibaba")
+    return FindColumn(csv, {"plan_gpu"}) >= 0    ? "v2020 (plan_gpu)"
+           : FindColumn(csv, {"gpu_milli"}) >= 0 ? "v2023 pod list"
+                                                 : "pod list";
+  if (shape == "dally")
+    return FindColumn(csv, {"max_parallelism"}) >= 0 ? "cluster-sim CSV" : "dally_csv";
+  return shape == "helios" ? "cluster_log" : "job list";
+}
+
 Status ReadJobs(const ConvertOptions& options, std::vector<GpuRow>* rows, ConvertReport* report) {
-  Result<CsvReader> opened = OpenInput(options.input);
+  const bool json = options.shape == "dally" && options.input.ends_with(".json");
+  Result<CsvReader> opened = json ? JsonJobsAsCsv(options.input) : OpenInput(options.input);
   if (!opened.ok()) return opened.status();
   CsvReader& csv = opened.value();
   Columns c;
   if (Status s = FindColumns(options.shape, csv, &c); !s.ok()) return s;
-  return ReadRows(
+  report->source_version = SourceVersion(options.shape, csv, json);
+  double latest = 0;  // the latest time in the file: where a kept open-ended record stops
+  Status status = ReadRows(
       csv,
       options,
       [&](GpuRow* row, Adjustments* row_adj, Status* status) {
+        for (int col : {c.arrival, c.end, c.start}) {
+          double t = 0;
+          if (col >= 0 && !csv.Field(col).empty() && ReadTime(csv, col, &t).ok())
+            latest = std::max(latest, t);
+        }
         return ReadRow(csv, c, options, row_adj, row, status);
       },
       rows,
       report);
+  if (!status.ok()) return status;
+  std::vector<GpuRow> kept;
+  for (GpuRow& r : *rows) {
+    if (r.open_end) {
+      r.duration = latest - r.start;
+      r.adjusted.Count(
+          "clipped.run_time_at_trace_end",
+          options.input + ":" + std::to_string(r.source.line) + ": ends at " + Num(latest));
+    }
+    if (FinishRow(options, c.iterations >= 0, &r, &report->adjustments))
+      kept.push_back(std::move(r));
+  }
+  *rows = std::move(kept);
+  if (rows->empty()) return InvalidArgument(options.input + ": no job left to write");
+  return Status::Ok();
 }
 
 // Arrival order, time origin, --max-jobs and ids: each change counted.
@@ -251,15 +427,28 @@ Status ConvertGpu(const ConvertOptions& options, ConvertReport* report) {
                            std::to_string(options.slowdowns.size()));
   report->target = "gpu_placement (workload.source: dally_csv)";
   Adjustments& adj = report->adjustments;
-  for (const char* kind : {"rounded_gpus",
-                           "mapped_ids",
+  for (const char* kind : {"mapped_ids",
                            "dropped_rows.duplicate_id",
+                           "dropped_rows.missing_field",
                            "dropped_rows.no_gpu",
                            "dropped_rows.no_work",
                            "reordered_rows",
                            "defaulted.slowdowns",
                            "clipped.arrival_s"})
     adj.Declare(kind);
+  // The record classes this shape has, under the name of what was done with them.
+  std::vector<std::string> classes = {"fractional_gpu"};
+  if (options.shape == "alibaba")
+    classes = {"never_scheduled", "failed", "fractional_gpu", "no_end_time", "gpu_type_constraint"};
+  if (options.shape == "helios")
+    classes = {"never_scheduled", "failed", "cancelled", "fractional_gpu"};
+  for (const std::string& cls : classes) {
+    const std::string kept = cls == "fractional_gpu"        ? "rounded_gpus"
+                             : cls == "gpu_type_constraint" ? "ignored.gpu_type_constraint"
+                                                            : "kept." + cls;
+    adj.Declare(Keeps(options, cls) ? kept : "dropped_rows." + cls);
+  }
+  report->work_model = options.work_model;
   std::vector<GpuRow> rows;
   if (Status s = ReadJobs(options, &rows, report); !s.ok()) return s;
   OrderJobs(options, &rows, &adj);
@@ -282,6 +471,7 @@ Status ConvertGpu(const ConvertOptions& options, ConvertReport* report) {
       !s.ok())
     return s;
   report->jobs_written = static_cast<int>(rows.size());
+  report->main_output = dir + "jobs.csv";
   report->outputs.push_back(dir + "jobs.csv");
   report->outputs.push_back(dir + "job_ids.csv");
   if (!options.nodes.empty()) {
@@ -293,7 +483,9 @@ Status ConvertGpu(const ConvertOptions& options, ConvertReport* report) {
       dir +
       "jobs.csv, arrivals: trace, "
       "work_model: " +
-      options.work_model + "}\nor: dally_bench --trace " + dir + "jobs.csv");
+      options.work_model + "}\nor: dally_bench --trace " + dir +
+      "jobs.csv\n(the work model is recorded in " + dir +
+      "jobs.csv.meta.json: both refuse another one)");
   return Status::Ok();
 }
 

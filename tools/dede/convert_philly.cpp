@@ -123,13 +123,14 @@ bool ReadRow(const CsvReader& csv,
   };
   row->source.line = csv.line();
   row->source.vc = c.vc >= 0 ? std::string(csv.Field(c.vc)) : "";
+  if (const int empty = EmptyField(csv, {c.arrival, c.gpus, c.type, c.steps}); empty >= 0)
+    return drop("missing_field", "empty " + csv.FieldName(empty));
   double gpus = 0;
   status->Update(csv.Read(c.arrival, &row->arrival_s));
   status->Update(csv.Read(c.gpus, &gpus, 0.0, 1e9));
   status->Update(csv.Read(c.steps, &row->total_steps, 0.0));
   if (!status->ok()) return false;
   row->job_type = csv.Field(c.type);
-  if (row->job_type.empty()) return (*status = csv.Expected(c.type, "a job type name")).ok();
   if (!options.vcs.empty() &&
       std::find(options.vcs.begin(), options.vcs.end(), row->source.vc) == options.vcs.end())
     return drop("not_in_vc", "vc '" + row->source.vc + "'");
@@ -186,6 +187,40 @@ bool ReadRow(const CsvReader& csv,
   return status->ok();
 }
 
+// The columns of a Gavel .trace line (no header): job_type, command, [working_directory,]
+// num_steps_arg, needs_data_dir, total_steps, scale_factor, priority_weight, SLO, arrival_time.
+// False (with *status set, or a row with an SLO dropped and counted) when the line is not read.
+bool GavelColumns(const CsvReader& csv,
+                  const ConvertOptions& options,
+                  Columns* c,
+                  Adjustments* adj,
+                  Status* status) {
+  if (csv.size() != 9 && csv.size() != 10) {
+    *status = csv.RecordError(std::to_string(csv.size()) +
+                              " tab-separated fields; a Gavel .trace line has 10 (job_type, "
+                              "command, working_directory, num_steps_arg, needs_data_dir, "
+                              "total_steps, scale_factor, priority_weight, SLO, arrival_time) or "
+                              "the 9 without working_directory");
+    return false;
+  }
+  const int o = csv.size() - 10;  // -1 without working_directory
+  c->type = 0;
+  c->steps = 5 + o;
+  c->gpus = 6 + o;
+  c->weight = 7 + o;
+  c->arrival = 9 + o;
+  const int slo = 8 + o;
+  double deadline = -1;
+  if (!csv.Field(slo).empty()) status->Update(csv.Read(slo, &deadline));
+  if (!status->ok()) return false;
+  if (deadline > 0) {
+    const std::string why = "SLO " + Num(deadline) + " (cluster_scheduling has no deadlines)";
+    if (!Keeps(options, "slo")) return DropRow(adj, At(csv), "slo", why);
+    adj->Count("ignored.slo", At(csv) + ": " + why);
+  }
+  return true;
+}
+
 // "v100=64,p100=32" -> GPUs per type; names not among the types are an error.
 Status ParseGpuCounts(const std::string& text,
                       const std::vector<std::string>& gpu_types,
@@ -220,19 +255,28 @@ Status ReadJobs(const ConvertOptions& options,
   if (!options.throughputs.empty()) {
     if (Status s = ReadGavelThroughputs(options.throughputs, gpu_types, &table); !s.ok()) return s;
   }
-  Result<CsvReader> opened = OpenInput(options.input);
+  const bool gavel = options.shape == "gavel";
+  Result<CsvReader> opened =
+      gavel ? CsvReader::Open(options.input, {.delimiter = '\t', .header = false, .ragged = true})
+            : OpenInput(options.input);
   if (!opened.ok()) return opened.status();
   CsvReader& csv = opened.value();
   Columns c;
-  if (Status s = FindColumns(csv, gpu_types, &c); !s.ok()) return s;
+  if (!gavel) {
+    if (Status s = FindColumns(csv, gpu_types, &c); !s.ok()) return s;
+  }
+  report->source_version = gavel ? "Gavel .trace" : "job list";
   if (gpu_types->empty())
     return InvalidArgument(options.input +
-                           ": no <gpu>_steps_per_s columns and no --throughputs table: the "
-                           "throughput of a job on each GPU type is unknown");
+                           (gavel ? ": a Gavel .trace needs --throughputs (Gavel's table "
+                                    "job_type,num_gpus,gpu_type,steps_per_s)"
+                                  : ": no <gpu>_steps_per_s columns and no --throughputs table") +
+                           ": the throughput of a job on each GPU type is unknown");
   return ReadRows(
       csv,
       options,
       [&](PhillyRow* row, Adjustments* row_adj, Status* status) {
+        if (gavel && !GavelColumns(csv, options, &c, row_adj, status)) return false;
         const bool keep = ReadRow(csv, c, options, *gpu_types, table, row_adj, row, status);
         if (!keep || !status->ok()) return keep;
         if (c.id >= 0 && !csv.Field(c.id).empty()) {
@@ -270,11 +314,14 @@ Status ConvertPhilly(const ConvertOptions& options, ConvertReport* report) {
                            "dropped_rows.duplicate_id",
                            "dropped_rows.no_throughput",
                            "dropped_rows.over_max_scale_factor",
+                           "dropped_rows.missing_field",
                            "reordered_rows",
                            "defaulted.priority_weight",
                            "defaulted.cluster_gpus",
                            "clipped.arrival_s"})
     adj.Declare(kind);
+  if (options.shape == "gavel")
+    adj.Declare(Keeps(options, "slo") ? "ignored.slo" : "dropped_rows.slo");
   std::vector<std::string> gpu_types;
   std::vector<PhillyRow> rows;
   if (Status s = ReadJobs(options, &gpu_types, &rows, report); !s.ok()) return s;
@@ -352,6 +399,7 @@ Status ConvertPhilly(const ConvertOptions& options, ConvertReport* report) {
       !s.ok())
     return s;
   report->jobs_written = static_cast<int>(rows.size());
+  report->main_output = dir + "trace.csv";
   for (const char* f :
        {"trace.csv", "throughputs.csv", "cluster_spec.csv", "job_types.csv", "job_ids.csv"})
     report->outputs.push_back(dir + f);

@@ -5,7 +5,8 @@
 //   dede validate CONFIG   check the file, load the plugin, check its settings and problem
 //   dede export CONFIG [NAME FILE]  write a plugin's export (e.g. traffic engineering's paths)
 //   (run, solve and validate take --set KEY=VALUE: a key of the file overridden, repeatable)
-//   dede convert SHAPE IN -o DIR  a public trace (philly, dally, tiresias, helios, alibaba) -> the
+//   dede convert SHAPE IN -o DIR  a public trace (philly, gavel, dally, tiresias, helios, alibaba)
+//   -> the
 //                          plugins' trace files, every adjustment counted (convert.h)
 //   dede query DB SQL      read-only SQL over a deployment database (table, csv or json)
 //   dede plugins           list the plugins found, their versions and their methods
@@ -446,10 +447,16 @@ int Main(int argc, char** argv) {
       "convert",
       "convert a public GPU trace to a plugin's trace files; every adjustment is counted");
   convert->footer(dede::tools::ShapeHelp());
-  convert->add_option("shape", convert_options.shape, "philly, dally, tiresias, helios or alibaba")
+  convert
+      ->add_option(
+          "shape", convert_options.shape, "philly, gavel, dally, tiresias, helios or alibaba")
       ->required()
-      ->check(CLI::IsMember({"philly", "dally", "tiresias", "helios", "alibaba"}));
-  convert->add_option("input", convert_options.input, "the trace (CSV with a header)")
+      ->check(CLI::IsMember({"philly", "gavel", "dally", "tiresias", "helios", "alibaba"}));
+  convert
+      ->add_option("input",
+                   convert_options.input,
+                   "the trace (CSV with a header; gavel: Gavel's .trace; dally: also "
+                   "cluster-sim's JSON job list)")
       ->required()
       ->check(CLI::ExistingFile);
   convert->add_option("-o,--output-dir", convert_options.output_dir, "directory for the files")
@@ -469,7 +476,8 @@ int Main(int argc, char** argv) {
                    "philly: GPUs of a type not in --gpus-per-type (counted as defaulted)")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
-  convert->add_option("--vc", convert_options.vcs, "philly: keep only this VC; repeatable");
+  convert->add_option("--vc", convert_options.vcs, "philly: keep only this VC; repeatable")
+      ->allow_extra_args(false);
   convert
       ->add_option("--time-origin",
                    convert_options.time_origin,
@@ -496,6 +504,17 @@ int Main(int argc, char** argv) {
                    convert_options.nodes,
                    "gpu shapes: node list (node, num_gpu, rack, gpu_type) -> cluster.yaml")
       ->check(CLI::ExistingFile);
+
+  // One value per occurrence (repeatable): the input file after them is not taken for a class.
+  convert
+      ->add_option(
+          "--keep", convert_options.keep, "write the records of this class (see below); repeatable")
+      ->allow_extra_args(false);
+  convert
+      ->add_option("--drop",
+                   convert_options.drop,
+                   "drop the records of this class, counted (see below); repeatable")
+      ->allow_extra_args(false);
 
   auto* query = app.add_subcommand("query", "run read-only SQL on a deployment database");
   query->add_option("db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);

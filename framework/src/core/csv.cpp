@@ -151,8 +151,13 @@ struct CsvReader::Impl {
     if (c < 0 || c == '\n' || c == '\r') return true;
     return options.delimiter == CsvOptions::kWhitespace ? IsBlank(c) : c == options.delimiter;
   }
+  // A blank that is not the delimiter: with '\t' as the separator, a tab ends a field (an
+  // empty field between two tabs stays a field) and only spaces are trimmed.
+  bool Blank(int c) const {
+    return IsBlank(c) && (options.delimiter == CsvOptions::kWhitespace || c != options.delimiter);
+  }
   void SkipBlanks() {
-    while (IsBlank(Peek())) Get();
+    while (Blank(Peek())) Get();
   }
   void SkipLine() {
     for (int c = Peek(); c >= 0 && c != '\n' && c != '\r'; c = Peek()) Get();
@@ -187,7 +192,7 @@ Status CsvReader::Impl::ReadField(std::string* out, bool* quoted, bool* comment)
   *comment = false;
   const bool drop_blanks = options.trim || options.delimiter == CsvOptions::kWhitespace;
   starts[count] = at;
-  while (IsBlank(Peek())) out->push_back(static_cast<char>(Get()));
+  while (Blank(Peek())) out->push_back(static_cast<char>(Get()));
   if (count == 0 && options.comment != '\0' && Peek() == options.comment) {
     *comment = true;
     return Status::Ok();
@@ -199,7 +204,7 @@ Status CsvReader::Impl::ReadField(std::string* out, bool* quoted, bool* comment)
   if (Peek() != '"' || !out->empty()) {
     for (int c = Peek(); !AtFieldEnd(c); c = Peek()) out->push_back(static_cast<char>(Get()));
     if (drop_blanks) {
-      while (!out->empty() && IsBlank(out->back())) out->pop_back();
+      while (!out->empty() && Blank(out->back())) out->pop_back();
     }
     return Status::Ok();
   }

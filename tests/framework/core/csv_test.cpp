@@ -202,6 +202,12 @@ TEST(CsvReader, OtherDelimiters) {
   CsvReader t = Reader("a b\tc\n1 2\t3\n", tab);
   EXPECT_EQ(t.header(), (std::vector<std::string>{"a b", "c"}));
   EXPECT_EQ(Records(&t), (Rows{{"1 2", "3"}}));
+  // Tab-separated with trimming (Gavel's .trace): a tab always separates, so two tabs enclose
+  // an empty field, and only the spaces around a field are trimmed.
+  CsvOptions tsv = NoHeader();
+  tsv.delimiter = '\t';
+  CsvReader g = Reader("A (b 1)\t\t x \t3\n\t\t\t\n", tsv);
+  EXPECT_EQ(Records(&g), (Rows{{"A (b 1)", "", "x", "3"}, {"", "", "", ""}}));
   CsvOptions blanks = NoHeader();
   blanks.delimiter = CsvOptions::kWhitespace;
   blanks.ragged = true;

@@ -71,6 +71,23 @@ part_tiresias() {
   "$dede" run "$work/t.yaml" > "$work/t.log" || { cat "$work/t.yaml" "$work/t.log"; fail "run tiresias"; }
   [ "$(q "$work/t.db" "SELECT count(*) FROM domain_records WHERE kind = 'job' AND json_extract(data, '$.state') = 'finished'")" = 60 ] \
     || fail "tiresias sample: 60 finished jobs expected"
+  dally_bench_retimed_trace
+}
+
+dally_bench_retimed_trace() {
+  # dally_bench --arrivals poisson with a trace: the header says the arrivals were re-timed and
+  # at what rate, and two runs print the same rows (seeded; the wall-time column aside).
+  local bench=$plugins/gpu_placement/dally_bench
+  [ -x "$bench" ] || { echo "no $bench: dally_bench check skipped"; return 0; }
+  local args=(--trace "$src/tests/data/dally/jobs_online_comparison.csv" --arrivals poisson
+              --racks 1 --machines-per-rack 4 --jobs-per-day 2000 --seconds)
+  "$bench" "${args[@]}" > "$work/r1.txt" || fail "dally_bench poisson with a trace: exit $?"
+  "$bench" "${args[@]}" > "$work/r2.txt" || fail "dally_bench poisson with a trace (2)"
+  grep -q "re-timed as a Poisson process at 2000 jobs/day" "$work/r1.txt" \
+    || fail "dally_bench: the header should say the arrivals were re-timed: $(head -n 3 "$work/r1.txt")"
+  [ "$(grep -c '^1 *poisson ' "$work/r1.txt")" = 6 ] || fail "dally_bench: six poisson rows expected"
+  rows() { grep -v wall "$1" | sed 's/ *[0-9.]*$//'; }
+  [ "$(rows "$work/r1.txt")" = "$(rows "$work/r2.txt")" ] || fail "dally_bench: two seeded runs differ"
 }
 
 part_combined() {
