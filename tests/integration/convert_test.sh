@@ -39,7 +39,9 @@ expect "$out" defaulted.duration_s 4
 expect "$out" defaulted.throughput_from_table 2
 expect "$out" defaulted.cluster_gpus 2
 expect "$out" clipped.arrival_s 0
-grep -q "7 rows read, 4 jobs written" <<< "$out" || fail "philly rows: $out"
+expect "$out" dropped_rows.missing_field 1
+grep -q "8 rows read, 4 jobs written" <<< "$out" || fail "philly rows: $out"
+grep -q "philly_jobs.csv:9: empty column 'num_gpus'" <<< "$out" || fail "philly missing field: $out"
 grep -q "philly_jobs.csv:3: num_gpus 7 -> scale factor 8" <<< "$out" || fail "philly example: $out"
 # --max-jobs: the adjustments count the written jobs only (2 of the 4).
 out2=$("$dede" convert philly "$data/philly_jobs.csv" -o "$work/philly2" \
@@ -75,6 +77,11 @@ same "$work/philly/job_ids.csv" "job_id,source_job_id,vc
 3,app_6,vcB"
 grep -q '"rounded_gpus": {' "$work/philly.json" || fail "JSON report: $(cat "$work/philly.json")"
 [ "$(sed -n 's/.*"jobs_written": \([0-9]*\).*/\1/p' "$work/philly.json")" = 4 ] || fail "JSON jobs_written"
+# --drop fractional_gpu: the 0.5-GPU job is dropped, not rounded up.
+out2=$("$dede" convert philly "$data/philly_jobs.csv" -o "$work/philly_frac" \
+  --throughputs "$data/philly_throughputs.csv" --drop fractional_gpu) || fail "philly --drop: $out2"
+expect "$out2" dropped_rows.fractional_gpu 1
+grep -q "3 jobs written" <<< "$out2" || fail "philly --drop rows: $out2"
 # --vc keeps one virtual cluster, the others counted as dropped; --time-origin first shifts.
 out=$("$dede" convert philly "$data/philly_jobs.csv" -o "$work/philly_vc" \
   --throughputs "$data/philly_throughputs.csv" --vc vcB --time-origin first) || fail "vc: $out"
@@ -186,19 +193,21 @@ expect "$out" dropped_rows.missing_field 1
 expect "$out" dropped_rows.duplicate_id 1
 expect "$out" dropped_rows.no_work 1
 expect "$out" kept.failed 1
+expect "$out" kept.running_at_end 1
 expect "$out" ignored.gpu_type_constraint 1
-expect "$out" mapped_ids 4
-expect "$out" shifted_arrivals 4
+expect "$out" mapped_ids 5
+expect "$out" shifted_arrivals 5
 expect "$out" dropped_nodes.no_gpu 1
 expect "$out" split_gpu_types 0
-grep -q "10 rows read, 4 jobs written" <<< "$out" || fail "alibaba rows: $out"
+grep -q "11 rows read, 5 jobs written" <<< "$out" || fail "alibaba rows: $out"
 grep -q "alibaba_pods.csv:2: 0.5 GPU -> 1" <<< "$out" || fail "rounded example: $out"
 grep -q "alibaba_pods.csv:7: column 'pod_phase' Pending" <<< "$out" || fail "pending example: $out"
 same "$work/alibaba/jobs.csv" "job_id,arrival_s,num_gpus,total_iterations,time_per_iteration_s,model,cross_slot_slowdown,cross_machine_slowdown,cross_rack_slowdown
 0,0,1,95,1,,1,0.8,0.7
 1,10,1,990,1,,1,0.8,0.7
 2,110,4,4000,4,,1,0.8,0.7
-3,310,1,290,1,,1,0.8,0.7"
+3,310,1,290,1,,1,0.8,0.7
+4,910,2,3200,2,,1,0.8,0.7"
 same "$work/alibaba/cluster.yaml" "# plugin.settings of gpu_placement, from $data/nodes.csv
 gpu_types:
   - {name: V100, racks: 2, machines_per_rack: 2, gpus_per_machine: 8}
@@ -208,17 +217,20 @@ meta=$work/alibaba/jobs.csv.meta.json
 grep -q '"version": "v2023 pod list"' "$meta" || fail "sidecar version: $(cat "$meta")"
 grep -q '"work_model": "artist_linear"' "$meta" || fail "sidecar work model"
 grep -q '"never_scheduled": "drop"' "$meta" || fail "sidecar record classes"
-[ "$(sed -n 's/.*"jobs_written": \([0-9]*\).*/\1/p' "$meta")" = 4 ] || fail "sidecar jobs_written"
+[ "$(sed -n 's/.*"jobs_written": \([0-9]*\).*/\1/p' "$meta")" = 5 ] || fail "sidecar jobs_written"
 # The other choice for every class: kept pending pods run for their wait, a pod without an end
-# runs until the latest time in the file (4200: 4200 - 160 = 4040 s on 2 GPUs), the rest dropped.
+# runs until the latest time in the file (4200: 4200 - 160 = 4040 s on 2 GPUs), the rest
+# (failed, fractional, cut by the trace's end) dropped.
 out=$("$dede" convert alibaba "$data/alibaba_pods.csv" -o "$work/alibaba_other" \
-  --keep never_scheduled --keep no_end_time --drop failed --drop fractional_gpu) \
+  --keep never_scheduled --keep no_end_time --drop failed --drop fractional_gpu \
+  --drop running_at_end) \
   || fail "alibaba other choices: $out"
 expect "$out" kept.never_scheduled 1
 expect "$out" kept.no_end_time 1
 expect "$out" clipped.run_time_at_trace_end 1
 expect "$out" dropped_rows.failed 1
 expect "$out" dropped_rows.fractional_gpu 2
+expect "$out" dropped_rows.running_at_end 1
 expect "$out" dropped_rows.duplicate_id 0
 same "$work/alibaba_other/jobs.csv" "job_id,arrival_s,num_gpus,total_iterations,time_per_iteration_s,model,cross_slot_slowdown,cross_machine_slowdown,cross_rack_slowdown
 0,0,2,4040,2,,1,0.8,0.7

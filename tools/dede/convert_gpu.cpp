@@ -31,6 +31,10 @@ struct GpuRow {
   // (a kept no_end_time record) runs until the latest time in the file.
   double duration = -1, start = 0;
   bool open_end = false;
+  // Still running when last seen (Alibaba pod_phase Running) and its end: a pod whose end is
+  // the file's last time was cut by the trace's end (class running_at_end).
+  bool running = false;
+  double end = -1;
   int gpus = 1;
   std::string model;
   double slowdown[3] = {1, 1, 1};
@@ -238,9 +242,11 @@ bool ReadRow(const CsvReader& csv,
   }
   if (!status->ok() || !DecideClasses(csv, c, options, gpus, adj, row)) return false;
   if (c.end >= 0 && !row->open_end) {
-    double end = 0;
-    status->Update(ReadTime(csv, c.end, &end));
-    row->duration = end - row->start;
+    status->Update(ReadTime(csv, c.end, &row->end));
+    row->duration = row->end - row->start;
+    row->running =
+        c.state >= 0 && (csv.Field(c.state) == "Running" || csv.Field(c.state) == "running" ||
+                         csv.Field(c.state) == "RUNNING");
   }
   if (c.model >= 0) row->model = csv.Field(c.model);
   ReadSlowdowns(csv, c, options, adj, row, status);
@@ -367,8 +373,19 @@ Status ReadJobs(const ConvertOptions& options, std::vector<GpuRow>* rows, Conver
       rows,
       report);
   if (!status.ok()) return status;
+  double last_end = 0;  // the latest end: pods still running then were cut by the trace's end
+  for (const GpuRow& r : *rows) last_end = std::max(last_end, r.end);
   std::vector<GpuRow> kept;
   for (GpuRow& r : *rows) {
+    const std::string at = options.input + ":" + std::to_string(r.source.line);
+    if (r.running && r.end == last_end) {
+      const std::string why = "running at the trace's last time " + Num(last_end);
+      if (!Keeps(options, "running_at_end")) {
+        DropRow(&report->adjustments, at, "running_at_end", why);
+        continue;
+      }
+      r.adjusted.Count("kept.running_at_end", at + ": " + why);
+    }
     if (r.open_end) {
       r.duration = latest - r.start;
       r.adjusted.Count(
@@ -439,7 +456,12 @@ Status ConvertGpu(const ConvertOptions& options, ConvertReport* report) {
   // The record classes this shape has, under the name of what was done with them.
   std::vector<std::string> classes = {"fractional_gpu"};
   if (options.shape == "alibaba")
-    classes = {"never_scheduled", "failed", "fractional_gpu", "no_end_time", "gpu_type_constraint"};
+    classes = {"never_scheduled",
+               "failed",
+               "fractional_gpu",
+               "no_end_time",
+               "running_at_end",
+               "gpu_type_constraint"};
   if (options.shape == "helios")
     classes = {"never_scheduled", "failed", "cancelled", "fractional_gpu"};
   for (const std::string& cls : classes) {

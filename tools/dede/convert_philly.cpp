@@ -141,8 +141,11 @@ bool ReadRow(const CsvReader& csv,
     row->arrival_s = 0;
   }
   const int whole = static_cast<int>(std::ceil(gpus));
-  if (whole != gpus)
-    adj->Count("rounded_gpus", at + ": num_gpus " + Num(gpus) + " -> " + Num(whole));
+  if (whole != gpus) {
+    const std::string why = "num_gpus " + Num(gpus) + " -> " + Num(whole);
+    if (!Keeps(options, "fractional_gpu")) return drop("fractional_gpu", why);
+    adj->Count("rounded_gpus", at + ": " + why);
+  }
   while (row->scale_factor < whole) row->scale_factor *= 2;
   if (row->scale_factor > kMaxScaleFactor) {
     return drop("over_max_scale_factor",
