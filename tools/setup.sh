@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs every build and test dependency of dede from the Debian archive.
 # Idempotent: packages already present are skipped, so a second run does nothing.
+# --test (tools/test.sh, CI) adds what only the test suite uses and the main job never needs:
+# headless Chromium for the status page's browser test (tests/integration).
 set -euo pipefail
 
 packages=(
@@ -20,6 +22,13 @@ packages=(
   # checks the exact baseline against (the test fails without it).
   glpk-utils
 )
+
+if [ "${1:-}" = --test ]; then
+  packages+=(chromium)
+elif [ $# -gt 0 ]; then
+  echo "usage: bash tools/setup.sh [--test]" >&2
+  exit 1
+fi
 
 missing=()
 for p in "${packages[@]}"; do

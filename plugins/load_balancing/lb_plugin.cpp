@@ -86,6 +86,7 @@ Status LoadBalancingPlugin::Configure(const ConfigNode& settings, const PluginCo
       *p = (std::filesystem::path(context.config_dir) / path).string();
   }
   seed_ = context.seed;
+  config_file_ = context.config_file;
   return Status::Ok();
 }
 
@@ -96,6 +97,13 @@ Status LoadBalancingPlugin::Describe(Problem* problem) {
   Status status;
   if (!loads_path_.empty()) {
     status = LoadShardLoads(loads_path_, &loads);
+    // The model takes the first `shards` columns; fewer is the deployment's mistake or the file's.
+    if (status.ok() && static_cast<int>(loads[0].size()) < options_.shards) {
+      return InvalidArgument(loads_path_ + ": loads for " + std::to_string(loads[0].size()) +
+                             " shards (0.." + std::to_string(loads[0].size() - 1) +
+                             "), fewer than plugin.settings.shards = " +
+                             std::to_string(options_.shards) + " in " + config_file_);
+    }
   } else {
     std::vector<double> u;
     if (!random_nums_path_.empty())
@@ -300,9 +308,11 @@ Status LoadBalancingPlugin::RestoreState(int last_round, const std::string& stat
   }
   if (!status.ok()) return status;
   if (static_cast<int>(placement.size()) != options_.shards)
-    return InvalidArgument("load_balancing: checkpoint state of round " +
-                           std::to_string(last_round) + " has " + std::to_string(placement.size()) +
-                           " shards, expected " + std::to_string(options_.shards));
+    return InvalidArgument(
+        "load_balancing: checkpoint state of round " + std::to_string(last_round) + " has " +
+        std::to_string(placement.size()) +
+        " shards, expected plugin.settings.shards = " + std::to_string(options_.shards) + " (" +
+        config_file_ + "; changed since the database was written?)");
   last_ = std::move(placement);
   last_round_ = last_round;
   return Status::Ok();

@@ -57,6 +57,7 @@ class LoadBalancingPlugin : public DomainPlugin {
 
   LbOptions options_;
   std::string loads_path_, random_nums_path_;
+  std::string config_file_;  // the deployment file, for messages
   unsigned long long seed_ = 0;
   int rounds_ = 0;
   LbModel model_;

@@ -5,6 +5,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -47,6 +48,41 @@ Status ReadNode(const CsvReader& csv, int column, const Topology& topology, int*
 
 }  // namespace
 
+namespace {
+
+Status CheckLargestDemand(const std::string& file, double largest_demand, double scale) {
+  if (largest_demand * scale <= kMaxDemand) return Status::Ok();
+  char text[160];
+  std::snprintf(text,
+                sizeof(text),
+                "a demand of %.6g times plugin.settings.scale = %.6g is %.6g",
+                largest_demand,
+                scale,
+                largest_demand * scale);
+  return Invalid(file + ": " + text +
+                 ", above 1e15 (the largest demand, also for a `demand` event); lower the scale");
+}
+
+}  // namespace
+
+Status CheckScaledDemand(const std::string& file,
+                         const std::vector<DemandEntry>& matrix,
+                         double scale) {
+  double largest = 0;
+  for (const DemandEntry& entry : matrix) largest = std::max(largest, entry.demand);
+  return CheckLargestDemand(file, largest, scale);
+}
+
+Status CheckScaledDemand(const std::string& file,
+                         const std::vector<std::vector<double>>& series,
+                         double scale) {
+  double largest = 0;
+  for (const std::vector<double>& row : series) {
+    for (double demand : row) largest = std::max(largest, demand);
+  }
+  return CheckLargestDemand(file, largest, scale);
+}
+
 Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
                                                    const Topology& topology) {
   {
@@ -66,7 +102,7 @@ Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
     DemandEntry entry;
     status.Update(ReadNode(csv, 0, topology, &entry.src));
     status.Update(ReadNode(csv, 1, topology, &entry.dst));
-    status.Update(csv.Read(2, &entry.demand, 0.0));
+    status.Update(csv.Read(2, &entry.demand, 0.0, kMaxDemand));
     if (!status.ok()) return status;
     const std::string pair = std::string(csv.Field(0)) + " -> " + std::string(csv.Field(1));
     auto [it, inserted] = seen.emplace(std::make_pair(entry.src, entry.dst), csv.line());
@@ -156,7 +192,7 @@ Result<TrafficSeries> LoadTrafficSeries(const std::string& file,
     }
     std::vector<double> demand(series.pairs.size());
     for (int c = 1; c < columns; ++c) {
-      status = csv.Read(c, &demand[c - 1], 0.0);
+      status = csv.Read(c, &demand[c - 1], 0.0, kMaxDemand);
       if (!status.ok()) return status;
     }
     series.labels.emplace_back(csv.Field(0));

@@ -55,6 +55,11 @@ struct Topology {
   int LinkIndex(int src, int dst) const;
 };
 
+// The largest demand a traffic file or a `demand` event may give, in capacity units (after
+// `scale`), as capacities are bounded by 1e15: beyond it the path LPs lose every digit of a
+// link's capacity and a round fails with a singular system instead of a message.
+inline constexpr double kMaxDemand = 1e15;
+
 // One ordered pair's demand, by node index.
 struct DemandEntry {
   int src = 0;
@@ -115,8 +120,8 @@ Result<Topology> LoadTopology(const std::string& file, const TopologyOptions& op
 
 // CSV `src,dst,demand` with a header line (a UTF-8 byte-order mark is skipped); node ids or
 // names (see Topology). An SNDlib native file is read by LoadSndlibDemands instead. Rejects unknown
-// nodes, negative demands, src == dst with a positive demand and duplicate pairs. Zero demands are
-// dropped.
+// nodes, negative demands or demands above kMaxDemand, src == dst with a positive demand and
+// duplicate pairs. Zero demands are dropped.
 Result<std::vector<DemandEntry>> LoadTrafficMatrix(const std::string& file,
                                                    const Topology& topology);
 
@@ -131,12 +136,21 @@ Result<std::vector<DemandEntry>> LoadSndlibDemands(const std::string& file,
 // `sndlib-dynamic-tm/<net>/tm.csv`): a first column (a timestamp or any label), then one
 // column per ordered pair named `SRC>DST` (or `SRC->DST`); data row r is one matrix. Rows
 // first_row .. first_row + rows - 1 are kept (rows < 0: to the end). Every cell must be a
-// finite number >= 0; a pair's column naming a node the topology lacks is an error.
+// number in [0, kMaxDemand]; a pair's column naming a node the topology lacks is an error.
 struct TrafficSeries {
   std::vector<std::string> labels;          // first column of every kept row
   std::vector<std::pair<int, int>> pairs;   // node indices, by column
   std::vector<std::vector<double>> demand;  // [kept row][column]
 };
+// Ok unless a demand `file` gives times the plugin's `scale` exceeds kMaxDemand; the message
+// names the file, the demand, plugin.settings.scale and the bound.
+Status CheckScaledDemand(const std::string& file,
+                         const std::vector<DemandEntry>& matrix,
+                         double scale);
+Status CheckScaledDemand(const std::string& file,
+                         const std::vector<std::vector<double>>& series,
+                         double scale);
+
 Result<TrafficSeries> LoadTrafficSeries(const std::string& file,
                                         const Topology& topology,
                                         int first_row,

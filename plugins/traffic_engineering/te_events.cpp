@@ -106,7 +106,7 @@ Status TrafficEngineeringPlugin::ApplyEvent(int round, const Event& event, std::
                     "pairs are fixed at start: those with a demand in some input round)");
     }
     Status status = payload.Require("demand");
-    status.Update(payload.Read("demand", &inbox.value, 0.0, 1e15));
+    status.Update(payload.Read("demand", &inbox.value, 0.0, kMaxDemand));
     if (!status.ok()) return reject(status.message());
     inbox.kind = InboxEvent::Kind::kDemand;
   } else if (event.kind == "traffic_matrix") {
@@ -129,7 +129,7 @@ Status TrafficEngineeringPlugin::ApplyEvent(int round, const Event& event, std::
       }
       Result<double> value = row.items()[2].AsDouble();
       if (!value.ok()) return reject(value.status().message());
-      if (!(value.value() >= 0 && value.value() <= 1e15)) {
+      if (!(value.value() >= 0 && value.value() <= kMaxDemand)) {
         return reject(at + ": demand " + row.items()[2].scalar() + " is not in [0, 1e15]");
       }
       if (!seen.insert(pair).second) return reject(at + ": the pair is listed twice");

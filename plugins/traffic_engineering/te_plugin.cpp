@@ -312,11 +312,13 @@ Status TrafficEngineeringPlugin::WantedPairs(std::set<std::pair<int, int>>* want
         if (row[c] > 0) wanted.insert(series_.pairs[c]);
       }
     }
+    return CheckScaledDemand(series_file_, series_.demand, scale_);
   } else {
     for (const std::string& file : matrix_files_) {
       Result<std::vector<DemandEntry>> matrix = LoadTrafficMatrix(file, topology_);
       if (!matrix.ok()) return matrix.status();
       for (const DemandEntry& d : matrix.value()) wanted.emplace(d.src, d.dst);
+      if (Status s = CheckScaledDemand(file, matrix.value(), scale_); !s.ok()) return s;
     }
   }
   return Status::Ok();

@@ -615,6 +615,12 @@ Result<Topology> LoadTopology(const std::string& file, const TopologyOptions& op
   Topology topology;
   status = Build(file, raw, options, &topology);
   if (!status.ok()) return status;
+  // Without links every traffic file would be blamed for naming nodes the topology lacks.
+  if (topology.links.empty()) {
+    return Invalid(file + ": the topology has no links (" +
+                   std::to_string(topology.node_names.size()) +
+                   " nodes): a traffic-engineering deployment needs at least one link");
+  }
   return topology;
 }
 
@@ -651,8 +657,9 @@ Result<std::vector<DemandEntry>> LoadSndlibDemands(const std::string& file,
     }
     double unit = 0;
     if (!ParseDouble(t[i + 5].text, &unit) || !ParseDouble(t[i + 6].text, &entry.demand) ||
-        !std::isfinite(entry.demand) || entry.demand < 0) {
-      return Invalid(where + ": demand_value = '" + t[i + 6].text + "': expected a number >= 0");
+        !std::isfinite(entry.demand) || entry.demand < 0 || entry.demand > kMaxDemand) {
+      return Invalid(where + ": demand_value = '" + t[i + 6].text +
+                     "': expected a number in [0, 1e15]");
     }
     const auto [it, inserted] = seen.emplace(std::make_pair(entry.src, entry.dst), where);
     if (!inserted) return Invalid(where + ": the pair is also " + it->second);

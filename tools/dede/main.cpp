@@ -9,12 +9,14 @@
 //   -> the
 //                          plugins' trace files, every adjustment counted (convert.h)
 //   dede query DB SQL      read-only SQL over a deployment database (table, csv or json)
+//   dede storage DB        bytes per table, index and round of a database (dbstat); --vacuum
 //   dede plugins           list the plugins found, their versions and their methods
 //   dede options           the option reference (Markdown)
 //   dede example           the synthetic transport LP solved with ADMM and exactly
 //
 // Exit codes: 0 success; 1 usage error; 2 invalid input (configuration, plugin, database);
-// 3 the run failed (solver or plugin failure at run time).
+// 3 the run failed (solver or plugin failure at run time, or a database write that failed,
+// during set-up too: a full disk).
 //
 // What `dede run` prints while it runs is its log (framework/src/runtime/log.h): timestamped
 // lines with a level, info to standard output, warnings and errors to standard error, chosen
@@ -44,6 +46,7 @@
 #include "query.h"
 #include "runtime/log.h"
 #include "runtime/runner.h"
+#include "storage_cmd.h"
 #include "store/store.h"
 #include "store/writer_lock.h"
 #include "submit.h"
@@ -59,6 +62,38 @@ using dede::Status;
 constexpr int kExitUsage = 1;
 constexpr int kExitInvalidInput = 2;
 constexpr int kExitRunFailed = 3;
+
+// A set-up that fails writing the database (a full disk, a file-size limit: SQLite's "database
+// or disk is full" / "disk I/O error", kInternal) fails at run time, as the same write in a round
+// does; anything else in set-up is the input's fault.
+int SetupExitCode(const Status& status) {
+  const std::string& m = status.message();
+  const bool write_failed = m.find("disk I/O error") != std::string::npos ||
+                            m.find("database or disk is full") != std::string::npos;
+  return status.code() == dede::StatusCode::kInternal && write_failed ? kExitRunFailed
+                                                                      : kExitInvalidInput;
+}
+
+std::string Number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
+// CLI11's PositiveNumber and NonNegativeNumber name their upper bound, the largest double, in
+// 309 digits; these say "--rounds: 0 is not > 0".
+CLI::Validator AtLeast(double min, bool strict) {
+  return CLI::Validator(
+      [min, strict](std::string& input) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(input, value)) return "'" + input + "' is not a number";
+        if (strict ? value > min : value >= min) return {};
+        return input + " is not " + (strict ? "> " : ">= ") + Number(min);
+      },
+      (strict ? "> " : ">= ") + Number(min));
+}
+const CLI::Validator kPositive = AtLeast(0, true);
+const CLI::Validator kNonNegative = AtLeast(0, false);
 
 // `dede run` reports its failures in its log, like the rest of what it prints while running;
 // the other commands, and a run whose log is off, print "dede: message" to standard error.
@@ -137,13 +172,13 @@ int RunCommand(const std::string& file,
     if (!acquired.ok()) return Fail(acquired.status(), kExitInvalidInput);
     lock.emplace(std::move(acquired.value()));
     auto opened = dede::internal::Store::Open(loaded.config.database);
-    if (!opened.ok()) return Fail(opened.status(), kExitInvalidInput);
+    if (!opened.ok()) return Fail(opened.status(), SetupExitCode(opened.status()));
     store = std::move(opened.value());
     options.csv_path = csv;
   }
   dede::internal::Runner runner(
       loaded.config, loaded.plugin.get(), loaded.plugin_version, store.get(), options);
-  if (Status s = runner.Setup(); !s.ok()) return Fail(s, kExitInvalidInput);
+  if (Status s = runner.Setup(); !s.ok()) return Fail(s, SetupExitCode(s));
   log.Info("deployment '" + loaded.config.name + "': plugin " + loaded.config.plugin + " " +
            loaded.plugin_version + ", " + std::to_string(runner.problem().num_variables()) +
            " variables, database " + loaded.config.database);
@@ -361,6 +396,7 @@ int Main(int argc, char** argv) {
 
   std::string config_file, db_path, sql, format = "table";
   double query_seconds = 60;
+  int query_memory_mib = 256;  // dede query --max-memory-mib
   bool verbose = false;
   int rounds = -1, round = 0, threads = 0;
   double time_limit = 60;
@@ -399,7 +435,7 @@ int Main(int argc, char** argv) {
   run->add_option("--rounds",
                   rounds,
                   "stop after this many rounds of this run (stop.max_rounds still applies)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   run->add_option(
       "--csv", csv, "also write each round's figures and the plugin's metrics to this CSV file");
   add_log_options(run);
@@ -410,7 +446,7 @@ int Main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   solve->add_option("--round", round, "round to solve (the plugin's data for it)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   solve->add_flag("--verbose", verbose, "print the residual trace");
   solve->add_option("--csv", csv, "write the round's figures and the plugin's metrics here (CSV)");
   add_log_options(solve);
@@ -485,7 +521,7 @@ int Main(int argc, char** argv) {
       ->check(CLI::IsMember({"keep", "first", "auto"}))
       ->capture_default_str();
   convert->add_option("--max-jobs", convert_options.max_jobs, "keep the first N arrivals (0: all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   convert
       ->add_option("--work-model",
                    convert_options.work_model,
@@ -520,10 +556,15 @@ int Main(int argc, char** argv) {
   query->add_option("db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
   query->add_option("sql", sql, "SQL statement, or - to read it from standard input")->required();
   query->add_option("--time-limit", query_seconds, "seconds before the query is stopped")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->capture_default_str();
   query->add_option("--format", format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))
+      ->capture_default_str();
+  query
+      ->add_option(
+          "--max-memory-mib", query_memory_mib, "SQLite heap and result size limit, MiB (0: none)")
+      ->check(CLI::Range(0, 1 << 20))
       ->capture_default_str();
 
   dede::tools::SubmitRequest submit_request;
@@ -544,11 +585,20 @@ int Main(int argc, char** argv) {
   submit
       ->add_option(
           "--from-round", submit_request.apply_from_round, "apply at the first round >= this")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   submit->add_option("--after",
                      submit_request.apply_after,
                      "apply at the first round starting at or after this Unix time");
   submit->add_option("--writer", submit_request.writer, "who submits it (recorded)");
+  submit->add_option("--id",
+                     submit_request.id,
+                     "idempotency key: a retry with the same key and content writes nothing");
+  submit->add_flag("--allow-unknown-deployment",
+                   submit_request.allow_unknown_deployment,
+                   "accept a deployment the database does not hold yet (before its first run)");
+
+  dede::tools::StorageRequest storage_request;
+  CLI::App* storage = dede::tools::AddStorageCommand(&app, &storage_request);
 
   auto* plugins = app.add_subcommand("plugins", "list the plugins found and their versions");
   plugins->add_option("--path", plugin_paths, "extra plugin directory or .so file");
@@ -558,17 +608,17 @@ int Main(int argc, char** argv) {
   auto* example =
       app.add_subcommand("example", "solve a synthetic transport LP with ADMM and exactly");
   example->add_option("--resources", spec.resources, "resources")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->capture_default_str();
   example->add_option("--demands", spec.demands, "demands")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->capture_default_str();
   example->add_option("--entries-per-demand", spec.entries_per_demand, "entries per demand")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->capture_default_str();
   example->add_option("--seed", spec.seed, "generator seed")->capture_default_str();
-  example->add_option("--threads", threads, "threads (0: all)")->check(CLI::NonNegativeNumber);
-  example->add_option("--time-limit", time_limit, "seconds per solver")->check(CLI::PositiveNumber);
+  example->add_option("--threads", threads, "threads (0: all)")->check(kNonNegative);
+  example->add_option("--time-limit", time_limit, "seconds per solver")->check(kPositive);
   example->add_flag("--verbose", verbose, "print the residual trace");
 
   try {
@@ -607,17 +657,23 @@ int Main(int argc, char** argv) {
     dede::internal::Store::QueryLimits limits;
     limits.seconds = query_seconds;
     limits.cancel = &g_query_cancel;
+    limits.max_memory_bytes = static_cast<std::int64_t>(query_memory_mib) << 20;
     Status s = dede::tools::RunQuery(db_path, sql, format, std::cout, limits);
     return s.ok() ? 0
                   : Fail(s,
                          s.code() == dede::StatusCode::kCancelled ? kExitRunFailed
                                                                   : kExitInvalidInput);
   }
+  if (storage->parsed()) {
+    Status s = dede::tools::Storage(storage_request, std::cout);
+    return s.ok() ? 0 : Fail(s, kExitInvalidInput);
+  }
   if (submit->parsed()) {
     if (submit_request.file.empty() == submit_request.kind.empty()) {
       return Fail(dede::InvalidArgument("dede submit: give KIND [TARGET] or --file, not both"),
                   kExitUsage);
     }
+    submit_request.apply_after_given = submit->count("--after") > 0;
     Status s = dede::tools::Submit(submit_request, std::cout);
     return s.ok() ? 0 : Fail(s, kExitInvalidInput);
   }

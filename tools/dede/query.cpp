@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "store/file_access.h"
 #include "store/store.h"
 
 namespace dede::tools {
@@ -179,7 +180,14 @@ Status RunQuery(const std::string& db_path,
   if (format != "table" && format != "csv" && format != "json") {
     return InvalidArgument("unknown output format '" + format + "'; use table, csv or json");
   }
-  auto store = internal::Store::Open(db_path, /*read_only=*/true);
+  // Read-only media: SQLite cannot create the -shm a WAL database needs; when the file alone
+  // is the whole database it is opened immutable, else refused with the reason.
+  std::string refused;
+  const internal::ReadOpenMode mode =
+      internal::DecideReadOpen(db_path, internal::ProbeDatabaseFile(db_path), &refused);
+  if (mode == internal::ReadOpenMode::kRefused) return FailedPrecondition(refused);
+  auto store = internal::Store::Open(
+      db_path, /*read_only=*/true, /*immutable=*/mode == internal::ReadOpenMode::kImmutable);
   if (!store.ok()) return store.status();
   auto result = store.value()->Query(sql, limits);
   if (!result.ok()) {

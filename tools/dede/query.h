@@ -22,7 +22,11 @@ namespace dede::tools {
 // Nothing is written to `out` on failure. Errors: unknown format (kInvalidArgument), a missing
 // or non-database file, a schema newer than this binary, SQL errors, writes (the connection
 // is read-only); a failed query on a database with an older schema says so. `limits`: the
-// query's time limit and cancel flag (kCancelled when either stops it).
+// query's time limit and cancel flag (kCancelled when either stops it) and its memory limit
+// (kFailedPrecondition). The connection refuses ATTACH and fts3_tokenizer(). A WAL database
+// whose directory cannot be written (read-only media) is opened immutable when its file is
+// the whole database, and refused with the reason when a -wal holds changes it would miss
+// (store/file_access.h).
 Status RunQuery(const std::string& db_path,
                 const std::string& sql,
                 const std::string& format,

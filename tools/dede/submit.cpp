@@ -1,9 +1,11 @@
 #include "submit.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -32,11 +34,13 @@ Status ReadJsonFile(const SubmitRequest& r, const EventRow& base, std::vector<Ev
     EventRow row = base;
     for (const auto& [key, value] : e.items()) {
       const std::string field = where + "." + key;
-      if (key == "kind" || key == "target" || key == "deployment" || key == "writer") {
+      if (key == "kind" || key == "target" || key == "deployment" || key == "writer" ||
+          key == "id") {
         if (!value.is_string()) return InvalidArgument(field + " is not a string");
         std::string* slot = key == "kind"     ? &row.kind
                             : key == "target" ? &row.target
                             : key == "writer" ? &row.writer
+                            : key == "id"     ? &row.idempotency_key
                                               : &row.deployment;
         *slot = value.get<std::string>();
       } else if (key == "payload") {
@@ -49,12 +53,15 @@ Status ReadJsonFile(const SubmitRequest& r, const EventRow& base, std::vector<Ev
         }
         row.apply_from_round = value.get<int>();
       } else if (key == "apply_after") {
-        if (!value.is_number()) return InvalidArgument(field + " is not a number");
+        if (!value.is_number() || !std::isfinite(value.get<double>())) {
+          return InvalidArgument(field + " = " + value.dump() +
+                                 ": expected a finite Unix time in seconds");
+        }
         row.apply_after = value.get<double>();
       } else {
         return InvalidArgument(field +
                                ": unknown key (kind, target, payload, apply_from_round, "
-                               "apply_after, deployment, writer)");
+                               "apply_after, deployment, writer, id)");
       }
     }
     if (row.kind.empty()) return InvalidArgument(where + ".kind is missing");
@@ -69,13 +76,13 @@ Status ReadCsvFile(const SubmitRequest& r, const EventRow& base, std::vector<Eve
   if (!opened.ok()) return opened.status();
   CsvReader& csv = opened.value();
   const std::vector<std::string> known = {
-      "kind", "target", "payload", "apply_from_round", "apply_after", "deployment", "writer"};
+      "kind", "target", "payload", "apply_from_round", "apply_after", "deployment", "writer", "id"};
   for (const std::string& h : csv.header()) {
     if (std::find(known.begin(), known.end(), h) == known.end()) {
       return InvalidArgument(r.file + ":" + std::to_string(csv.header_line()) +
                              ": unknown column '" + h +
                              "' (kind, target, payload, apply_from_round, apply_after, "
-                             "deployment, writer)");
+                             "deployment, writer, id)");
     }
   }
   if (csv.Column("kind") < 0) {
@@ -91,6 +98,7 @@ Status ReadCsvFile(const SubmitRequest& r, const EventRow& base, std::vector<Eve
       if (h == "target") row.target = v;
       if (h == "deployment" && !v.empty()) row.deployment = v;
       if (h == "writer" && !v.empty()) row.writer = v;
+      if (h == "id") row.idempotency_key = v;
       if (h == "payload" && !v.empty()) row.payload = v;
       if (h == "apply_from_round" && !v.empty()) {
         std::int64_t round = 0;
@@ -109,9 +117,63 @@ Status ReadCsvFile(const SubmitRequest& r, const EventRow& base, std::vector<Eve
   return status;
 }
 
+std::string FormatValue(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
+// Events without a deployment go to the database's only one; a named deployment must be one
+// the database knows (a typo would otherwise stay pending for ever), unless the request allows
+// one that has not run yet.
+Status ResolveDeployments(const SubmitRequest& request,
+                          internal::Store& store,
+                          std::vector<EventRow>* events) {
+  Result<std::vector<std::string>> names = store.DeploymentNames();
+  if (!names.ok()) return names.status();
+  const std::string known =
+      names->empty() ? "none: no `dede run` has started one yet" : JoinNames(names.value());
+  for (std::size_t k = 0; k < events->size(); ++k) {
+    EventRow& e = (*events)[k];
+    const std::string where =
+        request.file.empty() ? std::string() : request.file + ": event " + std::to_string(k) + ": ";
+    if (e.deployment.empty()) {
+      if (names->size() != 1) {
+        return InvalidArgument(where + request.db_path + " holds " + std::to_string(names->size()) +
+                               " deployments (" + known + "): name one with --deployment");
+      }
+      e.deployment = names->front();
+      continue;
+    }
+    const bool exists = std::find(names->begin(), names->end(), e.deployment) != names->end();
+    if (!exists && !request.allow_unknown_deployment) {
+      return InvalidArgument(where + "deployment '" + e.deployment + "' is not in " +
+                             request.db_path + " (deployments: " + known +
+                             "). Check the name, or pass --allow-unknown-deployment to queue "
+                             "events for a deployment before its first `dede run`");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status Submit(const SubmitRequest& request, std::ostream& out) {
+  if (request.apply_after_given && !std::isfinite(request.apply_after)) {
+    return InvalidArgument("--after = " + FormatValue(request.apply_after) +
+                           ": expected a finite Unix time in seconds");
+  }
+  if (!request.file.empty() && !request.id.empty()) {
+    return InvalidArgument(
+        "--id names one event; with --file give each event its own key "
+        "(JSON key or CSV column 'id')");
+  }
   Result<std::unique_ptr<internal::Store>> store = internal::Store::Open(request.db_path);
   if (!store.ok()) return store.status();
   EventRow base;
@@ -120,8 +182,9 @@ Status Submit(const SubmitRequest& request, std::ostream& out) {
   base.target = request.target;
   base.payload = request.json;
   base.apply_from_round = request.apply_from_round;
-  base.apply_after = request.apply_after;
+  base.apply_after = request.apply_after_given ? request.apply_after : std::nan("");
   base.writer = request.writer;
+  base.idempotency_key = request.id;
   std::vector<EventRow> events;
   if (!request.file.empty()) {
     base.kind.clear();
@@ -136,28 +199,20 @@ Status Submit(const SubmitRequest& request, std::ostream& out) {
   } else {
     events.push_back(base);
   }
-  // Events without a deployment go to the database's only one.
-  bool need_default = false;
-  for (const EventRow& e : events) need_default |= e.deployment.empty();
-  if (need_default) {
-    Result<std::vector<std::string>> names = store.value()->DeploymentNames();
-    if (!names.ok()) return names.status();
-    if (names->size() != 1) {
-      std::string list;
-      for (const std::string& n : names.value()) list += (list.empty() ? "" : ", ") + n;
-      return InvalidArgument(request.db_path + " holds " + std::to_string(names->size()) +
-                             " deployments" + (list.empty() ? "" : " (" + list + ")") +
-                             ": name one with --deployment");
+  Status status = ResolveDeployments(request, *store.value(), &events);
+  if (!status.ok()) return status;
+  Result<std::vector<internal::SubmittedEvent>> submitted = store.value()->SubmitEventsOnce(events);
+  if (!submitted.ok()) return submitted.status();
+  for (std::size_t k = 0; k < events.size(); ++k) {
+    const internal::SubmittedEvent& result = submitted.value()[k];
+    out << "event " << result.id << "  " << events[k].deployment << "  " << events[k].kind
+        << (events[k].target.empty() ? "" : "  " + events[k].target);
+    if (result.existing) {
+      out << "  already submitted with id '" << events[k].idempotency_key << "' (" << result.status
+          << (result.round >= 0 ? " in round " + std::to_string(result.round) : std::string())
+          << "); nothing written";
     }
-    for (EventRow& e : events) {
-      if (e.deployment.empty()) e.deployment = names->front();
-    }
-  }
-  Result<std::vector<std::int64_t>> ids = store.value()->SubmitEvents(events);
-  if (!ids.ok()) return ids.status();
-  for (std::size_t k = 0; k < ids->size(); ++k) {
-    out << "event " << ids.value()[k] << "  " << events[k].deployment << "  " << events[k].kind
-        << (events[k].target.empty() ? "" : "  " + events[k].target) << "\n";
+    out << "\n";
   }
   return Status::Ok();
 }

@@ -42,11 +42,19 @@ struct DeploymentConfig {
   bool simulated_time = false;  // schedule.simulated_time: rounds run back to back, time is virtual
   std::string database;         // storage.database (resolved; ":memory:" allowed)
   int keep_allocations = 0;     // storage.keep_allocations (0: every round's)
-  int max_rounds = 0;           // stop.max_rounds (0: unlimited)
-  double max_wall_seconds = 0;  // stop.max_wall_seconds (0: unlimited)
-  bool http_enabled = false;    // http.enabled: the read-only status endpoint
-  std::string http_address = "127.0.0.1";  // http.address
-  int http_port = 8642;                    // http.port (0: any free port, logged)
+  int retention_keep_rounds = 0;                // storage.retention.keep_rounds (0: no limit)
+  double retention_keep_days = 0;               // storage.retention.keep_days (0: no limit)
+  int max_events_per_round = 10000;             // inbox.max_events_per_round (0: no cap)
+  int max_rounds = 0;                           // stop.max_rounds (0: unlimited)
+  double max_wall_seconds = 0;                  // stop.max_wall_seconds (0: unlimited)
+  bool http_enabled = false;                    // http.enabled: the read-only status endpoint
+  std::string http_address = "127.0.0.1";       // http.address
+  int http_port = 8642;                         // http.port (0: any free port, logged)
+  int http_threads = 1;                         // http.threads: serving threads
+  double http_rate_limit_per_second = 10;       // http.rate_limit_per_second: per client
+  int http_rate_limit_burst = 20;               // http.rate_limit_burst: per client
+  int http_max_connections = 64;                // http.max_connections: open at once
+  std::vector<std::string> http_allowed_hosts;  // http.allowed_hosts: Host names also served
   // The option keys the file or its overlays set (dotted, registry keys): what a plugin's
   // recommended settings must not override.
   std::vector<std::string> keys_set;

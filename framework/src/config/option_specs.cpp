@@ -1,6 +1,7 @@
 // The option registry: the single list of deployment keys. It drives validation (allowed keys
 // at every level, types, bounds), holds the defaults (read from default-constructed option
 // structs, so they cannot drift from the code), and generates the option reference.
+#include <arpa/inet.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -111,6 +112,31 @@ Status CheckBounds(const ConfigNode& node, double value, const Bounds& bounds) {
   if (violated.empty()) return Status::Ok();
   return InvalidArgument(node.Where() + ": " + node.path() + " = " + node.scalar() +
                          ". Violated constraint: " + violated);
+}
+
+// An IPv4 or IPv6 literal, checked at load as the HTTP endpoint parses it when it starts (no
+// name lookup there: `localhost` may be ::1 alone, so it is refused here too, with the fix).
+Spec IpLiteral(Spec spec) {
+  spec.info.bounds = "IPv4 or IPv6 literal";
+  spec.read = [read = spec.read](const ConfigNode& parent,
+                                 const std::string& leaf,
+                                 const std::string& dir,
+                                 DeploymentConfig* config) -> Status {
+    if (Status status = read(parent, leaf, dir, config); !status.ok()) return status;
+    std::string value;
+    (void)parent.Read(leaf, &value);
+    const std::string host = value.substr(0, value.find('%'));  // fe80::1%eth0: a scope id
+    unsigned char bytes[16];
+    if (inet_pton(AF_INET, value.c_str(), bytes) == 1 ||
+        inet_pton(AF_INET6, host.c_str(), bytes) == 1) {
+      return Status::Ok();
+    }
+    const ConfigNode& node = *parent.Find(leaf);
+    return InvalidArgument(node.Where() + ": " + node.path() + " = '" + value +
+                           "': not an IP address (give 127.0.0.1 or ::1 for loopback, 0.0.0.0 "
+                           "for every interface; host names are not looked up)");
+  };
+  return spec;
 }
 
 Spec MakeSpec(std::string key, Type type, std::string description, bool reloadable) {
@@ -367,6 +393,48 @@ Spec PathList(std::string key, std::string description) {
   return spec;
 }
 
+// http.allowed_hosts: names a Host header may give ("dede.example", "dede.example:8080").
+Spec HostList(std::string key, std::string description) {
+  Spec spec = MakeSpec(std::move(key), Type::kPathList, std::move(description), false);
+  spec.info.bounds = "host[:port] names";
+  spec.read = [](const ConfigNode& parent,
+                 const std::string& leaf,
+                 const std::string& /*dir*/,
+                 DeploymentConfig* config) -> Status {
+    const ConfigNode& node = *parent.Find(leaf);
+    config->http_allowed_hosts.clear();
+    if (node.IsNull()) return Status::Ok();
+    if (!node.IsList()) {
+      return InvalidArgument(node.Where() + ": " + node.path() +
+                             (node.IsScalar() ? " = '" + node.scalar() + "'" : std::string()) +
+                             ": expected a list of host names, e.g. [dede.example]");
+    }
+    for (const ConfigNode& item : node.items()) {
+      Result<std::string> text =
+          item.IsNull() ? Result<std::string>(std::string()) : item.AsString();
+      if (!text.ok()) return text.status();
+      const bool printable = std::all_of(
+          text->begin(), text->end(), [](char c) { return c > ' ' && c < 127 && c != ','; });
+      if (text->empty() || !printable) {
+        return InvalidArgument(Located(item, node) + ": " + node.path() + ": '" + text.value() +
+                               "': expected a host name (no spaces or commas), e.g. "
+                               "dede.example or dede.example:8080");
+      }
+      config->http_allowed_hosts.push_back(text.value());
+    }
+    return Status::Ok();
+  };
+  spec.format = [](const DeploymentConfig& c) {
+    return std::string("[") + Join(c.http_allowed_hosts, ", ") + "]";
+  };
+  spec.emit = [](const DeploymentConfig& c, YAML::Emitter* out) {
+    *out << YAML::Flow << YAML::BeginSeq;
+    for (const std::string& host : c.http_allowed_hosts) *out << host;
+    *out << YAML::EndSeq;
+  };
+  return spec;
+}
+
 Spec SettingsMap(std::string key, std::string description) {
   Spec spec = MakeSpec(std::move(key), Type::kMap, std::move(description), false);
   spec.info.bounds = "plugin-defined";
@@ -614,6 +682,22 @@ std::vector<Spec> BuildSpecs() {
       "Allocation rows kept in the database: 0 keeps every round's; N keeps the latest round's "
       "and those of rounds divisible by N (the others are deleted when the next round is "
       "written). Round summaries, metrics and records are always kept.", true));
+  s.push_back(Int("storage.retention.keep_rounds",
+      [](auto& c) -> auto& { return c.retention_keep_rounds; }, AtLeast(0),
+      "Full records (allocation, entities and their parameters, domain records) are kept for "
+      "the last N rounds; older rounds keep their round_summary row and metrics. 0: every "
+      "round's. With keep_days, a round is pruned when either says so.", true));
+  s.push_back(Double("storage.retention.keep_days",
+      [](auto& c) -> auto& { return c.retention_keep_days; }, AtLeastFinite(0),
+      "Full records are kept for the rounds started within D days of the latest round "
+      "(simulated time for simulated_time deployments); older rounds keep their round_summary "
+      "row and metrics. 0: no age limit.", true));
+  // inbox
+  s.push_back(Int("inbox.max_events_per_round",
+      [](auto& c) -> auto& { return c.max_events_per_round; }, AtLeast(0),
+      "Inbox events a round applies at most (the oldest due first); the rest wait for the next "
+      "rounds, in order, and the backlog is logged and in /metrics. 0: no cap. At ~65 us an "
+      "event, 10000 is under a second of a round.", true));
   // stop
   s.push_back(Int("stop.max_rounds", [](auto& c) -> auto& { return c.max_rounds; }, AtLeast(0),
       "Stop after this many rounds; 0: no limit.", true));
@@ -625,11 +709,29 @@ std::vector<Spec> BuildSpecs() {
       "Serve the deployment's state over HTTP while it runs, read-only: /healthz, "
       "/rounds?last=N, /allocation?demand=D, /metrics (Prometheus text) and a status page /.",
       false));
-  s.push_back(String("http.address", [](auto& c) -> auto& { return c.http_address; }, false,
-      false, "Address the endpoint listens on (loopback by default; 0.0.0.0 for every "
-      "interface).", false));
+  s.push_back(IpLiteral(String("http.address", [](auto& c) -> auto& { return c.http_address; },
+      false, false, "Address the endpoint listens on, an IP literal as it binds it (no name "
+      "lookup): loopback by default; 0.0.0.0 for every interface.", false)));
   s.push_back(Int("http.port", [](auto& c) -> auto& { return c.http_port; }, Closed(0, 65535),
       "TCP port of the endpoint; 0: any free port (the log names it).", false));
+  s.push_back(Int("http.threads", [](auto& c) -> auto& { return c.http_threads; },
+      Closed(1, 16), "Threads serving requests, each with its own read-only connection; "
+      "answers are built once per round, so one is enough but for slow clients of /allocation.",
+      false));
+  s.push_back(Double("http.rate_limit_per_second",
+      [](auto& c) -> auto& { return c.http_rate_limit_per_second; }, AboveFinite(0),
+      "Requests per second a client (remote address) may make, sustained; beyond, 429 with "
+      "Retry-After.", false));
+  s.push_back(Int("http.rate_limit_burst",
+      [](auto& c) -> auto& { return c.http_rate_limit_burst; }, Closed(1, 1000000),
+      "Requests a client may make at once before rate_limit_per_second applies.", false));
+  s.push_back(Int("http.max_connections",
+      [](auto& c) -> auto& { return c.http_max_connections; }, Closed(1, 10000),
+      "Connections open at once; further clients wait in the listen backlog.", false));
+  s.push_back(HostList("http.allowed_hosts",
+      "Host header names served besides the address's own literal (and, on loopback, localhost, "
+      "127.0.0.1 and [::1]): the names clients and proxies use. Other names get 421 (DNS "
+      "rebinding)."));
   // clang-format on
 
   const DeploymentConfig defaults;

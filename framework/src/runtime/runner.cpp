@@ -187,6 +187,8 @@ Status Runner::RegisterDeployment(ResumePoint* resume) {
   record.config_file = config_.file;
   record.config_yaml = config_.text;
   store_->SetAllocationHistory(config_.keep_allocations);
+  Status retention = retention_log_.Start(config_, store_, log_);
+  if (!retention.ok()) return retention;
   Result<std::int64_t> id = store_->UpsertDeployment(record);
   if (!id.ok()) return id.status();
   deployment_id_ = id.value();
@@ -258,6 +260,7 @@ Status Runner::RunRound(std::stop_token stop, RoundOutcome* outcome) {
   }
   Status status = pipeline_->Run(next_round_, stop, outcome);
   if (!status.ok() || outcome->finished || outcome->interrupted) return status;
+  if (store_sink_) retention_log_.AfterRound(store_->retention_stats(), log_);
   ++next_round_;
   return Status::Ok();
 }
@@ -307,11 +310,24 @@ Status Runner::ApplyPendingEvents(int round, std::vector<EventOutcome>* outcomes
   Status read;
   std::vector<EventRow> pending;
   if (store_ != nullptr) {
-    Result<std::vector<EventRow>> rows = store_->PendingEvents(config_.name, round, UnixSeconds());
+    const double now = UnixSeconds();
+    const int cap = config_.max_events_per_round;  // inbox.max_events_per_round; 0: none
+    Result<std::vector<EventRow>> rows = store_->PendingEvents(config_.name, round, now, cap);
     if (rows.ok()) {
       pending = std::move(rows.value());
     } else {
       read = rows.status();
+    }
+    if (read.ok() && cap > 0 && static_cast<int>(pending.size()) == cap) {
+      // The backlog: due events this round leaves pending (the oldest `cap` are applied).
+      Result<std::int64_t> due = store_->CountPendingEvents(config_.name, round, now);
+      if (!due.ok()) read = due.status();
+      if (due.ok() && due.value() > cap) {
+        log_.Warn("inbox: round " + std::to_string(round) + " applies the oldest " +
+                  std::to_string(cap) + " of " + std::to_string(due.value()) +
+                  " due events (inbox.max_events_per_round); backlog " +
+                  std::to_string(due.value() - cap) + " events wait for the next rounds");
+      }
     }
   }
   if (options_.distributed) ShareEvents(&read, &pending);
@@ -395,12 +411,20 @@ Result<RunSummary> Runner::Run() {
   bool round_in_flight = false;
   RoundOutcome outcome;
 
-  // The read-only status endpoint, on this loop (rounds run on the worker, so a request is
-  // answered while a round solves; a slow client holds only its own connection).
+  // The read-only status endpoint, on threads of its own (off this loop and the worker); told
+  // of each committed round, when its cached answers go stale.
   std::unique_ptr<HttpServer> http;
   if (config_.http_enabled) {
-    Result<std::unique_ptr<HttpServer>> server = HttpServer::Start(
-        io, config_.http_address, config_.http_port, config_.database, config_.name, log_);
+    HttpServerOptions http_options;
+    http_options.address = config_.http_address;
+    http_options.port = config_.http_port;
+    http_options.threads = config_.http_threads;
+    http_options.rate_limit_per_second = config_.http_rate_limit_per_second;
+    http_options.rate_limit_burst = config_.http_rate_limit_burst;
+    http_options.max_connections = config_.http_max_connections;
+    http_options.allowed_hosts = config_.http_allowed_hosts;
+    Result<std::unique_ptr<HttpServer>> server =
+        HttpServer::Start(http_options, config_.database, config_.name, log_);
     if (!server.ok())
       return Status(server.status().code(), config_.file + ": " + server.status().message());
     http = std::move(server.value());
@@ -447,6 +471,7 @@ Result<RunSummary> Runner::Run() {
     }
     ++summary.rounds_run;
     summary.last_round = outcome.round;
+    if (http) http->RoundCommitted();
     if (stopping) return;
     if (const std::string reason = limit_reached(); !reason.empty()) {
       finish(reason);

@@ -26,6 +26,7 @@
 #include "dede/status.h"
 #include "runtime/log.h"
 #include "runtime/rank_share.h"
+#include "runtime/retention_log.h"
 #include "runtime/round_pipeline.h"
 #include "store/store.h"
 
@@ -106,6 +107,7 @@ class Runner {
   std::int64_t deployment_id_ = -1;
   int next_round_ = 0;
   Logger log_;
+  RetentionLog retention_log_;  // storage.retention's log lines
 };
 
 }  // namespace dede::internal

@@ -177,9 +177,11 @@ const char* Statement::sql() const { return stmt_ == nullptr ? "" : sqlite3_sql(
 
 // ---- Database -----------------------------------------------------------------------------
 
-Result<std::unique_ptr<Database>> Database::Open(const std::string& path, int flags) {
+Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
+                                                 int flags,
+                                                 const std::string& uri) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  const int rc = sqlite3_open_v2(uri.empty() ? path.c_str() : uri.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     // Even a failed open may allocate a handle, which carries the message.
     std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
@@ -187,6 +189,10 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, int fl
     return Status(CodeFor(rc), "cannot open database '" + path + "': " + message);
   }
   sqlite3_extended_result_codes(db, 1);
+  // Debian builds SQLite with SQLITE_ENABLE_FTS3_TOKENIZER: fts3_tokenizer(name, ptr) would
+  // install a tokenizer at any address SQL names (a crash or code execution). No dede
+  // connection needs it.
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, nullptr);
   return std::unique_ptr<Database>(new Database(db, path));
 }
 
@@ -279,6 +285,8 @@ Status Database::Error(int code, std::string_view doing) const {
   // that returned `code` as long as the caller asks right away.
   std::string message = sqlite3_errmsg(db_);
   if (message.empty() || message == "not an error") message = sqlite3_errstr(code);
+  // The authorizer's refusals read "not authorized[ to use function: f]": add its reason.
+  if (!denied_.empty() && message.starts_with("not authorized")) message += ". " + denied_;
   return Status(CodeFor(code),
                 std::string(doing) + " in '" + path_ + "': " + message + IoDetail(code));
 }
@@ -309,13 +317,28 @@ Status Transaction::Commit() {
   return status;
 }
 
-void Database::DenyAttach() {
+void Database::RestrictQueries() {
   sqlite3_set_authorizer(
       db_,
-      [](void*, int action, const char*, const char*, const char*, const char*) {
-        return action == SQLITE_ATTACH ? SQLITE_DENY : SQLITE_OK;
+      [](void* self, int action, const char*, const char* name, const char*, const char*) {
+        std::string& denied = static_cast<Database*>(self)->denied_;
+        if (action == SQLITE_ATTACH) {
+          denied = "ATTACH is not allowed (queries read this database only)";
+          return SQLITE_DENY;
+        }
+        // fts3_tokenizer(name) returns a tokenizer's address (a leak that defeats ASLR);
+        // fts3_tokenizer(name, blob) installs one at any address (turned off per connection,
+        // refused here as well, e.g. inside a view).
+        if (action == SQLITE_FUNCTION && name != nullptr &&
+            sqlite3_stricmp(name, "fts3_tokenizer") == 0) {
+          denied =
+              "fts3_tokenizer() is not allowed in queries (it reads or replaces an FTS "
+              "tokenizer's function pointers); FTS tables and MATCH work without it";
+          return SQLITE_DENY;
+        }
+        return SQLITE_OK;
       },
-      nullptr);
+      this);
 }
 
 void Database::SetProgressCheck(std::function<bool()> stop) {

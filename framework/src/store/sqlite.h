@@ -82,8 +82,13 @@ class Statement {
 
 class Database {
  public:
-  // `flags` are sqlite3_open_v2 flags. Extended result codes are turned on.
-  static Result<std::unique_ptr<Database>> Open(const std::string& path, int flags);
+  // `flags` are sqlite3_open_v2 flags. Extended result codes are turned on, and the
+  // two-argument fts3_tokenizer() (it takes a function pointer from SQL) is turned off. `uri`:
+  // open this SQLite URI ("file:...?immutable=1", with SQLITE_OPEN_URI) instead of `path`,
+  // which messages still name.
+  static Result<std::unique_ptr<Database>> Open(const std::string& path,
+                                                int flags,
+                                                const std::string& uri = "");
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -103,8 +108,9 @@ class Database {
   std::string IoDetail(int code) const;
   const std::string& path() const { return path_; }
   sqlite3* handle() { return db_; }
-  // Statements prepared from now on may not ATTACH another database file (an authorizer).
-  void DenyAttach();
+  // Statements prepared from now on may not ATTACH another database file nor call
+  // fts3_tokenizer() (an authorizer); a refused statement's error says which and why.
+  void RestrictQueries();
   // Calls `stop` every few thousand virtual machine steps of a running statement; when it
   // returns true the statement ends with SQLITE_INTERRUPT. An empty function removes it.
   void SetProgressCheck(std::function<bool()> stop);
@@ -123,6 +129,7 @@ class Database {
   sqlite3* db_;
   std::string path_;
   std::function<bool()> progress_stop_;
+  std::string denied_;  // why the authorizer last refused a statement
   std::unordered_map<std::string, std::unique_ptr<CacheSlot>> cache_;
 };
 

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "store/file_access.h"
 #include "store/migrations.h"
 #include "store/sqlite.h"
 #include "store/store_impl.h"
@@ -68,15 +69,24 @@ void Store::SetBusyTimeout(double seconds) {
   sqlite3_busy_timeout(impl_->db->handle(), static_cast<int>(ms));
 }
 
-Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_only) {
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path,
+                                           bool read_only,
+                                           bool immutable) {
   // The header we compiled against and the library we run with must agree on the major version.
   if (sqlite3_libversion_number() / 1000000 != SQLITE_VERSION_NUMBER / 1000000) {
     return FailedPrecondition(std::string("SQLite library ") + sqlite3_libversion() +
                               " does not match the header this binary was built with (" +
                               SQLITE_VERSION + ")");
   }
+  if (!read_only) {
+    // SQLite would open a file it cannot write read-only and fail later, without saying why.
+    Status writable = CheckWritable(path);
+    if (!writable.ok()) return writable;
+  }
+  read_only = read_only || immutable;
   const int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  auto opened = Database::Open(path, flags);
+  auto opened = immutable ? Database::Open(path, flags | SQLITE_OPEN_URI, ImmutableUri(path))
+                          : Database::Open(path, flags);
   if (!opened.ok()) {
     if (opened.status().code() == StatusCode::kNotFound && read_only) {
       return NotFound("database '" + path +
@@ -120,7 +130,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_on
     // VACUUM INTO, before they run).
     status = db.Exec("PRAGMA query_only = ON", "making the connection query-only");
     if (!status.ok()) return status;
-    db.DenyAttach();
+    db.RestrictQueries();
     return std::unique_ptr<Store>(new Store(std::move(impl)));
   }
 
@@ -141,6 +151,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_on
   sqlite3_db_config(db.handle(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
   status = db.Exec("PRAGMA cache_size = -65536", "setting the page cache size");
   if (!status.ok()) return status;
+  if (version == 0) {
+    // Before the first table and before WAL (which writes the header): a new database can give
+    // the pages retention frees back to the file system (store_retention.cpp). An older one
+    // switches only with a VACUUM (Store::EnableIncrementalVacuum, `dede storage --vacuum`).
+    status = db.Exec("PRAGMA auto_vacuum = INCREMENTAL", "setting auto_vacuum");
+    if (!status.ok()) return status;
+  }
   if (!IsMemoryPath(path)) {
     // WAL: readers (dede query, the sqlite3 shell) never block the writer and vice versa.
     auto journal = db.Prepare("PRAGMA journal_mode = WAL");
@@ -154,9 +171,17 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, bool read_on
                                 "': cannot switch to WAL journal mode (got '" + mode +
                                 "'); is it on a network file system?");
     }
+    // A large transaction (a catch-up, a VACUUM) grows the WAL; after the next checkpoint it
+    // is cut back to this size instead of keeping its largest size on disk.
+    status = db.Exec("PRAGMA journal_size_limit = 67108864", "setting journal_size_limit");
+    if (!status.ok()) return status;
   }
   status = impl->ApplyMigrations();
   if (!status.ok()) return status;
+  std::int64_t auto_vacuum = 0;
+  status = impl->PragmaInt("auto_vacuum", &auto_vacuum);
+  if (!status.ok()) return status;
+  impl->auto_vacuum = static_cast<int>(auto_vacuum);
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
@@ -467,6 +492,61 @@ Result<LastRound> Store::LoadLastRound(std::int64_t deployment_id, int num_varia
   return last;
 }
 
+namespace {
+
+// The row the statement is on, appended to *result; returns the bytes it holds (roughly).
+std::int64_t AppendRow(const Statement& statement, QueryResult* result) {
+  const int columns = statement.ColumnCount();
+  auto& row = result->rows.emplace_back();
+  auto& numeric = result->numeric.emplace_back();
+  row.reserve(static_cast<std::size_t>(columns));
+  numeric.reserve(static_cast<std::size_t>(columns));
+  std::int64_t bytes = 0;
+  for (int c = 0; c < columns; ++c) {
+    switch (statement.ColumnType(c)) {
+      case SQLITE_NULL:
+        row.emplace_back(std::nullopt);
+        numeric.push_back(false);
+        break;
+      case SQLITE_INTEGER:
+        row.emplace_back(std::to_string(statement.ColumnInt64(c)));
+        numeric.push_back(true);
+        break;
+      case SQLITE_FLOAT:
+        row.emplace_back(FormatDouble(statement.ColumnDouble(c)));
+        numeric.push_back(true);
+        break;
+      case SQLITE_BLOB:
+        row.emplace_back(HexBlob(statement.ColumnBlob(c)));
+        numeric.push_back(false);
+        break;
+      default:
+        row.emplace_back(statement.ColumnText(c));
+        numeric.push_back(false);
+        break;
+    }
+    bytes += static_cast<std::int64_t>(sizeof(std::optional<std::string>)) +
+             static_cast<std::int64_t>(row.back() ? row.back()->size() : 0);
+  }
+  return bytes;
+}
+
+std::string MemoryText(std::int64_t bytes) {
+  if (bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+Status OutOfMemory(const Store::QueryLimits& limits, const char* sql) {
+  std::string what = std::string(sql == nullptr ? "" : sql);
+  if (what.size() > 200) what = what.substr(0, 200) + "...";
+  if (limits.max_memory_bytes <= 0) return Internal("out of memory running `" + what + "`");
+  return FailedPrecondition("query stopped: it needs more than the memory limit of " +
+                            MemoryText(limits.max_memory_bytes) +
+                            " (--max-memory-mib; SQLite's heap): `" + what + "`");
+}
+
+}  // namespace
+
 Result<QueryResult> Store::Query(const std::string& sql, const QueryLimits& limits) {
   Database& db = *impl_->db;
   QueryResult result;
@@ -491,12 +571,26 @@ Result<QueryResult> Store::Query(const std::string& sql, const QueryLimits& limi
     Database& db;
     ~ClearCheck() { db.SetProgressCheck({}); }
   } clear{db};
+  // SQLite's allocations fail (SQLITE_NOMEM) past the limit instead of growing the process.
+  struct HeapLimit {
+    sqlite3_int64 previous = -1;
+    ~HeapLimit() {
+      if (previous >= 0) sqlite3_hard_heap_limit64(previous);
+    }
+  } heap_limit;
+  if (limits.max_memory_bytes > 0) {
+    heap_limit.previous = sqlite3_hard_heap_limit64(limits.max_memory_bytes);
+  }
+  std::int64_t result_bytes = 0;
   const char* next = sql.c_str();
   bool any_statement = false;
   // Every statement runs; the result is that of the last one that returns columns, as in the
   // sqlite3 shell's last output.
   while (next != nullptr && *next != '\0') {
     auto prepared = db.PrepareNext(&next);
+    if (!prepared.ok() && (sqlite3_errcode(db.handle()) & 0xff) == SQLITE_NOMEM) {
+      return OutOfMemory(limits, next);
+    }
     if (!prepared.ok()) {
       return Status(prepared.status().code(), "SQL error: " + prepared.status().message());
     }
@@ -521,35 +615,16 @@ Result<QueryResult> Store::Query(const std::string& sql, const QueryLimits& limi
         return Status(StatusCode::kCancelled,
                       "query " + stopped + ": `" + std::string(statement.sql()) + "`");
       }
+      if (!status.ok() && (statement.last_error() & 0xff) == SQLITE_NOMEM) {
+        return OutOfMemory(limits, statement.sql());
+      }
       if (!status.ok()) return Status(status.code(), "SQL error: " + status.message());
       if (!has_row) break;
-      auto& row = current.rows.emplace_back();
-      auto& numeric = current.numeric.emplace_back();
-      row.reserve(static_cast<std::size_t>(columns));
-      numeric.reserve(static_cast<std::size_t>(columns));
-      for (int c = 0; c < columns; ++c) {
-        switch (statement.ColumnType(c)) {
-          case SQLITE_NULL:
-            row.emplace_back(std::nullopt);
-            numeric.push_back(false);
-            break;
-          case SQLITE_INTEGER:
-            row.emplace_back(std::to_string(statement.ColumnInt64(c)));
-            numeric.push_back(true);
-            break;
-          case SQLITE_FLOAT:
-            row.emplace_back(FormatDouble(statement.ColumnDouble(c)));
-            numeric.push_back(true);
-            break;
-          case SQLITE_BLOB:
-            row.emplace_back(HexBlob(statement.ColumnBlob(c)));
-            numeric.push_back(false);
-            break;
-          default:
-            row.emplace_back(statement.ColumnText(c));
-            numeric.push_back(false);
-            break;
-        }
+      result_bytes += AppendRow(statement, &current);
+      if (limits.max_memory_bytes > 0 && result_bytes > limits.max_memory_bytes) {
+        return FailedPrecondition("query stopped: its result is larger than the memory limit of " +
+                                  MemoryText(limits.max_memory_bytes) + " (--max-memory-mib): `" +
+                                  std::string(statement.sql()) + "`");
       }
     }
     if (columns > 0 || result.columns.empty()) result = std::move(current);

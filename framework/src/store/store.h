@@ -40,10 +40,22 @@ struct EventRow {
   int apply_from_round = 0;
   double apply_after = std::numeric_limits<double>::quiet_NaN();  // Unix seconds; NaN: none
   std::string writer;
+  // The submitter's idempotency key (schema 7), unique per deployment; empty: none.
+  std::string idempotency_key;
   double submitted_at = 0;
   std::string status;  // "pending", "applied", "rejected"
   int round = -1;      // the round that applied or rejected it
   std::string reason;
+};
+
+// What SubmitEventsOnce did with one event: inserted (`existing` false) or found already
+// stored under its idempotency key with the same content (`existing` true: nothing written;
+// `status` and `round` are the stored event's).
+struct SubmittedEvent {
+  std::int64_t id = 0;
+  bool existing = false;
+  std::string status;  // "pending", "applied", "rejected"
+  int round = -1;
 };
 
 // What a round did with one pending event.
@@ -77,6 +89,37 @@ struct LastRound {
   std::string state;
 };
 
+// storage.retention: which rounds keep their full records. A round outside the window keeps its
+// `rounds` row (round_summary) and its metrics; its allocation, entities, entity parameters and
+// domain records are deleted by a later round's transaction, oldest first, in bounded slices.
+// The latest round, the latest plugin checkpoint and the events are never deleted.
+struct RetentionPolicy {
+  int keep_rounds = 0;   // > 0: rounds numbered above (latest - keep_rounds) stay full
+  double keep_days = 0;  // > 0: rounds started within this many days of the latest stay full
+  // The slice one round's transaction may delete: whole old rounds, oldest first, at most
+  // max_rounds_per_write of them, and no further round once max(min_rows_per_write, 2 x the
+  // rows the round itself wrote) rows are deleted. Catching up takes several rounds.
+  int max_rounds_per_write = 64;
+  int min_rows_per_write = 20000;
+  // Incremental vacuum (auto_vacuum = INCREMENTAL databases): free pages beyond
+  // max(slack_pages, 2 x the pages the round used) go back to the file system, at most
+  // vacuum_pages_per_write per round.
+  int slack_pages = 1024;
+  int vacuum_pages_per_write = 4096;
+  bool enabled() const { return keep_rounds > 0 || keep_days > 0; }
+};
+
+// What retention did, counted since the store was opened (committed rounds only).
+struct RetentionStats {
+  std::int64_t writes = 0;          // rounds written with retention on
+  std::int64_t rounds_pruned = 0;   // old rounds whose full records were deleted
+  std::int64_t rows_deleted = 0;    // rows deleted from the per-round tables
+  std::int64_t pages_vacuumed = 0;  // pages returned to the file system (incremental vacuum)
+  int last_pruned_round = -1;       // the newest round pruned so far (-1: none)
+  int oldest_full_round = -1;       // the oldest round still holding full records, if known
+  bool behind = false;              // the last write stopped at its slice with more rounds to prune
+};
+
 struct QueryResult {
   std::vector<std::string> columns;
   // Each cell as text; NULL is std::nullopt. Numbers keep their SQLite type in `numeric`.
@@ -90,7 +133,11 @@ class Store {
  public:
   // Opens (creating and migrating if needed, unless read_only) the database at `path`
   // (":memory:" allowed). Errors name the path: a newer schema, a corrupt file, a locked one.
-  static Result<std::unique_ptr<Store>> Open(const std::string& path, bool read_only = false);
+  // `immutable` (read-only opens only): SQLite's immutable=1, for files on read-only media: no
+  // locks, no -shm, and the -wal file is ignored (see store/file_access.h for when it is right).
+  static Result<std::unique_ptr<Store>> Open(const std::string& path,
+                                             bool read_only = false,
+                                             bool immutable = false);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -117,10 +164,22 @@ class Store {
   // must be a JSON object; errors name the event's position.
   Result<std::vector<std::int64_t>> SubmitEvents(const std::vector<EventRow>& events);
   Result<std::int64_t> SubmitEvent(const EventRow& event);
+  // As SubmitEvents, exactly once: an event whose idempotency key the deployment already has
+  // is not inserted again when its content (kind, target, payload, apply_from_round,
+  // apply_after) is the same (the stored one is returned, `existing`), and is an error naming
+  // both events (kAlreadyExists, nothing written) when it differs.
+  Result<std::vector<SubmittedEvent>> SubmitEventsOnce(const std::vector<EventRow>& events);
   // Names of the deployments stored in the database.
   Result<std::vector<std::string>> DeploymentNames();
-  // The deployment's pending events due at `round` started at `now` (Unix seconds), by id.
-  Result<std::vector<EventRow>> PendingEvents(const std::string& deployment, int round, double now);
+  // The deployment's pending events due at `round` started at `now` (Unix seconds), by id;
+  // the first `limit` of them if limit > 0 (inbox.max_events_per_round).
+  Result<std::vector<EventRow>> PendingEvents(const std::string& deployment,
+                                              int round,
+                                              double now,
+                                              int limit = 0);
+  // How many pending events are due at `round` started at `now` (the inbox's backlog before a
+  // round takes its share).
+  Result<std::int64_t> CountPendingEvents(const std::string& deployment, int round, double now);
   // The deployment's applied events of rounds <= last_round, in the order they were applied
   // (round, then id): what a resumed run re-applies.
   Result<std::vector<EventRow>> AppliedEvents(const std::string& deployment, int last_round);
@@ -129,11 +188,25 @@ class Store {
   // the next round is written (storage.keep_allocations). Only the latest plugin checkpoint is
   // ever kept.
   void SetAllocationHistory(int keep_every);
+  // Retention of full round records (storage.retention), applied by every WriteRound from now
+  // on inside its transaction (store_retention.cpp). The default keeps everything.
+  void SetRetention(const RetentionPolicy& policy);
+  const RetentionStats& retention_stats() const;
+  // PRAGMA auto_vacuum: "none", "full" or "incremental". New databases are created
+  // incremental, so the pages retention frees can be returned to the file system.
+  Result<std::string> AutoVacuumMode();
+  // Turns an older database (auto_vacuum none) incremental: a full VACUUM, which rewrites the
+  // whole file (as much free disk again, minutes per GB) and needs no other writer.
+  Status EnableIncrementalVacuum();
   // Bounds of a Query call: a wall-clock limit for all its statements, and a flag another
   // thread or a signal handler sets to stop it (Ctrl-C in `dede query`).
   struct QueryLimits {
     double seconds = std::numeric_limits<double>::infinity();
     const std::atomic<bool>* cancel = nullptr;
+    // SQLite's heap (sqlite3_hard_heap_limit64, process-wide, restored afterwards) and the
+    // result's size are each held below this; 0: no limit. For a process that runs one query
+    // at a time (`dede query --max-memory-mib`).
+    std::int64_t max_memory_bytes = 0;
   };
   // Read-only query (the connection is opened read-only by `dede query`).
   Result<QueryResult> Query(const std::string& sql, const QueryLimits& limits);

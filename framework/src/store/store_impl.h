@@ -26,6 +26,9 @@ struct Store::Impl {
   // Size of each deployment's variable catalogue; it never changes once written.
   std::unordered_map<std::int64_t, int> catalogue_sizes;
   int keep_allocations_every = 0;  // SetAllocationHistory
+  RetentionPolicy retention;       // SetRetention (store_retention.cpp)
+  RetentionStats retention_stats;  // committed rounds only
+  int auto_vacuum = 0;             // PRAGMA auto_vacuum: 0 none, 1 full, 2 incremental
 
   Status ApplyMigrations();
   // "deployment 'name'"; NotFound if the id does not exist.
@@ -51,6 +54,20 @@ struct Store::Impl {
   // Marks the round's events applied or rejected (store_events.cpp); fails if one of them is
   // no longer pending (another writer took it), which rolls the whole round back.
   Status MarkEvents(const std::string& name, const RoundRecord& record);
+  // store_events.cpp: why an event cannot be stored ("" if it can); the event stored under an
+  // event's idempotency key (found->existing), or an error naming both if they differ.
+  std::string EventProblem(const EventRow& event, const std::string& where);
+  Status FindKeyedEvent(const EventRow& event, const std::string& where, SubmittedEvent* found);
+  // --- Retention (store_retention.cpp), inside WriteRound's transaction ---
+  // Pages in use (page_count - freelist_count) before the round's rows go in.
+  Status PagesInUse(std::int64_t* pages);
+  // Deletes the full records of old rounds outside the window (one bounded slice), then
+  // returns free pages to the file system; counts into *stats (kept only if the round commits).
+  Status ApplyRetention(std::int64_t deployment_id,
+                        const RoundRecord& record,
+                        std::int64_t pages_before,
+                        RetentionStats* stats);
+  Status PragmaInt(const std::string& pragma, std::int64_t* value);
 };
 
 // Helpers of more than one of the store's files.

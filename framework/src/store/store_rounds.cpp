@@ -1,5 +1,6 @@
 // Store: writing a round (the round row, the allocation as a delta or in full, the plugin's
-// records and report), all in one transaction (see store.h).
+// records and report), all in one transaction (see store.h), with the retention of older
+// rounds' records (store_retention.cpp) in the same transaction.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -383,6 +384,9 @@ Status Store::WriteRound(std::int64_t deployment_id, const RoundRecord& record) 
                            "' is already stored in '" + impl.path + "'");
     }
   }
+  std::int64_t pages_before = 0;  // for the incremental vacuum's slack
+  status = impl.PagesInUse(&pages_before);
+  if (!status.ok()) return status;
   status = impl.InsertRound(deployment_id, name, record);
   if (!status.ok()) return status;
   status = impl.InsertAllocation(deployment_id, name, record);
@@ -431,7 +435,13 @@ Status Store::WriteRound(std::int64_t deployment_id, const RoundRecord& record) 
       }
     }
   }
-  return tx.Commit();
+  // storage.retention: one bounded slice of old rounds' records, then the incremental vacuum.
+  RetentionStats retained = impl.retention_stats;
+  status = impl.ApplyRetention(deployment_id, record, pages_before, &retained);
+  if (!status.ok()) return status;
+  status = tx.Commit();
+  if (status.ok()) impl.retention_stats = retained;
+  return status;
 }
 
 void Store::SetAllocationHistory(int keep_every) {

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <utility>
 
@@ -17,8 +18,20 @@ Result<WriterLock> WriterLock::Acquire(const std::string& database) {
   lock.path_ = database + ".lock";
   lock.fd_ = ::open(lock.path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock.fd_ < 0) {
-    return FailedPrecondition(lock.path_ +
-                              ": cannot open the writer lock: " + std::strerror(errno));
+    // Named as the user configured it: the lock file is a detail beside the database.
+    const int error = errno;
+    const std::filesystem::path dir = std::filesystem::path(database).parent_path();
+    std::error_code ec;
+    std::string why = std::strerror(error);
+    if (error == ENOENT && !dir.empty() && !std::filesystem::is_directory(dir, ec)) {
+      why = "its directory " + dir.string() + " does not exist";
+    } else if (error == EACCES || error == EROFS) {
+      why = "its directory " + (dir.empty() ? std::string(".") : dir.string()) +
+            " is not writable (" + why + ")";
+    }
+    return FailedPrecondition("storage.database = '" + database +
+                              "': cannot create the database: " + why + " (writer lock " +
+                              lock.path_ + ")");
   }
   if (::flock(lock.fd_, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
@@ -32,7 +45,9 @@ Result<WriterLock> WriterLock::Acquire(const std::string& database) {
           (holder.empty() ? "" : " (pid " + holder + ")") +
           ": one writer per database; stop it first (its lock: " + lock.path_ + ")");
     }
-    return FailedPrecondition(lock.path_ + ": cannot lock: " + std::strerror(error));
+    return FailedPrecondition("storage.database = '" + database +
+                              "': cannot take the writer lock: " + std::strerror(error) + " (" +
+                              lock.path_ + ")");
   }
   // The holder's pid, for the message a second writer gets (advisory: the lock is the flock).
   const std::string pid = std::to_string(::getpid()) + "\n";

@@ -635,7 +635,7 @@ TEST(LoadDeployment, UnknownTopLevelKeyNamesFileLineAndAllowedKeys) {
   EXPECT_EQ(loaded.status().message(),
             Fixture("unknown_top.yaml") +
                 ":3:1: unknown key 'plugins' at the top level; allowed: deployment, plugin, "
-                "solver, schedule, storage, stop, http");
+                "solver, schedule, storage, inbox, stop, http");
 }
 
 TEST(LoadDeployment, UnknownNestedKeyNamesFileLineAndAllowedKeys) {
@@ -1075,7 +1075,7 @@ TEST(OptionRegistry, EveryKeyWritesItsOwnField) {
     if (option.type == "uint64") candidates = {"12345"};
     if (option.type == "bool") candidates = {option.default_value == "true" ? "false" : "true"};
     if (option.type == "choice") candidates = option.choices;
-    if (option.type == "string") candidates = {"other"};
+    if (option.type == "string") candidates = {"other", "10.0.0.1"};  // http.address: an IP
     if (option.type == "list") candidates = {"[elsewhere/plugins]"};
     if (option.type == "map") candidates = {"{k: 1}"};
     ASSERT_FALSE(candidates.empty()) << option.key;
@@ -1196,6 +1196,73 @@ TEST(OptionRegistry, DocsEmbedTheCurrentReference) {
   text << in.rdbuf();
   EXPECT_THAT(text.str(), HasSubstr(tools::OptionsReference()))
       << "docs/configuration.md is out of date: paste the output of `dede options` into it";
+}
+
+TEST(LoadDeployment, RetentionValuesAreCheckedAtTheirKey) {
+  const fs::path dir = TestDir();
+  auto load = [&](const std::string& name, const std::string& retention) {
+    return LoadDeployment(WriteFile(dir / name,
+                                    "deployment: {name: t}\n"
+                                    "plugin: {name: p}\n"
+                                    "storage:\n"
+                                    "  database: t.db\n"
+                                    "  retention: " +
+                                        retention + "\n"));
+  };
+  const Result<DeploymentConfig> good = load("good.yaml", "{keep_rounds: 1000, keep_days: 7.5}");
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+  EXPECT_EQ(good->retention_keep_rounds, 1000);
+  EXPECT_EQ(good->retention_keep_days, 7.5);
+  const Result<DeploymentConfig> absent = load("absent.yaml", "{}");
+  ASSERT_TRUE(absent.ok()) << absent.status().ToString();
+  EXPECT_EQ(absent->retention_keep_rounds, 0);  // keep everything
+  EXPECT_EQ(absent->retention_keep_days, 0);
+  const std::string at = (dir / "bad.yaml").string() + ":5:15: ";
+  const Result<DeploymentConfig> negative = load("bad.yaml", "{keep_rounds: -1}");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.status().message(),
+            at + "storage.retention.keep_rounds = -1. Violated constraint: "
+                 "storage.retention.keep_rounds >= 0");
+  const Result<DeploymentConfig> text = load("bad.yaml", "{keep_days: x}");
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().message(), at + "storage.retention.keep_days = 'x': expected a number");
+  const Result<DeploymentConfig> unknown = load("bad.yaml", "{keep_round: 5}");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().message(),
+            at + "unknown key 'keep_round' in storage.retention; allowed: keep_rounds, keep_days");
+  const Result<DeploymentConfig> scalar = load("bad.yaml", "1000");
+  ASSERT_FALSE(scalar.ok());
+  EXPECT_EQ(
+      scalar.status().message(),
+      (dir / "bad.yaml").string() +
+          ":5:3: storage.retention = '1000': expected a map with keys keep_rounds, keep_days");
+}
+
+// Issue 49: http.address is checked when the file is loaded (`dede validate`) as the endpoint
+// parses it at start: an IP literal; `localhost` passed validate and failed at start.
+TEST(LoadDeployment, HttpAddressIsAnIpLiteralCheckedAtLoad) {
+  const fs::path dir = TestDir();
+  auto load = [&](const std::string& address) {
+    return LoadDeployment(WriteFile(dir / "http.yaml",
+                                    "deployment: {name: t}\n"
+                                    "plugin: {name: p}\n"
+                                    "storage: {database: t.db}\n"
+                                    "http:\n"
+                                    "  address: " +
+                                        address + "\n"));
+  };
+  for (const std::string ok : {"127.0.0.1", "0.0.0.0", "'::1'", "'fe80::1%lo'"}) {
+    const Result<DeploymentConfig> loaded = load(ok);
+    EXPECT_TRUE(loaded.ok()) << ok << ": " << loaded.status().ToString();
+  }
+  for (const std::string bad : {"localhost", "localhost:80", "10.0.0", "example.com"}) {
+    const Result<DeploymentConfig> loaded = load(bad);
+    ASSERT_FALSE(loaded.ok()) << bad;
+    EXPECT_EQ(loaded.status().message(),
+              (dir / "http.yaml").string() + ":5:3: http.address = '" + bad +
+                  "': not an IP address (give 127.0.0.1 or ::1 for loopback, 0.0.0.0 for every "
+                  "interface; host names are not looked up)");
+  }
 }
 
 }  // namespace

@@ -135,9 +135,16 @@ TEST(LoadTrafficMatrix, NamesFileLineAndFieldOfBadRows) {
   Topology t = LoadTopology(topo.path()).value();
   const std::pair<std::string, std::string> cases[] = {
       {"src,dst,demand\n5,7,1\n5,8,1\n", ":3:3: column 'dst': '8' is not a node of the topology"},
-      {"src,dst,demand\n5,7,-1\n", ":2:5: column 'demand': expected a number >= 0, got '-1'"},
+      {"src,dst,demand\n5,7,-1\n",
+       ":2:5: column 'demand': expected a number in [0, 1e+15], got '-1'"},
+      // Above the `demand` event's bound: a round would fail with a singular system, no file.
+      {"src,dst,demand\n5,7,1e308\n",
+       ":2:5: column 'demand': expected a number in [0, 1e+15], got '1e308'"},
+      {"src,dst,demand\n5,7,1e16\n",
+       ":2:5: column 'demand': expected a number in [0, 1e+15], got '1e16'"},
       {"src,dst,demand\n5,7,1\n5,7,2\n", ":3: duplicate pair 5 -> 7 (also line 2)"},
-      {"src,dst,demand\n5,7,abc\n", ":2:5: column 'demand': expected a number >= 0, got 'abc'"},
+      {"src,dst,demand\n5,7,abc\n",
+       ":2:5: column 'demand': expected a number in [0, 1e+15], got 'abc'"},
       {"src,dst,demand\nx,7,1\n",
        ":2:1: column 'src': 'x' is not a node id (the topology's ids are integers)"},
       {"src,dst\n5,7\n", ":1: header is 'src,dst'"},
@@ -149,6 +156,39 @@ TEST(LoadTrafficMatrix, NamesFileLineAndFieldOfBadRows) {
     ASSERT_FALSE(m.ok()) << content;
     EXPECT_TRUE(Contains(m.status().message(), tm.path() + expected)) << m.status().message();
   }
+}
+
+TEST(LoadTrafficMatrix, DemandsUpToTheEventBoundAndScaledWithinIt) {
+  TempFile topo("tri4.json", kTriangle);
+  Topology t = LoadTopology(topo.path()).value();
+  TempFile tm("max_tm.csv", "src,dst,demand\n5,7,1e15\n7,9,1e13\n");
+  Result<std::vector<DemandEntry>> m = LoadTrafficMatrix(tm.path(), t);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_TRUE(CheckScaledDemand(tm.path(), m.value(), 1).ok());
+  const Status scaled = CheckScaledDemand(tm.path(), m.value(), 100);
+  ASSERT_FALSE(scaled.ok());
+  EXPECT_TRUE(Contains(scaled.message(),
+                       tm.path() + ": a demand of 1e+15 times plugin.settings.scale = 100 is "
+                                   "1e+17, above 1e15"))
+      << scaled.message();
+  const std::vector<std::vector<double>> rows = {{1.0, 2e13}};
+  const Status series = CheckScaledDemand("tm.csv", rows, 100);
+  EXPECT_TRUE(Contains(series.message(), "tm.csv: a demand of 2e+13 times")) << series.message();
+}
+
+TEST(LoadTopology, WithoutLinksNamesTheTopologyFile) {
+  TempFile empty("empty-links.csv", "src,dst,capacity\n");
+  Result<Topology> t = LoadTopology(empty.path());
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(
+      Contains(t.status().message(), empty.path() + ": the topology has no links (0 nodes)"))
+      << t.status().message();
+  TempFile lonely("lonely.json", R"({"nodes": [{"id": 0}, {"id": 1}], "links": []})");
+  t = LoadTopology(lonely.path());
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(
+      Contains(t.status().message(), lonely.path() + ": the topology has no links (2 nodes)"))
+      << t.status().message();
 }
 
 TEST(LoadPaths, ReadsTheShippedB4PathFile) {
