@@ -30,8 +30,9 @@ CLI::App* AddStorageCommand(CLI::App* app, StorageRequest* request);
 //   per deployment: rounds, the oldest round with full records;
 //   bytes per round kept for every round (rounds, metrics) and of a round's full records
 //   (allocations, entities, entity_parameters, domain_records, while it is in the window).
-// With `vacuum`: takes the deployment's writer lock (refused while `dede run` holds it), turns
-// auto_vacuum incremental with a full VACUUM and prints the file size before and after.
+// With `vacuum`: takes the deployment's writer lock (refused while `dede run` holds it), opens
+// the database read-write (an older schema is migrated, as `dede run` would), turns auto_vacuum
+// incremental with a full VACUUM and prints the file size before and after.
 Status Storage(const StorageRequest& request, std::ostream& out);
 
 }  // namespace dede::tools
