@@ -8,11 +8,20 @@
 # instead, -2% to +11%; before issue 49, +29% with bursts 10x longer, +105% with four clients),
 # nor skip more ticks, and the serving thread must spend under 300 us of CPU a request (before:
 # 2-4 ms, on the rounds' event loop; now about 50 us).
-# Usage: http_load_test.sh <dede binary> <plugin dir>
+# Usage: http_load_test.sh <dede binary> <plugin dir> [build kind]
+# The timings are judged in a Release build only; under the sanitizers (build kind other than
+# "Release") they are printed and every request must still be answered.
 set -euo pipefail
 dede=$1
 plugins=$2
+build=${3:-Release}
 max_slowdown=${DEDE_HTTP_LOAD_MAX_SLOWDOWN:-0.5}
+max_cpu_us=300
+if [ "$build" != Release ]; then
+  max_slowdown=1000
+  max_cpu_us=1000000
+  echo "build '$build': timings printed, not judged"
+fi
 work=$(mktemp -d)
 trap 'kill -9 $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
@@ -49,9 +58,9 @@ done
 # a shared machine over both kinds of rounds, and repeating gives enough rounds to compare. The client runs at nice 19: on 2 shared cores a Python client at full speed
 # takes a core the rounds would want, which a remote client would not; what is measured is
 # the server's cost.
-nice -n 19 python3 - "$port" "$work/windows" "$pid" <<'PY'
+nice -n 19 python3 - "$port" "$work/windows" "$pid" "$max_cpu_us" <<'PY'
 import glob, os, socket, sys, time
-port, out, pid = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+port, out, pid, max_cpu_us = int(sys.argv[1]), sys.argv[2], sys.argv[3], float(sys.argv[4])
 def server_cpu():  # seconds of CPU of the serving thread(s), "dede-http"
     ticks = 0
     for task in glob.glob(f"/proc/{pid}/task/*"):
@@ -92,8 +101,8 @@ time.sleep(1.5)
 windows.append(("quiet", quiet, time.time()))
 per_request = cpu / (8 * total)
 print(f"serving thread: {cpu:.2f} s of CPU for {8 * total} requests, "
-      f"{per_request * 1e6:.0f} us a request (the limit is 300)")
-if per_request > 300e-6:  # before issue 49: 2-4 ms, and on the rounds' loop
+      f"{per_request * 1e6:.0f} us a request (the limit is {max_cpu_us:.0f})")
+if per_request > max_cpu_us * 1e-6:  # before issue 49: 2-4 ms, and on the rounds' loop
     sys.exit("requests cost too much CPU")
 with open(out, "w") as f:
     for kind, a, b in windows:
@@ -128,7 +137,7 @@ print(f"slow-down of the median round under the bursts: {slowdown * 100:+.1f}% "
       f"(limit {limit * 100:.0f}%)")
 if slowdown > limit:
     sys.exit("rounds under the bursts are too slow")
-if ticks["burst"] > ticks["quiet"] + 2:
+if limit < 1000 and ticks["burst"] > ticks["quiet"] + 2:  # judged in Release only
     sys.exit("the bursts made rounds skip ticks")
 PY
 echo "http load test passed"
