@@ -5,5 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
-cmake --workflow --preset release
+# Only what the main job runs: the CLI, the engine and the bundled plugins (the `run` preset,
+# in build/release; `tools/test.sh` builds the rest, tests and benchmarks, in build/ci).
+cmake --workflow --preset run
 exec build/release/tools/dede/dede run configs/dev.yaml "$@"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs every build and test dependency of dede from the Debian archive.
-# Idempotent: packages already present are skipped, so a second run does nothing.
-# --test (tools/test.sh, CI) adds what only the test suite uses and the main job never needs:
-# headless Chromium for the status page's browser test (tests/integration).
+# Installs dede's dependencies from the Debian archive. Idempotent: packages already present
+# are skipped, so a second run does nothing.
+# Without arguments (tools/run.sh): what the main job builds and runs, the CLI, the engine and
+# the bundled plugins. --test (tools/test.sh, CI) adds what only the test suite, the benchmarks,
+# the sanitizer and fuzzing builds and the CI checks use (googletest, Google Benchmark, Open MPI,
+# clang, headless Chromium, universal-ctags, ...).
 set -euo pipefail
 
 packages=(
@@ -11,20 +13,32 @@ packages=(
   libtbb-dev libeigen3-dev libyaml-cpp-dev libsqlite3-dev sqlite3
   libboost-dev libboost-filesystem-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev googletest libbenchmark-dev
-  gnuplot-nox bzip2 python3 time
-  # Open MPI: `mpirun -np N dede ...` (framework/src/mpi; the build works without it).
-  openmpi-bin libopenmpi-dev
-  clang libclang-rt-14-dev clang-format-14
+  python3
   # lld: the linker of every build (CMakeLists.txt, DEDE_USE_LLD), about 2x faster than ld.bfd.
   lld
-  # Test only: glpsol, GLPK's exact rational simplex, the second solver te_exact_glpk_test
-  # checks the exact baseline against (the test fails without it).
-  glpk-utils
 )
 
 if [ "${1:-}" = --test ]; then
-  packages+=(chromium)
+  packages+=(
+    # The suite and the benchmarks (tools/test.sh builds them; tools/run.sh does not).
+    libgtest-dev libgmock-dev googletest libbenchmark-dev gnuplot-nox bzip2 time
+    # Open MPI: `mpirun -np N dede ...` and its tests (framework/src/mpi; the build works
+    # without it).
+    openmpi-bin libopenmpi-dev
+    # The sanitizer and fuzzing builds, and the formatting check.
+    clang libclang-rt-14-dev clang-format-14
+    # glpsol, GLPK's exact rational simplex, the second solver te_exact_glpk_test checks the
+    # exact baseline against (the test fails without it).
+    glpk-utils
+    # The status page's browser test.
+    chromium
+    # universal-ctags: the CI size check's parser (tools/ci/check_sizes.py) and its test.
+    universal-ctags
+    # The Python module (DEDE_PYTHON, on in the ci preset) and its tests and examples.
+    pybind11-dev python3-dev python3-numpy python3-scipy python3-pandas python3-pytest
+    # The API reference from the SDK headers (tools/ci/doxygen.sh: no warnings allowed).
+    doxygen
+  )
 elif [ $# -gt 0 ]; then
   echo "usage: bash tools/setup.sh [--test]" >&2
   exit 1

@@ -9,16 +9,11 @@
 // chosen so the capacity is used up (or every demand is met). With the defaults (capacity 12,
 // demands [2, 5, 9], equal weights) that is [2, 5, 5].
 //
-// Settings (plugin.settings in the deployment file, all optional):
-//   capacity         > 0, default 12
-//   demands          list of numbers > 0, default [2, 5, 9]; one demand block per entry
-//   weights          list of numbers > 0, same length as demands, default all 1
-//   capacity_growth  >= 0, default 0: capacity grows by this fraction of itself per round
-//   rounds           >= 0, default 10: Refresh reports `finished` from this round on
-//   demands_file     instead of demands and weights: a CSV file (relative to the deployment
-//                    file) with a `demand` column and optionally a `weight` column
+// Settings (plugin.settings in the deployment file, all optional): declared in Settings() below
+// (dede/settings.h), which the host checks and completes before Configure.
 //
-// Only the SDK is used: dede/plugin.h (DomainPlugin, Problem, ConfigNode, Status) and dede/csv.h
+// Only the SDK is used: dede/plugin.h (DomainPlugin, Problem, ConfigNode, Status, the settings
+// table of dede/settings.h) and dede/csv.h
 // (the SDK's table reader: quoting, CRLF, errors that name file:line:column and the value).
 #include <string>
 #include <utility>
@@ -77,15 +72,38 @@ dede::Status ReadDemandsFile(const std::string& path,
 
 class FairSharePlugin : public dede::DomainPlugin {
  public:
+  // The keys of plugin.settings, declared once: the host rejects unknown keys, wrong types and
+  // values out of bounds (naming file, line, key and value), fills the defaults and logs them,
+  // and `dede options --plugin example_capacity` prints this table.
+  // [guide:settings]
+  const dede::SettingsTable* Settings() const override {
+    using dede::Setting;
+    static const dede::SettingsTable table = {
+        Setting::Double("capacity", "capacity of the resource in round 0").Default(12.0).Above(0),
+        Setting::List("demands", "numbers > 0, one demand block each").DefaultNote("[2, 5, 9]"),
+        Setting::List("weights", "numbers > 0, as many as demands").DefaultNote("all 1"),
+        Setting::Double("capacity_growth", "capacity grows by this fraction of itself per round")
+            .Default(0.0)
+            .AtLeast(0),
+        Setting::Int("rounds", "Refresh reports finished from this round on")
+            .Default(10)
+            .AtLeast(0),
+        Setting::String("demands_file",
+                        "instead of demands and weights: a CSV file (relative to the deployment "
+                        "file) with a demand column and optionally a weight column"),
+    };
+    return &table;
+  }
+  // [guide:end]
+
+  // Only what the table cannot say: the lists' values, the file, the lengths.
+  // [guide:configure]
   dede::Status Configure(const dede::ConfigNode& settings,
                          const dede::PluginContext& context) override {
-    if (settings.IsNull()) return dede::Status::Ok();
-    dede::Status status = settings.CheckKeys(
-        {"capacity", "demands", "weights", "capacity_growth", "rounds", "demands_file"});
-    status.Update(settings.Read("capacity", &capacity_, 1e-12));
+    dede::Status status = settings.Read("capacity", &capacity_);
     status.Update(ReadPositiveList(settings, "demands", &demands_));
-    status.Update(settings.Read("capacity_growth", &capacity_growth_, 0.0));
-    status.Update(settings.Read("rounds", &rounds_, 0));
+    status.Update(settings.Read("capacity_growth", &capacity_growth_));
+    status.Update(settings.Read("rounds", &rounds_));
     const bool has_weights = settings.Has("weights");
     status.Update(ReadPositiveList(settings, "weights", &weights_));
     std::string file;
@@ -110,7 +128,9 @@ class FairSharePlugin : public dede::DomainPlugin {
     }
     return dede::Status::Ok();
   }
+  // [guide:end]
 
+  // [guide:describe]
   dede::Status Describe(dede::Problem* problem) override {
     const int n = static_cast<int>(demands_.size());
     *problem = dede::Problem(1, n);
@@ -132,7 +152,9 @@ class FairSharePlugin : public dede::DomainPlugin {
         dede::BlockId::Resource(0), total, dede::Sense::kLessEqual, capacity_, "capacity");
     return dede::Status::Ok();
   }
+  // [guide:end]
 
+  // [guide:refresh]
   dede::Status Refresh(int round, dede::Problem* problem, bool* finished) override {
     *finished = round >= rounds_;
     if (*finished) return dede::Status::Ok();
@@ -143,7 +165,9 @@ class FairSharePlugin : public dede::DomainPlugin {
     }
     return dede::Status::Ok();
   }
+  // [guide:end]
 
+  // [guide:report]
   dede::Status Report(int round,
                       const dede::Problem& problem,
                       const dede::Allocation& allocation,
@@ -178,15 +202,16 @@ class FairSharePlugin : public dede::DomainPlugin {
     }
     return dede::Status::Ok();
   }
+  // [guide:end]
 
  private:
   double Capacity(int round) const { return capacity_ * (1.0 + capacity_growth_ * round); }
 
-  double capacity_ = 12.0;
+  double capacity_ = 0.0;  // the scalars' defaults are in Settings()
   std::vector<double> demands_ = {2.0, 5.0, 9.0};
   std::vector<double> weights_ = {1.0, 1.0, 1.0};
   double capacity_growth_ = 0.0;
-  int rounds_ = 10;
+  int rounds_ = 0;
   std::vector<dede::VarId> rates_;
   std::vector<dede::ConstraintId> demand_rows_;
   std::vector<int> log_terms_;
@@ -195,4 +220,6 @@ class FairSharePlugin : public dede::DomainPlugin {
 
 }  // namespace
 
+// [guide:declare]
 DEDE_DECLARE_PLUGIN(FairSharePlugin, "example_capacity", "0.1.0")
+// [guide:end]

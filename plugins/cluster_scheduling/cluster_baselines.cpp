@@ -48,6 +48,76 @@ void CapJobRow(const ClusterModel& model, int j, double row, Allocation* allocat
   for (const ClusterModel::Entry& e : model.entries(j)) allocation->values[e.var] /= row;
 }
 
+// One POP part's instance: the worker types part_types and the given jobs of instance, each
+// with the model's entries and its t_equal appended to t_equal.
+void BuildPart(const Instance& instance,
+               const ClusterModel& model,
+               const std::vector<WorkerType>& part_types,
+               const std::vector<int>& jobs,
+               Instance* part,
+               std::vector<double>* t_equal) {
+  part->types = part_types;
+  for (int j : jobs) {
+    part->jobs.push_back(instance.jobs[j]);
+    // The model's entries (all allowed types, or the kept ones with max_types_per_job), so
+    // that part entry e is the model's entry e.
+    std::vector<std::pair<int, double>> types;
+    for (const ClusterModel::Entry& e : model.entries(j)) types.emplace_back(e.type, e.throughput);
+    part->throughput.push_back(std::move(types));
+    t_equal->push_back(model.t_equal(j));
+  }
+}
+
+// Solves one POP part's problem with the host's ADMM or exact solver, within limit seconds.
+Status SolvePart(const Problem& problem,
+                 const PopOptions& options,
+                 const SolverServices& services,
+                 double limit,
+                 Allocation* part_allocation,
+                 SolveSummary* part_summary) {
+  if (options.use_admm) {
+    AdmmOptions admm = services.admm_options;
+    if (options.threads > 1) admm.num_threads = 1;
+    admm.time_limit_seconds = std::min(admm.time_limit_seconds, limit);
+    return services.admm(problem, admm, part_allocation, part_summary);
+  }
+  ExactOptions exact = services.exact_options;
+  exact.time_limit_seconds = std::min(exact.time_limit_seconds, limit);
+  return services.exact(problem, exact, part_allocation, part_summary);
+}
+
+// Copies a solved part's allocation (clamped to [0, 1]) into the model's entries of its jobs.
+void CopyPartAllocation(const ClusterModel& model,
+                        const ClusterModel& part_model,
+                        const std::vector<int>& jobs,
+                        const Allocation& part_allocation,
+                        Allocation* allocation) {
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& from = part_model.entries(static_cast<int>(i));
+    const auto& to = model.entries(jobs[i]);
+    for (std::size_t e = 0; e < from.size(); ++e)
+      allocation->values[to[e].var] = std::clamp(part_allocation[from[e].var], 0.0, 1.0);
+  }
+}
+
+// Completes POP's merged message: the parts' count and slowest time (when no part reported),
+// then the parts stopped at or started past the time limit.
+void FinishPopMessage(const std::string& method,
+                      const PopResult& local,
+                      int stopped,
+                      int out_of_time,
+                      double budget,
+                      std::string* message) {
+  if (message->empty())
+    *message = method + ": " + std::to_string(local.parts_solved) + " parts, slowest " +
+               std::to_string(local.max_part_seconds) + " s";
+  if (stopped + out_of_time > 0) {
+    *message += "; " + std::to_string(stopped) + " parts stopped at their share of the " +
+                FormatNumber(budget) + " s time limit, " + std::to_string(out_of_time) +
+                " not solved (no time left)";
+  }
+}
+
 }  // namespace
 
 void SolveGandiva(const Instance& instance,
@@ -201,18 +271,8 @@ Status SolvePop(const Instance& instance,
     }
     const std::vector<int>& jobs = groups[g];
     Instance part;
-    part.types = part_types;
     std::vector<double> t_equal;
-    for (int j : jobs) {
-      part.jobs.push_back(instance.jobs[j]);
-      // The model's entries (all allowed types, or the kept ones with max_types_per_job), so
-      // that part entry e is the model's entry e.
-      std::vector<std::pair<int, double>> types;
-      for (const ClusterModel::Entry& e : model.entries(j))
-        types.emplace_back(e.type, e.throughput);
-      part.throughput.push_back(std::move(types));
-      t_equal.push_back(model.t_equal(j));
-    }
+    BuildPart(instance, model, part_types, jobs, &part, &t_equal);
     Problem problem(0, 0);
     ClusterModel part_model;
     part_model.Describe(part, model.fairness(), &problem, &t_equal);
@@ -220,17 +280,8 @@ Status SolvePop(const Instance& instance,
     Allocation part_allocation;
     SolveSummary part_summary;
     const Clock::time_point part_start = Clock::now();
-    Status part_status;
-    if (options.use_admm) {
-      AdmmOptions admm = services.admm_options;
-      if (options.threads > 1) admm.num_threads = 1;
-      admm.time_limit_seconds = std::min(admm.time_limit_seconds, limit);
-      part_status = services.admm(problem, admm, &part_allocation, &part_summary);
-    } else {
-      ExactOptions exact = services.exact_options;
-      exact.time_limit_seconds = std::min(exact.time_limit_seconds, limit);
-      part_status = services.exact(problem, exact, &part_allocation, &part_summary);
-    }
+    const Status part_status =
+        SolvePart(problem, options, services, limit, &part_allocation, &part_summary);
     const double seconds = SecondsSince(part_start);
     std::lock_guard<std::mutex> lock(mutex);
     local.max_part_seconds = std::max(local.max_part_seconds, seconds);
@@ -248,12 +299,7 @@ Status SolvePop(const Instance& instance,
       summary->message = method + " part " + std::to_string(g) + ": " + part_summary.message;
     }
     if (part_allocation.values.size() != static_cast<std::size_t>(problem.num_variables())) return;
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-      const auto& from = part_model.entries(static_cast<int>(i));
-      const auto& to = model.entries(jobs[i]);
-      for (std::size_t e = 0; e < from.size(); ++e)
-        allocation->values[to[e].var] = std::clamp(part_allocation[from[e].var], 0.0, 1.0);
-    }
+    CopyPartAllocation(model, part_model, jobs, part_allocation, allocation);
   };
 
   std::vector<int> todo;
@@ -271,14 +317,7 @@ Status SolvePop(const Instance& instance,
     summary->termination = Termination::kCancelled;
     summary->message = method + ": stop requested";
   }
-  if (summary->message.empty())
-    summary->message = method + ": " + std::to_string(local.parts_solved) + " parts, slowest " +
-                       std::to_string(local.max_part_seconds) + " s";
-  if (stopped + out_of_time > 0) {
-    summary->message += "; " + std::to_string(stopped) + " parts stopped at their share of the " +
-                        FormatNumber(budget) + " s time limit, " + std::to_string(out_of_time) +
-                        " not solved (no time left)";
-  }
+  FinishPopMessage(method, local, stopped, out_of_time, budget, &summary->message);
   local.seconds = SecondsSince(start);
   summary->total_seconds = local.seconds;
   summary->solve_seconds = local.sum_part_seconds;

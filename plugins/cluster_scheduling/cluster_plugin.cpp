@@ -47,59 +47,102 @@ constexpr const char* kStateHeader = "cluster_scheduling_state 1";
 
 }  // namespace
 
+const SettingsTable* ClusterSchedulingPlugin::Settings() const {
+  static const SettingsTable table = {
+      Setting::Choice("fairness", {"max_min", "proportional"}, "the objective").Default("max_min"),
+      Setting::Choice("source",
+                      {"trace", "generator", "philly"},
+                      "trace: the three files below; generator: a generated cluster and jobs; "
+                      "philly: the generator's cluster with jobs from philly_trace")
+          .Default("trace"),
+      Setting::String("cluster_spec",
+                      "worker types CSV, relative to the deployment file (required with trace)"),
+      Setting::String("throughputs", "throughput table CSV (required with trace)"),
+      Setting::String("trace", "job trace CSV (required with trace)"),
+      Setting::String("philly_trace",
+                      "Philly-derived trace CSV (required with philly): the jobs' GPUs, steps and "
+                      "throughputs, not their arrivals or VCs (for those: dede convert philly "
+                      "and source trace)"),
+      Setting::Double("round_seconds", "simulated seconds per round")
+          .Default(360.0)
+          .Range(1e-3, 1e9),
+      Setting::Int("rounds", "stop after this many rounds (0: when every job is done)")
+          .Default(0)
+          .Range(0, 1 << 30),
+      Setting::Int("num_types", "generator and philly: worker types, 8 * U{1..8} instances each")
+          .Default(456)
+          .Range(1, 1 << 16),
+      Setting::Int("num_jobs", "generator and philly: jobs present at time 0")
+          .Default(2000)
+          .Range(0, 1 << 20),
+      Setting::Int("num_arrivals", "generator and philly: Poisson arrivals after time 0")
+          .Default(0)
+          .Range(0, 1 << 20),
+      Setting::Double("mean_interarrival_s", "generator and philly: mean time between arrivals")
+          .Default(100.0)
+          .Range(1e-3, 1e12),
+      Setting::Double("restricted_fraction",
+                      "generator and philly: share of jobs restricted to 1..16 random types")
+          .Default(1.0 / 3.0)
+          .Range(0.0, 1.0),
+      Setting::Choice("scale_factors",
+                      {"uniform", "philly"},
+                      "generator: scale factors uniform over 1..32, or the philly mix (1/2/4/8 "
+                      "with 0.5/0.25/0.15/0.1)")
+          .Default("uniform"),
+      Setting::Double("max_weight", "priorities U(1, max_weight) (generator and philly)")
+          .Default(10.0)
+          .Range(1.0, 1e6),
+      Setting::Choice("pop_solver", {"exact", "admm"}, "POP parts: the host solver")
+          .Default("exact"),
+      Setting::Int("pop_threads", "POP parts solved in parallel").Default(1).Range(1, 256),
+      Setting::Choice("report_jobs",
+                      {"active", "none"},
+                      "active: a demand entity per active job each round; none: job records only")
+          .Default("active"),
+      Setting::Bool("repair_fill",
+                    "the repair gives GPUs a feasible allocation leaves idle to active jobs with "
+                    "room (no job loses throughput)")
+          .Default(true),
+      Setting::Int("max_types_per_job",
+                   "sparse model: a job with more allowed types keeps this many (0: all)")
+          .Default(0)
+          .Range(0, 1 << 16),
+      Setting::Int("event_job_slots",
+                   "reserved slots for jobs that arrive through the inbox (job_arrive; "
+                   "fairness max_min)")
+          .Default(0)
+          .Range(0, 1 << 16),
+  };
+  return &table;
+}
+
 Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings,
                                           const PluginContext& context) {
-  std::string fairness = "max_min";
-  std::string pop_solver = "exact";
-  std::string report_jobs = "active";
+  std::string fairness, pop_solver, report_jobs;
   bool repair_fill = true;
-  if (!settings.IsNull()) {
-    Status status = settings.CheckKeys({"fairness",
-                                        "source",
-                                        "cluster_spec",
-                                        "throughputs",
-                                        "trace",
-                                        "philly_trace",
-                                        "round_seconds",
-                                        "rounds",
-                                        "num_types",
-                                        "num_jobs",
-                                        "num_arrivals",
-                                        "mean_interarrival_s",
-                                        "restricted_fraction",
-                                        "scale_factors",
-                                        "max_weight",
-                                        "pop_solver",
-                                        "pop_threads",
-                                        "report_jobs",
-                                        "repair_fill",
-                                        "max_types_per_job",
-                                        "event_job_slots"});
-    status.Update(settings.ReadChoice("fairness", {"max_min", "proportional"}, &fairness));
-    status.Update(settings.ReadChoice("source", {"trace", "generator", "philly"}, &source_));
-    status.Update(settings.Read("cluster_spec", &cluster_spec_));
-    status.Update(settings.Read("throughputs", &throughputs_));
-    status.Update(settings.Read("trace", &trace_));
-    status.Update(settings.Read("philly_trace", &philly_trace_));
-    status.Update(settings.Read("round_seconds", &round_seconds_, 1e-3, 1e9));
-    status.Update(settings.Read("rounds", &rounds_, 0, 1 << 30));
-    status.Update(settings.Read("num_types", &generator_.num_types, 1, 1 << 16));
-    status.Update(settings.Read("num_jobs", &generator_.num_jobs, 0, 1 << 20));
-    status.Update(settings.Read("num_arrivals", &generator_.num_arrivals, 0, 1 << 20));
-    status.Update(
-        settings.Read("mean_interarrival_s", &generator_.mean_interarrival_s, 1e-3, 1e12));
-    status.Update(settings.Read("restricted_fraction", &generator_.restricted_fraction, 0.0, 1.0));
-    status.Update(
-        settings.ReadChoice("scale_factors", {"uniform", "philly"}, &generator_.scale_factors));
-    status.Update(settings.Read("max_weight", &generator_.max_weight, 1.0, 1e6));
-    status.Update(settings.ReadChoice("pop_solver", {"exact", "admm"}, &pop_solver));
-    status.Update(settings.Read("pop_threads", &pop_threads_, 1, 256));
-    status.Update(settings.ReadChoice("report_jobs", {"active", "none"}, &report_jobs));
-    status.Update(settings.Read("max_types_per_job", &max_types_per_job_, 0, 1 << 16));
-    status.Update(settings.Read("event_job_slots", &event_job_slots_, 0, 1 << 16));
-    status.Update(settings.Read("repair_fill", &repair_fill));
-    if (!status.ok()) return status;
-  }
+  Status status = settings.Read("fairness", &fairness);
+  status.Update(settings.Read("source", &source_));
+  status.Update(settings.Read("cluster_spec", &cluster_spec_));
+  status.Update(settings.Read("throughputs", &throughputs_));
+  status.Update(settings.Read("trace", &trace_));
+  status.Update(settings.Read("philly_trace", &philly_trace_));
+  status.Update(settings.Read("round_seconds", &round_seconds_));
+  status.Update(settings.Read("rounds", &rounds_));
+  status.Update(settings.Read("num_types", &generator_.num_types));
+  status.Update(settings.Read("num_jobs", &generator_.num_jobs));
+  status.Update(settings.Read("num_arrivals", &generator_.num_arrivals));
+  status.Update(settings.Read("mean_interarrival_s", &generator_.mean_interarrival_s));
+  status.Update(settings.Read("restricted_fraction", &generator_.restricted_fraction));
+  status.Update(settings.Read("scale_factors", &generator_.scale_factors));
+  status.Update(settings.Read("max_weight", &generator_.max_weight));
+  status.Update(settings.Read("pop_solver", &pop_solver));
+  status.Update(settings.Read("pop_threads", &pop_threads_));
+  status.Update(settings.Read("report_jobs", &report_jobs));
+  status.Update(settings.Read("max_types_per_job", &max_types_per_job_));
+  status.Update(settings.Read("event_job_slots", &event_job_slots_));
+  status.Update(settings.Read("repair_fill", &repair_fill));
+  if (!status.ok()) return status;
   repair_fill_ = repair_fill;
   fairness_ = fairness == "max_min" ? Fairness::kMaxMin : Fairness::kProportional;
   pop_admm_ = pop_solver == "admm";
@@ -107,10 +150,10 @@ Status ClusterSchedulingPlugin::Configure(const ConfigNode& settings,
   seed_ = context.seed;
   generator_.seed = context.seed;
   table_.reset();
-  Status status = LoadInstance(settings, context);
+  status = LoadInstance(settings, context);
   if (!status.ok()) return status;
   if (event_job_slots_ > 0 && fairness_ != Fairness::kMaxMin) {
-    return InvalidArgument((settings.IsNull() ? std::string("plugin.settings") : settings.Where()) +
+    return InvalidArgument(settings.Where() +
                            ": plugin.settings.event_job_slots needs fairness max_min (a job's "
                            "log term cannot change once described)");
   }

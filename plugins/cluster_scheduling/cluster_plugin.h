@@ -19,6 +19,8 @@ namespace dede::cluster {
 
 class ClusterSchedulingPlugin : public DomainPlugin {
  public:
+  // The keys of plugin.settings (checked and completed by the host before Configure).
+  const SettingsTable* Settings() const override;
   Status Configure(const ConfigNode& settings, const PluginContext& context) override;
   Status Describe(Problem* problem) override;
   Status Refresh(int round, Problem* problem, bool* finished) override;

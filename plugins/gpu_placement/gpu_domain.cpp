@@ -307,6 +307,15 @@ Status GpuPlacementDomain::Report(int round,
   (void)problem;
   (void)allocation;
   const double now = TickEnd(round);
+  ReportMetrics(now, report);
+  ReportJobs(report);
+  ReportHistory(report);
+  return Status::Ok();
+}
+
+// The tick's metrics (jobs by state, utilisation, averages over the finished jobs, placement
+// tiers) and the GPU types' entities.
+void GpuPlacementDomain::ReportMetrics(double now, RoundReport* report) {
   const auto& sj = sim_->jobs();
   const int K = static_cast<int>(settings_.types.size());
   // Metrics of the tick.
@@ -360,6 +369,12 @@ Status GpuPlacementDomain::Report(int round,
          settings_.types[k].name,
          {{"capacity", static_cast<double>(settings_.types[k].shape.TotalGpus())},
           {"racks", static_cast<double>(settings_.types[k].shape.racks)}}});
+}
+
+// The active jobs' entities, and a job record (and a placement record when the placement
+// changed) for every job whose state or placement changed in the tick.
+void GpuPlacementDomain::ReportJobs(RoundReport* report) {
+  const auto& sj = sim_->jobs();
   // Jobs whose state or placement changed in the tick: a job record and a placement record.
   for (size_t i = 0; i < sj.size(); ++i) {
     const SimJob& j = sj[i];
@@ -426,6 +441,12 @@ Status GpuPlacementDomain::Report(int round,
       report->records.push_back(std::move(p));
     }
   }
+}
+
+// The wait-time samples recorded in the tick, and (under Dally) the timers that changed, per
+// GPU type, tier and demand.
+void GpuPlacementDomain::ReportHistory(RoundReport* report) {
+  const int K = static_cast<int>(settings_.types.size());
   // Wait-time samples recorded in the tick, and timer values that changed, per (tier, demand).
   std::vector<int> demands;
   for (const JobSpec& j : jobs_) demands.push_back(j.gpus);
@@ -477,7 +498,6 @@ Status GpuPlacementDomain::Report(int round,
       report->records.push_back(std::move(r));
     }
   }
-  return Status::Ok();
 }
 
 Status GpuPlacementDomain::SaveState(int round, std::string* state) {

@@ -69,7 +69,12 @@ struct DomainSettings {
   int event_job_slots = 0;
 };
 
-// Parses `plugin.settings`; errors name file:line:column, key and value.
+// The keys of `plugin.settings` (GpuPlacementDomain::Settings): the host checks the section
+// against them and fills their defaults (taken from DomainSettings and SimOptions) first.
+const SettingsTable& SettingsTableOf();
+// Reads a checked `plugin.settings` (CheckSettings against SettingsTableOf()) and the domain's
+// own checks (cluster or gpu_types, arrivals against the source, per-model tables); errors
+// name file:line:column, key and value.
 Status ParseSettings(const ConfigNode& settings, const PluginContext& context, DomainSettings* out);
 // Loads or generates the jobs, sorted by (arrival, id), with overheads and per-pool speeds.
 // *skipped (if given): jobs of a trace beyond `jobs`, dropped.
@@ -92,6 +97,7 @@ bool ParseMethod(const std::string& name, Policy* p);
 
 class GpuPlacementDomain : public DomainPlugin {
  public:
+  const SettingsTable* Settings() const override { return &SettingsTableOf(); }
   Status Configure(const ConfigNode& settings, const PluginContext& context) override;
   Status Describe(Problem* problem) override;
   Status Refresh(int round, Problem* problem, bool* finished) override;
@@ -132,6 +138,9 @@ class GpuPlacementDomain : public DomainPlugin {
   void FillAllocation(const Problem& problem, Allocation* allocation) const;
   void UpdateTargets(const Allocation& shares);
   void ResetReportBaseline();
+  void ReportMetrics(double now, RoundReport* report);  // Report's tick metrics and types
+  void ReportJobs(RoundReport* report);     // Report's job entities and changed job records
+  void ReportHistory(RoundReport* report);  // Report's new wait samples and changed timers
   VarId Var(int pool, int job) const {
     return vars_[static_cast<size_t>(job) * settings_.types.size() + pool];
   }

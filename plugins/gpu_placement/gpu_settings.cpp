@@ -25,21 +25,17 @@ Status Bad(const ConfigNode& node, const std::string& why) {
   return InvalidArgument(node.Where() + ": " + node.path() + value + ": " + why);
 }
 
-Status CheckMap(const ConfigNode& node, const std::vector<std::string>& keys) {
-  if (node.IsNull()) return Status::Ok();
-  if (!node.IsMap()) return Bad(node, "expected a map");
-  return node.CheckKeys(keys);
-}
-
+// Bounds and key names of every section are checked by the host against SettingsTableOf();
+// what is read here is what the table does not say: shapes into structs, per-model tables.
 Status ReadShape(const ConfigNode& n, ClusterShape* c) {
-  Status st = CheckMap(
-      n, {"racks", "machines_per_rack", "gpus_per_machine", "name", "speed", "model_speed"});
-  st.Update(n.Read("racks", &c->racks, 1, 4096));
-  st.Update(n.Read("machines_per_rack", &c->machines_per_rack, 1, 4096));
-  st.Update(n.Read("gpus_per_machine", &c->gpus_per_machine, 1, 1024));
+  Status st = n.Read("racks", &c->racks);
+  st.Update(n.Read("machines_per_rack", &c->machines_per_rack));
+  st.Update(n.Read("gpus_per_machine", &c->gpus_per_machine));
   return st;
 }
 
+// overheads.<model>: a map {machine, rack, network} of fractions of compute time (the model
+// names are data, so the table declares `overheads` a map and this checks each entry).
 Status ReadOverhead(const ConfigNode& n, Overhead* o) {
   if (!n.IsMap())
     return Bad(n, "expected a map {machine, rack, network} of fractions of compute time");
@@ -116,6 +112,303 @@ bool ParseMethod(const std::string& name, Policy* p) {
   return false;
 }
 
+namespace {
+
+SettingSpec ShapeKey(const char* name, const char* doc, int ClusterShape::*field, int max) {
+  return Setting::Int(name, doc).Default(ClusterShape{}.*field).Range(1, max);
+}
+
+std::vector<SettingSpec> ShapeKeys() {
+  return {
+      ShapeKey("racks", "racks", &ClusterShape::racks, 4096),
+      ShapeKey("machines_per_rack", "machines per rack", &ClusterShape::machines_per_rack, 4096),
+      ShapeKey("gpus_per_machine", "GPUs per machine", &ClusterShape::gpus_per_machine, 1024)};
+}
+
+std::vector<SettingSpec> GpuTypeKeys() {
+  std::vector<SettingSpec> keys = ShapeKeys();
+  keys.push_back(Setting::String("name", "unique name of the type").DefaultNote("typeN"));
+  keys.push_back(Setting::Double("speed", "throughput factor relative to the reference type")
+                     .Default(GpuType{}.speed)
+                     .Range(1e-6, 1e6));
+  keys.push_back(Setting::Map("model_speed", "per-model override of speed: model -> factor"));
+  return keys;
+}
+
+SettingsTable MakeTable() {
+  const DomainSettings d;
+  const SimOptions sim;
+  return {
+      Setting::Double("tick_s", "simulated seconds per round").Default(d.tick_s).Range(1e-3, 1e9),
+      Setting::Int("checkpoint_every",
+                   "full checkpoint every N rounds (0: never; several GPU types force 1)")
+          .Default(d.checkpoint_every)
+          .Range(0, 1 << 30),
+      Setting::Choice(
+          "policy",
+          {"dally", "dally-manual", "dally-nowait", "dally-consolidated", "tiresias", "gandiva"},
+          "policy of the combined mode (solver.kind admm or exact)")
+          .Default(MethodName(d.policy)),
+      Setting::Choice("never_run_priority",
+                      {"first", "last"},
+                      "where jobs that never ran rank in Dally's queue")
+          .Default(sim.never_run_first ? "first" : "last"),
+      Setting::Section("cluster", "one GPU type (or gpu_types, not both)", ShapeKeys()),
+      Setting::List("gpu_types", "several GPU types (pools), each a map", GpuTypeKeys()),
+      Setting::Section(
+          "workload",
+          "the jobs",
+          {Setting::Choice("source", {"synthetic", "dally_csv", "tiresias_csv"}, "where from")
+               .Default(d.source),
+           Setting::String("trace", "trace file (csv sources), relative to the deployment file"),
+           Setting::Int("jobs", "synthetic: number of jobs; a trace: its first N (0: all)")
+               .DefaultNote("100 (synthetic), 0 (a trace)")
+               .Range(0, 1 << 20),
+           Setting::Choice("arrivals",
+                           {"batch", "poisson", "trace"},
+                           "batch: all at time 0; poisson: generated (synthetic); trace: the "
+                           "trace's own times")
+               .DefaultNote("batch (synthetic), trace (a trace)"),
+           Setting::Double("jobs_per_day", "poisson arrivals' rate")
+               .Default(d.jobs_per_day)
+               .Range(1e-6, 1e9),
+           Setting::Int("seed", "the generator's seed")
+               .DefaultNote("deployment.seed")
+               .Range(0, std::numeric_limits<int>::max()),
+           Setting::Choice("work_model",
+                           {"artist_linear", "trace_runtime"},
+                           "ideal run time model (a dally_csv trace records its own)")
+               .DefaultNote("artist_linear, or a dally_csv trace's")}),
+      Setting::Map("overheads",
+                   "model -> {machine, rack, network}: communication overhead as fractions of "
+                   "compute time (Table I by default; `default` for unknown models)"),
+      Setting::Section(
+          "timers",
+          "Dally-manual's timers",
+          {Setting::Choice("units", {"hours", "leases", "seconds"}, "unit of machine and rack")
+               .Default("hours"),
+           Setting::Double("machine", "machine-tier wait").Default(12.0).Range(0, 1e12),
+           Setting::Double("rack", "rack-tier wait").DefaultNote("12").Range(0, 1e12),
+           Setting::Choice("rack_mode",
+                           {"additional", "cumulative"},
+                           "rack timer after the machine timer, or counted from the start")
+               .Default("additional"),
+           Setting::Choice("large_job_rack_wait",
+                           {"cumulative", "rack_only"},
+                           "jobs larger than a machine: wait counted from the start or at the "
+                           "rack tier only")
+               .Default(sim.large_job_cumulative_rack_wait ? "cumulative" : "rack_only"),
+           Setting::Choice("starvation_clock",
+                           {"queue_entry", "last_assignment"},
+                           "Dally's starvation clock starts when a job enters the queue or at "
+                           "its last assignment")
+               .Default(sim.starvation_since_assignment ? "last_assignment" : "queue_entry")}),
+      Setting::Double("lease_s", "lease length").Default(sim.lease_s).Range(1e-3, 1e12),
+      Setting::Choice("preemption", {"leases", "none"}, "leases expire, or jobs run to the end")
+          .Default(sim.lease_expiry ? "leases" : "none"),
+      Setting::Section(
+          "auto_tuner",
+          "Dally's auto-tuner (Algorithm 2), in leases",
+          {Setting::Double("history_leases", "window H").Default(sim.history_leases).Range(0, 1e9),
+           Setting::Double("machine_floor_leases", "machine timer floor")
+               .Default(sim.machine_floor_leases)
+               .Range(0, 1e9),
+           Setting::Double("rack_floor_leases", "rack timer floor")
+               .Default(sim.rack_floor_leases)
+               .Range(0, 1e9),
+           Setting::Choice("sd", {"sample", "population"}, "standard deviation")
+               .Default(sim.sample_sd ? "sample" : "population"),
+           Setting::Bool("enforce_rack_ge_machine", "rack timer >= machine timer")
+               .Default(sim.enforce_rack_ge_machine)}),
+      Setting::Section(
+          "tiresias",
+          "the Tiresias baseline",
+          {Setting::Choice("priority", {"discretized", "continuous"}, "2D-LAS variant")
+               .Default(sim.tiresias_continuous_las ? "continuous" : "discretized"),
+           Setting::List("queue_limits_gpu_s",
+                         "increasing GPU-second thresholds of the queues (default 3250, 7200)"),
+           Setting::Choice("low_skew_placement", {"any_offer", "best_tier"}, "low-skew jobs")
+               .Default(sim.tiresias_any_offer ? "any_offer" : "best_tier"),
+           Setting::Choice(
+               "high_skew_placement", {"fewest_machines", "machine_or_rack"}, "high-skew jobs")
+               .Default(sim.tiresias_fewest_machines ? "fewest_machines" : "machine_or_rack")}),
+      Setting::Section("gandiva",
+                       "the Gandiva baseline",
+                       {Setting::Double("migration_cost_s", "seconds lost per migration")
+                            .Default(sim.gandiva_migration_cost_s)
+                            .Range(0, 1e12)}),
+      Setting::Int("event_job_slots", "demand slots for jobs submitted while running (job_arrive)")
+          .Default(d.event_job_slots)
+          .Range(0, 1 << 20),
+  };
+}
+
+// Cluster: one type (cluster) or several (gpu_types), not both.
+Status ParseTypes(const ConfigNode& settings, DomainSettings* s) {
+  const ConfigNode* cluster = settings.Find("cluster");
+  const ConfigNode* types = settings.Find("gpu_types");
+  if (cluster != nullptr && types != nullptr)
+    return Bad(*types, "give either plugin.settings.cluster (one GPU type) or gpu_types, not both");
+  if (cluster != nullptr) return ReadShape(*cluster, &s->types[0].shape);
+  if (types == nullptr) return Status::Ok();
+  if (!types->IsList() || types->items().empty())
+    return Bad(*types, "expected a non-empty list of GPU types");
+  s->types.clear();
+  Status st;
+  for (const ConfigNode& t : types->items()) {
+    GpuType g;
+    g.name = "type" + std::to_string(s->types.size());
+    st.Update(ReadShape(t, &g.shape));
+    st.Update(t.Read("name", &g.name));
+    st.Update(t.Read("speed", &g.speed));
+    const ConfigNode& ms = Section(t, "model_speed");
+    for (const auto& [model, v] : ms.entries()) {
+      double x = 1;
+      st.Update(ms.Read(model, &x, 1e-6, 1e6));
+      g.model_speed[model] = x;
+    }
+    for (const GpuType& other : s->types)
+      if (other.name == g.name) return Bad(t, "duplicate GPU type name '" + g.name + "'");
+    s->types.push_back(g);
+  }
+  return st;
+}
+
+Status ParseWorkload(const ConfigNode& w, const PluginContext& context, DomainSettings* s) {
+  Status st = w.Read("source", &s->source);
+  st.Update(w.Read("jobs", &s->jobs));
+  std::string arrivals, work_model = "artist_linear";
+  st.Update(w.Read("arrivals", &arrivals));
+  st.Update(w.Read("jobs_per_day", &s->jobs_per_day));
+  int seed = -1;
+  st.Update(w.Read("seed", &seed));
+  if (seed >= 0) s->workload_seed = static_cast<uint64_t>(seed);
+  st.Update(w.Read("work_model", &work_model));
+  if (!st.ok()) return st;
+  // batch: every job at time 0; poisson: generated (synthetic); trace: the trace's own times
+  // (the default with a trace), as dally_bench --arrivals.
+  if (arrivals.empty()) arrivals = s->source == "synthetic" ? "batch" : "trace";
+  s->poisson = arrivals == "poisson";
+  s->trace_batch = s->source != "synthetic" && arrivals == "batch";
+  if (s->source == "synthetic" && arrivals == "trace")
+    return Bad(*w.Find("arrivals"), "'trace' arrivals need a trace (workload.source)");
+  if (s->source != "synthetic" && arrivals == "poisson")
+    return Bad(*w.Find("arrivals"),
+               "'poisson' generates arrivals for the synthetic workload; a trace has its own "
+               "(trace) or all at time 0 (batch)");
+  s->sim.work_model =
+      work_model == "artist_linear" ? WorkModel::kArtistLinear : WorkModel::kTraceRuntime;
+  if (s->source == "synthetic") {
+    if (w.Has("trace"))
+      return Bad(*w.Find("trace"), "a trace file needs workload.source dally_csv or tiresias_csv");
+    if (s->jobs < 1) return Bad(*w.Find("jobs"), "the synthetic generator needs at least 1 job");
+    return Status::Ok();
+  }
+  // A trace is replayed whole unless workload.jobs says otherwise (the synthetic default of
+  // 100 silently cut a 344-job trace).
+  if (!w.Has("jobs")) s->jobs = 0;
+  if (!w.Has("trace"))
+    return InvalidArgument(w.Where() + ": " + w.path() +
+                           ".trace is required with source: " + s->source);
+  st = w.Read("trace", &s->trace);
+  if (!st.ok()) return st;
+  if (!s->trace.empty() && s->trace.front() != '/' && !context.config_dir.empty())
+    s->trace = context.config_dir + "/" + s->trace;
+  // A converted dally_csv trace records the work model its times were written for: a
+  // different workload.work_model is refused, none set takes the trace's.
+  if (s->source != "dally_csv") return Status::Ok();
+  std::string note, error;
+  const ConfigNode* wm = w.Find("work_model");
+  if (!ResolveWorkModel(s->trace,
+                        s->sim.work_model,
+                        wm != nullptr,
+                        wm != nullptr ? wm->Where() + ": " + wm->path() : std::string(),
+                        &s->sim.work_model,
+                        &note,
+                        &error))
+    return InvalidArgument(error);
+  return Status::Ok();
+}
+
+// Overheads (Table I, overridden or extended per model; `default` for unknown models), the
+// manual variant's timers (the paper's "12 h for machine and another 12 h"), leases.
+Status ParseOverheadsAndTimers(const ConfigNode& settings, DomainSettings* s) {
+  Status st;
+  for (const auto& [model, node] : Section(settings, "overheads").entries()) {
+    Overhead o;
+    st.Update(ReadOverhead(node, &o));
+    if (model == "default")
+      s->default_overhead = o;
+    else
+      s->overheads[model] = o;
+  }
+  const ConfigNode& tm = Section(settings, "timers");
+  std::string units = "hours", rack_mode = "additional", large = "cumulative",
+              clock = "queue_entry";
+  double machine = 12, rack = 12;
+  st.Update(tm.Read("starvation_clock", &clock));
+  st.Update(tm.Read("units", &units));
+  st.Update(tm.Read("machine", &machine));
+  st.Update(tm.Read("rack", &rack));
+  st.Update(tm.Read("rack_mode", &rack_mode));
+  st.Update(tm.Read("large_job_rack_wait", &large));
+  st.Update(settings.Read("lease_s", &s->sim.lease_s));
+  std::string preemption = "leases";
+  st.Update(settings.Read("preemption", &preemption));
+  if (!st.ok()) return st;
+  s->sim.starvation_since_assignment = clock == "last_assignment";
+  s->sim.lease_expiry = preemption == "leases";
+  const double unit = units == "hours" ? kHour : units == "leases" ? s->sim.lease_s : 1.0;
+  s->sim.manual_machine_timer_s = machine * unit;
+  s->sim.manual_rack_timer_s = (rack_mode == "additional" ? machine + rack : rack) * unit;
+  if (s->sim.manual_rack_timer_s < s->sim.manual_machine_timer_s && tm.Has("rack"))
+    return Bad(*tm.Find("rack"),
+               "with rack_mode: cumulative the rack timer must be >= the machine timer");
+  s->sim.large_job_cumulative_rack_wait = large == "cumulative";
+  return Status::Ok();
+}
+
+// The auto-tuner (Algorithm 2: window and clamps in leases) and the baselines.
+Status ParseTunerAndBaselines(const ConfigNode& settings, SimOptions* sim) {
+  const ConfigNode& at = Section(settings, "auto_tuner");
+  Status st = at.Read("history_leases", &sim->history_leases);
+  st.Update(at.Read("machine_floor_leases", &sim->machine_floor_leases));
+  st.Update(at.Read("rack_floor_leases", &sim->rack_floor_leases));
+  std::string sd = "sample";
+  st.Update(at.Read("sd", &sd));
+  sim->sample_sd = sd == "sample";
+  st.Update(at.Read("enforce_rack_ge_machine", &sim->enforce_rack_ge_machine));
+  const ConfigNode& ti = Section(settings, "tiresias");
+  std::string prio = "discretized", low = "any_offer", high = "fewest_machines";
+  st.Update(ti.Read("priority", &prio));
+  st.Update(ti.Read("low_skew_placement", &low));
+  st.Update(ti.Read("high_skew_placement", &high));
+  sim->tiresias_continuous_las = prio == "continuous";
+  sim->tiresias_any_offer = low == "any_offer";
+  sim->tiresias_fewest_machines = high == "fewest_machines";
+  if (const ConfigNode* q = ti.Find("queue_limits_gpu_s")) {
+    if (!q->IsList()) return Bad(*q, "expected a list of increasing GPU-second thresholds");
+    sim->tiresias_queue_limits_gpu_s.clear();
+    for (const ConfigNode& item : q->items()) {
+      Result<double> v = item.AsDouble();
+      if (!v.ok()) return v.status();
+      if (!(v.value() > 0) || (!sim->tiresias_queue_limits_gpu_s.empty() &&
+                               v.value() <= sim->tiresias_queue_limits_gpu_s.back()))
+        return Bad(item, "queue limits must be positive and increasing");
+      sim->tiresias_queue_limits_gpu_s.push_back(v.value());
+    }
+  }
+  st.Update(Section(settings, "gandiva").Read("migration_cost_s", &sim->gandiva_migration_cost_s));
+  return st;
+}
+
+}  // namespace
+
+const SettingsTable& SettingsTableOf() {
+  static const SettingsTable table = MakeTable();
+  return table;
+}
+
 Status ParseSettings(const ConfigNode& settings,
                      const PluginContext& context,
                      DomainSettings* out) {
@@ -123,202 +416,21 @@ Status ParseSettings(const ConfigNode& settings,
   s.workload_seed = context.seed;
   s.sim.seed = context.seed;
   s.sim.record_utilization_timeline = false;
-  Status st = CheckMap(settings,
-                       {"tick_s",
-                        "checkpoint_every",
-                        "policy",
-                        "never_run_priority",
-                        "cluster",
-                        "gpu_types",
-                        "workload",
-                        "overheads",
-                        "timers",
-                        "auto_tuner",
-                        "lease_s",
-                        "preemption",
-                        "tiresias",
-                        "gandiva",
-                        "event_job_slots"});
-  if (!st.ok()) return st;
-  st.Update(settings.Read("tick_s", &s.tick_s, 1e-3, 1e9));
-  st.Update(settings.Read("event_job_slots", &s.event_job_slots, 0, 1 << 20));
-  st.Update(settings.Read("checkpoint_every", &s.checkpoint_every, 0, 1 << 30));
-  std::string policy = "dally";
-  st.Update(settings.ReadChoice(
-      "policy",
-      {"dally", "dally-manual", "dally-nowait", "dally-consolidated", "tiresias", "gandiva"},
-      &policy));
+  Status st = settings.Read("tick_s", &s.tick_s);
+  st.Update(settings.Read("event_job_slots", &s.event_job_slots));
+  st.Update(settings.Read("checkpoint_every", &s.checkpoint_every));
+  std::string policy = MethodName(s.policy), never_run = "last";
+  st.Update(settings.Read("policy", &policy));
   ParseMethod(policy, &s.policy);
-  std::string never_run = "last";
-  st.Update(settings.ReadChoice("never_run_priority", {"first", "last"}, &never_run));
+  st.Update(settings.Read("never_run_priority", &never_run));
   s.sim.never_run_first = never_run == "first";
-  // Cluster: one type (cluster) or several (gpu_types), not both.
-  const ConfigNode* cluster = settings.Find("cluster");
-  const ConfigNode* types = settings.Find("gpu_types");
-  if (cluster != nullptr && types != nullptr)
-    return Bad(*types, "give either plugin.settings.cluster (one GPU type) or gpu_types, not both");
-  if (cluster != nullptr) {
-    st.Update(CheckMap(*cluster, {"racks", "machines_per_rack", "gpus_per_machine"}));
-    st.Update(ReadShape(*cluster, &s.types[0].shape));
-  }
-  if (types != nullptr) {
-    if (!types->IsList() || types->items().empty())
-      return Bad(*types, "expected a non-empty list of GPU types");
-    s.types.clear();
-    for (const ConfigNode& t : types->items()) {
-      GpuType g;
-      g.name = "type" + std::to_string(s.types.size());
-      st.Update(ReadShape(t, &g.shape));
-      st.Update(t.Read("name", &g.name));
-      st.Update(t.Read("speed", &g.speed, 1e-6, 1e6));
-      const ConfigNode& ms = Section(t, "model_speed");
-      if (!ms.IsNull() && !ms.IsMap()) return Bad(ms, "expected a map model -> speed");
-      for (const auto& [model, v] : ms.entries()) {
-        double x = 1;
-        st.Update(ms.Read(model, &x, 1e-6, 1e6));
-        g.model_speed[model] = x;
-      }
-      for (const GpuType& other : s.types)
-        if (other.name == g.name) return Bad(t, "duplicate GPU type name '" + g.name + "'");
-      s.types.push_back(g);
-    }
-  }
-  // Workload.
-  const ConfigNode& w = Section(settings, "workload");
-  st.Update(
-      CheckMap(w, {"source", "trace", "jobs", "arrivals", "jobs_per_day", "seed", "work_model"}));
-  st.Update(w.ReadChoice("source", {"synthetic", "dally_csv", "tiresias_csv"}, &s.source));
-  st.Update(w.Read("jobs", &s.jobs, 0, 1 << 20));
-  std::string arrivals, work_model = "artist_linear";
-  st.Update(w.ReadChoice("arrivals", {"batch", "poisson", "trace"}, &arrivals));
-  st.Update(w.Read("jobs_per_day", &s.jobs_per_day, 1e-6, 1e9));
-  int seed = -1;
-  st.Update(w.Read("seed", &seed, 0, std::numeric_limits<int>::max()));
-  if (seed >= 0) s.workload_seed = static_cast<uint64_t>(seed);
-  st.Update(w.ReadChoice("work_model", {"artist_linear", "trace_runtime"}, &work_model));
-  // batch: every job at time 0; poisson: generated (synthetic); trace: the trace's own times
-  // (the default with a trace), as dally_bench --arrivals.
-  if (arrivals.empty()) arrivals = s.source == "synthetic" ? "batch" : "trace";
-  s.poisson = arrivals == "poisson";
-  s.trace_batch = s.source != "synthetic" && arrivals == "batch";
-  if (st.ok() && s.source == "synthetic" && arrivals == "trace")
-    return Bad(*w.Find("arrivals"), "'trace' arrivals need a trace (workload.source)");
-  if (st.ok() && s.source != "synthetic" && arrivals == "poisson")
-    return Bad(*w.Find("arrivals"),
-               "'poisson' generates arrivals for the synthetic workload; a trace has its own "
-               "(trace) or all at time 0 (batch)");
-  s.sim.work_model =
-      work_model == "artist_linear" ? WorkModel::kArtistLinear : WorkModel::kTraceRuntime;
   if (!st.ok()) return st;
-  if (s.source == "synthetic") {
-    if (w.Has("trace"))
-      return Bad(*w.Find("trace"), "a trace file needs workload.source dally_csv or tiresias_csv");
-    if (s.jobs < 1) return Bad(*w.Find("jobs"), "the synthetic generator needs at least 1 job");
-  } else {
-    // A trace is replayed whole unless workload.jobs says otherwise (the synthetic default of
-    // 100 silently cut a 344-job trace).
-    if (!w.Has("jobs")) s.jobs = 0;
-    if (!w.Has("trace"))
-      return InvalidArgument(w.Where() + ": " + w.path() +
-                             ".trace is required with source: " + s.source);
-    st.Update(w.Read("trace", &s.trace));
-    if (!s.trace.empty() && s.trace.front() != '/' && !context.config_dir.empty())
-      s.trace = context.config_dir + "/" + s.trace;
-    // A converted dally_csv trace records the work model its times were written for: a
-    // different workload.work_model is refused, none set takes the trace's.
-    if (st.ok() && s.source == "dally_csv") {
-      std::string note, error;
-      const ConfigNode* wm = w.Find("work_model");
-      if (!ResolveWorkModel(s.trace,
-                            s.sim.work_model,
-                            wm != nullptr,
-                            wm != nullptr ? wm->Where() + ": " + wm->path() : std::string(),
-                            &s.sim.work_model,
-                            &note,
-                            &error))
-        return InvalidArgument(error);
-    }
+  for (Status part : {ParseTypes(settings, &s),
+                      ParseWorkload(Section(settings, "workload"), context, &s),
+                      ParseOverheadsAndTimers(settings, &s),
+                      ParseTunerAndBaselines(settings, &s.sim)}) {
+    if (!part.ok()) return part;
   }
-  // Overheads: Table I, overridden or extended per model; `default` for unknown models.
-  const ConfigNode& ov = Section(settings, "overheads");
-  if (!ov.IsNull() && !ov.IsMap())
-    return Bad(ov, "expected a map model -> {machine, rack, network}");
-  for (const auto& [model, node] : ov.entries()) {
-    Overhead o;
-    st.Update(ReadOverhead(node, &o));
-    if (model == "default")
-      s.default_overhead = o;
-    else
-      s.overheads[model] = o;
-  }
-  // Timers (manual variant); the paper's "12 h for machine and another 12 h".
-  const ConfigNode& tm = Section(settings, "timers");
-  st.Update(CheckMap(
-      tm, {"units", "machine", "rack", "rack_mode", "large_job_rack_wait", "starvation_clock"}));
-  std::string units = "hours", rack_mode = "additional", large = "cumulative",
-              clock = "queue_entry";
-  st.Update(tm.ReadChoice("starvation_clock", {"queue_entry", "last_assignment"}, &clock));
-  s.sim.starvation_since_assignment = clock == "last_assignment";
-  double machine = 12, rack = 12;
-  st.Update(tm.ReadChoice("units", {"hours", "leases", "seconds"}, &units));
-  st.Update(tm.Read("machine", &machine, 0, 1e12));
-  st.Update(tm.Read("rack", &rack, 0, 1e12));
-  st.Update(tm.ReadChoice("rack_mode", {"additional", "cumulative"}, &rack_mode));
-  st.Update(tm.ReadChoice("large_job_rack_wait", {"cumulative", "rack_only"}, &large));
-  // Lease and preemption.
-  st.Update(settings.Read("lease_s", &s.sim.lease_s, 1e-3, 1e12));
-  std::string preemption = "leases";
-  st.Update(settings.ReadChoice("preemption", {"leases", "none"}, &preemption));
-  s.sim.lease_expiry = preemption == "leases";
-  const double unit = units == "hours" ? kHour : units == "leases" ? s.sim.lease_s : 1.0;
-  s.sim.manual_machine_timer_s = machine * unit;
-  s.sim.manual_rack_timer_s = (rack_mode == "additional" ? machine + rack : rack) * unit;
-  if (s.sim.manual_rack_timer_s < s.sim.manual_machine_timer_s && tm.Has("rack"))
-    return Bad(*tm.Find("rack"),
-               "with rack_mode: cumulative the rack timer must be >= the machine timer");
-  s.sim.large_job_cumulative_rack_wait = large == "cumulative";
-  // Auto-tuner (Algorithm 2): window and clamps in leases.
-  const ConfigNode& at = Section(settings, "auto_tuner");
-  st.Update(CheckMap(at,
-                     {"history_leases",
-                      "machine_floor_leases",
-                      "rack_floor_leases",
-                      "sd",
-                      "enforce_rack_ge_machine"}));
-  st.Update(at.Read("history_leases", &s.sim.history_leases, 0, 1e9));
-  st.Update(at.Read("machine_floor_leases", &s.sim.machine_floor_leases, 0, 1e9));
-  st.Update(at.Read("rack_floor_leases", &s.sim.rack_floor_leases, 0, 1e9));
-  std::string sd = "sample";
-  st.Update(at.ReadChoice("sd", {"sample", "population"}, &sd));
-  s.sim.sample_sd = sd == "sample";
-  st.Update(at.Read("enforce_rack_ge_machine", &s.sim.enforce_rack_ge_machine));
-  // Baselines.
-  const ConfigNode& ti = Section(settings, "tiresias");
-  st.Update(CheckMap(
-      ti, {"priority", "queue_limits_gpu_s", "low_skew_placement", "high_skew_placement"}));
-  std::string prio = "discretized", low = "any_offer", high = "fewest_machines";
-  st.Update(ti.ReadChoice("priority", {"discretized", "continuous"}, &prio));
-  st.Update(ti.ReadChoice("low_skew_placement", {"any_offer", "best_tier"}, &low));
-  st.Update(ti.ReadChoice("high_skew_placement", {"fewest_machines", "machine_or_rack"}, &high));
-  s.sim.tiresias_continuous_las = prio == "continuous";
-  s.sim.tiresias_any_offer = low == "any_offer";
-  s.sim.tiresias_fewest_machines = high == "fewest_machines";
-  if (const ConfigNode* q = ti.Find("queue_limits_gpu_s")) {
-    if (!q->IsList()) return Bad(*q, "expected a list of increasing GPU-second thresholds");
-    s.sim.tiresias_queue_limits_gpu_s.clear();
-    for (const ConfigNode& item : q->items()) {
-      Result<double> v = item.AsDouble();
-      if (!v.ok()) return v.status();
-      if (!(v.value() > 0) || (!s.sim.tiresias_queue_limits_gpu_s.empty() &&
-                               v.value() <= s.sim.tiresias_queue_limits_gpu_s.back()))
-        return Bad(item, "queue limits must be positive and increasing");
-      s.sim.tiresias_queue_limits_gpu_s.push_back(v.value());
-    }
-  }
-  const ConfigNode& ga = Section(settings, "gandiva");
-  st.Update(CheckMap(ga, {"migration_cost_s"}));
-  st.Update(ga.Read("migration_cost_s", &s.sim.gandiva_migration_cost_s, 0, 1e12));
-  if (!st.ok()) return st;
   if (s.types.size() > 1) s.checkpoint_every = 1;
   s.sim.cluster = s.types[0].shape;
   s.sim.pools.clear();

@@ -43,40 +43,68 @@ Status ReadDownServers(const ConfigNode& settings, LbOptions* options) {
 
 }  // namespace
 
+const SettingsTable* LoadBalancingPlugin::Settings() const {
+  static const SettingsTable table = {
+      Setting::String("loads", "CSV round,shard,load (relative to the deployment file)"),
+      Setting::String("random_nums",
+                      "instead of loads: CSV round,random_num, loads generated with the example's "
+                      "formula (neither: generated from the deployment seed, rounds draws, 100 "
+                      "if rounds is 0)"),
+      Setting::Int("servers", "S").Default(32).Range(1, 1 << 16),
+      Setting::Int("shards", "K (the first K shards of a loads file; fewer is an error)")
+          .Default(256)
+          .Range(1, 1 << 20),
+      Setting::Double("epsilon",
+                      "band (1-eps) avg <= server load <= (1+eps) avg, avg = total load / servers "
+                      "up")
+          .Default(0.1)
+          .Range(0.0, 0.99),
+      Setting::Int("memory_limit", "placements (shards) per server").Default(16).Range(1, 1 << 20),
+      Setting::Int("candidates",
+                   "0: every server may hold every shard (the full MILP); n > 0: servers "
+                   "(k + j) mod S")
+          .Default(0)
+          .Range(0, 1 << 16),
+      Setting::List("down_servers",
+                    "server indices offline from round 0 (spares a server_up event brings in)"),
+      Setting::Int("rounds", "stop after this many rounds (0: all rounds of the data)")
+          .Default(0)
+          .Range(0, 1 << 30),
+      Setting::Bool("keep_alive", "dede: keep current placements alive with a small share")
+          .Default(true),
+      Setting::Int("keep_reserve",
+                   "dede: keep-alive only on servers with fewer than memory_limit - keep_reserve "
+                   "placements")
+          .Default(2)
+          .Range(0, 1 << 20),
+      Setting::Int("admm_iterations", "dede: ADMM iteration cap per round")
+          .Default(300)
+          .Range(0, 1 << 24),
+      Setting::Choice("pop_solver",
+                      {"exact", "dede"},
+                      "POP sub-problems: exact (the host's Cbc, solver.exact.time_limit_seconds) "
+                      "or dede")
+          .Default("exact"),
+  };
+  return &table;
+}
+
 Status LoadBalancingPlugin::Configure(const ConfigNode& settings, const PluginContext& context) {
-  if (!settings.IsNull()) {
-    Status status = settings.CheckKeys({"loads",
-                                        "servers",
-                                        "shards",
-                                        "epsilon",
-                                        "memory_limit",
-                                        "candidates",
-                                        "down_servers",
-                                        "rounds",
-                                        "keep_alive",
-                                        "keep_reserve",
-                                        "admm_iterations",
-                                        "pop_solver",
-                                        "random_nums"});
-    status.Update(settings.Read("loads", &loads_path_));
-    status.Update(settings.Read("random_nums", &random_nums_path_));
-    status.Update(settings.Read("servers", &options_.servers, 1, 1 << 16));
-    status.Update(settings.Read("shards", &options_.shards, 1, 1 << 20));
-    status.Update(settings.Read("epsilon", &options_.epsilon, 0.0, 0.99));
-    status.Update(settings.Read("memory_limit", &options_.memory_limit, 1, 1 << 20));
-    status.Update(settings.Read("candidates", &options_.candidates, 0, 1 << 16));
-    status.Update(settings.Read("rounds", &rounds_, 0, 1 << 30));
-    status.Update(settings.Read("keep_alive", &methods_.dede.keep_alive));
-    status.Update(settings.Read("keep_reserve", &methods_.dede.keep_reserve, 0, 1 << 20));
-    status.Update(settings.Read("admm_iterations", &methods_.dede.max_iterations, 0, 1 << 24));
-    status.Update(settings.Read("pop_solver", &methods_.pop_solver));
-    if (!status.ok()) return status;
-    status = ReadDownServers(settings, &options_);
-    if (!status.ok()) return status;
-    if (methods_.pop_solver != "exact" && methods_.pop_solver != "dede")
-      return InvalidArgument(context.config_file + ": plugin.settings.pop_solver = '" +
-                             methods_.pop_solver + "': expected 'exact' or 'dede'");
-  }
+  Status status = settings.Read("loads", &loads_path_);
+  status.Update(settings.Read("random_nums", &random_nums_path_));
+  status.Update(settings.Read("servers", &options_.servers));
+  status.Update(settings.Read("shards", &options_.shards));
+  status.Update(settings.Read("epsilon", &options_.epsilon));
+  status.Update(settings.Read("memory_limit", &options_.memory_limit));
+  status.Update(settings.Read("candidates", &options_.candidates));
+  status.Update(settings.Read("rounds", &rounds_));
+  status.Update(settings.Read("keep_alive", &methods_.dede.keep_alive));
+  status.Update(settings.Read("keep_reserve", &methods_.dede.keep_reserve));
+  status.Update(settings.Read("admm_iterations", &methods_.dede.max_iterations));
+  status.Update(settings.Read("pop_solver", &methods_.pop_solver));
+  if (!status.ok()) return status;
+  status = ReadDownServers(settings, &options_);
+  if (!status.ok()) return status;
   if (!loads_path_.empty() && !random_nums_path_.empty())
     return InvalidArgument(context.config_file +
                            ": plugin.settings: give either loads or random_nums, not both");

@@ -16,6 +16,8 @@ namespace dede::lb {
 
 class LoadBalancingPlugin : public DomainPlugin {
  public:
+  // The keys of plugin.settings (checked and completed by the host before Configure).
+  const SettingsTable* Settings() const override;
   Status Configure(const ConfigNode& settings, const PluginContext& context) override;
   Status Describe(Problem* problem) override;
   // The current placement of round r is the placement last reported (round r - 1, or an

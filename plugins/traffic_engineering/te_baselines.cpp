@@ -35,6 +35,64 @@ double TimeLeft(const SolverServices& services, std::chrono::steady_clock::time_
   return services.exact_options.time_limit_seconds - Seconds(start);
 }
 
+// One of POP's pieces: a pair's demand, or a share of it after client splitting.
+struct PopPiece {
+  int pair;
+  double demand;
+};
+
+// POP's client splitting: `extra` times, the largest piece is replaced by two halves.
+void SplitLargestPieces(int extra, std::vector<PopPiece>* pieces_out) {
+  std::vector<PopPiece>& pieces = *pieces_out;
+  auto less = [&](int a, int b) {
+    return pieces[a].demand < pieces[b].demand || (pieces[a].demand == pieces[b].demand && a > b);
+  };
+  std::priority_queue<int, std::vector<int>, decltype(less)> heap(less);
+  for (int i = 0; i < static_cast<int>(pieces.size()); ++i) heap.push(i);
+  for (int n = 0; n < extra; ++n) {
+    const int i = heap.top();
+    heap.pop();
+    pieces[i].demand /= 2;
+    pieces.push_back({pieces[i].pair, pieces[i].demand});
+    heap.push(i);
+    heap.push(static_cast<int>(pieces.size()) - 1);
+  }
+}
+
+// Appends POP's timing line, and the groups stopped at the time limit if any, to message.
+void AppendPopMessage(int k,
+                      std::size_t num_pieces,
+                      int workers,
+                      double slowest,
+                      double sum,
+                      int stopped,
+                      int routed_nothing,
+                      double time_limit_seconds,
+                      std::string* message) {
+  char text[200];
+  std::snprintf(text,
+                sizeof(text),
+                "POP-%d: %zu pieces in %d groups, %d at once; slowest group %.3f s, sum %.3f s",
+                k,
+                num_pieces,
+                k,
+                workers,
+                slowest,
+                sum);
+  *message += text;
+  if (stopped > 0) {
+    std::snprintf(text,
+                  sizeof(text),
+                  "; %d of %d groups stopped at their share of the %.3g s time limit (%d of them "
+                  "routed nothing: no feasible point at the limit, or no time left)",
+                  stopped,
+                  k,
+                  time_limit_seconds,
+                  routed_nothing);
+    *message += text;
+  }
+}
+
 }  // namespace
 
 // ---- baselines ------------------------------------------------------------------------------
@@ -59,26 +117,26 @@ Status TrafficEngineeringPlugin::SolveWith(const std::string& method,
                                            const SolverServices& services,
                                            Allocation* allocation,
                                            SolveSummary* summary) {
-  if (problem.num_variables() != num_variables_) {
+  if (problem.num_variables() != net_.num_variables) {
     return Internal("traffic_engineering: SolveWith got a problem with " +
                     std::to_string(problem.num_variables()) + " variables, described " +
-                    std::to_string(num_variables_));
+                    std::to_string(net_.num_variables));
   }
   if (method == "exact") return SolveExactLp(problem, services, allocation, summary);
   if (method == "demand_pinning") return SolvePinning(problem, services, allocation, summary);
   if (method == "flow_deviation") {
-    if (objective_ != Objective::kMinMaxUtilization) {
+    if (settings_.objective != Objective::kMinMaxUtilization) {
       return Invalid(
           "traffic_engineering: method 'flow_deviation' needs objective "
           "min_max_utilization (this deployment's objective is max_total_flow)");
     }
     const auto start = std::chrono::steady_clock::now();
-    allocation->values.assign(num_variables_, 0.0);
-    for (const PairModel& pair : pairs_) {
+    allocation->values.assign(net_.num_variables, 0.0);
+    for (const PairModel& pair : net_.pairs) {
       const int first = FirstAlivePath(pair);
       if (pair.demand > 0 && first >= 0) allocation->values[pair.flow[first]] = pair.demand;
     }
-    if (polish_sweeps_ > 0) PolishUtilization(&allocation->values);
+    if (settings_.polish_sweeps > 0) PolishUtilization(&allocation->values);
     SetEntriesFromPaths(allocation);
     FinishSummary("flow_deviation", problem, *allocation, summary);
     summary->termination = Termination::kConverged;
@@ -122,17 +180,17 @@ Status TrafficEngineeringPlugin::SolveLp(const std::vector<Commodity>& commoditi
   // bounds 0 (and, for max total flow, the capacity row 0).
   std::vector<double> model_capacity = capacity;
   for (std::size_t e = 0; e < capacity.size(); ++e) {
-    if (failed_[e] && model_capacity[e] <= 0)
-      model_capacity[e] = topology_.links[e].capacity / flow_unit_;
+    if (round_.failed[e] && model_capacity[e] <= 0)
+      model_capacity[e] = net_.topology.links[e].capacity / net_.flow_unit;
   }
   CompactModel model;
-  Status status = BuildCompactModel(topology_,
+  Status status = BuildCompactModel(net_.topology,
                                     model_capacity,
-                                    failed_,
+                                    round_.failed,
                                     commodities,
-                                    objective_,
-                                    flow_unit_,
-                                    topology_file_,
+                                    settings_.objective,
+                                    net_.flow_unit,
+                                    settings_.topology_file,
                                     &model);
   if (!status.ok()) return status;
   ExactOptions options = services.exact_options;
@@ -178,14 +236,14 @@ Status TrafficEngineeringPlugin::SolveExactLp(const Problem& problem,
   std::vector<Commodity> commodities;
   std::vector<int> pair_of;
   std::size_t columns = 0;
-  for (std::size_t p = 0; p < pairs_.size(); ++p) {
-    if (pairs_[p].demand <= 0) continue;
-    commodities.push_back({pairs_[p].src, pairs_[p].dst, &pairs_[p].paths, pairs_[p].demand});
+  for (std::size_t p = 0; p < net_.pairs.size(); ++p) {
+    if (net_.pairs[p].demand <= 0) continue;
+    commodities.push_back(
+        {net_.pairs[p].src, net_.pairs[p].dst, &net_.pairs[p].paths, net_.pairs[p].demand});
     pair_of.push_back(static_cast<int>(p));
-    columns += pairs_[p].paths.size();
+    columns += net_.pairs[p].paths.size();
   }
-  std::vector<double> capacity(capacity_.size());
-  for (std::size_t e = 0; e < capacity.size(); ++e) capacity[e] = capacity_[e] / flow_unit_;
+  const std::vector<double> capacity = CapacityInUnits(1);
   std::vector<std::vector<double>> lp_flows;
   Status status =
       SolveLp(commodities, capacity, services, TimeLeft(services, start), &lp_flows, summary);
@@ -194,8 +252,7 @@ Status TrafficEngineeringPlugin::SolveExactLp(const Problem& problem,
       commodities.empty() ? Termination::kConverged : summary->termination;
   const std::string message = summary->message;
   const double solve_seconds = summary->total_seconds;
-  std::vector<std::vector<double>> flows(pairs_.size());
-  for (std::size_t p = 0; p < pairs_.size(); ++p) flows[p].assign(pairs_[p].paths.size(), 0.0);
+  std::vector<std::vector<double>> flows = ZeroPathFlows();
   for (std::size_t c = 0; c < commodities.size(); ++c) flows[pair_of[c]] = std::move(lp_flows[c]);
   SetPathFlows(flows, allocation);
   FinishSummary("exact", problem, *allocation, summary);
@@ -227,50 +284,32 @@ Status TrafficEngineeringPlugin::SolvePop(int k,
   const auto start = std::chrono::steady_clock::now();
   // Pieces: one per pair with a demand, then POP's client splitting: round(f N) times the
   // largest piece is replaced by two halves.
-  struct Piece {
-    int pair;
-    double demand;
-  };
-  std::vector<Piece> pieces;
-  for (std::size_t p = 0; p < pairs_.size(); ++p) {
-    if (pairs_[p].demand > 0) pieces.push_back({static_cast<int>(p), pairs_[p].demand});
+  std::vector<PopPiece> pieces;
+  for (std::size_t p = 0; p < net_.pairs.size(); ++p) {
+    if (net_.pairs[p].demand > 0) pieces.push_back({static_cast<int>(p), net_.pairs[p].demand});
   }
-  const int extra = static_cast<int>(std::llround(pop_split_fraction_ * pieces.size()));
-  if (extra > 0) {
-    auto less = [&](int a, int b) {
-      return pieces[a].demand < pieces[b].demand || (pieces[a].demand == pieces[b].demand && a > b);
-    };
-    std::priority_queue<int, std::vector<int>, decltype(less)> heap(less);
-    for (int i = 0; i < static_cast<int>(pieces.size()); ++i) heap.push(i);
-    for (int n = 0; n < extra; ++n) {
-      const int i = heap.top();
-      heap.pop();
-      pieces[i].demand /= 2;
-      pieces.push_back({pieces[i].pair, pieces[i].demand});
-      heap.push(i);
-      heap.push(static_cast<int>(pieces.size()) - 1);
-    }
-  }
-  std::vector<std::vector<int>> pieces_of(pairs_.size());
+  const int extra = static_cast<int>(std::llround(settings_.pop_split_fraction * pieces.size()));
+  if (extra > 0) SplitLargestPieces(extra, &pieces);
+  std::vector<std::vector<int>> pieces_of(net_.pairs.size());
   for (int i = 0; i < static_cast<int>(pieces.size()); ++i) pieces_of[pieces[i].pair].push_back(i);
   // Each pair's pieces go to distinct groups of a fresh random permutation (wrapping past k).
-  std::mt19937_64 rng(StreamSeed(seed_, round, 100 + static_cast<std::uint64_t>(k)));
+  std::mt19937_64 rng(StreamSeed(settings_.seed, round, 100 + static_cast<std::uint64_t>(k)));
   std::vector<int> perm(k);
   std::vector<std::vector<Commodity>> groups(k);
   std::vector<std::vector<int>> group_piece(k);
-  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+  for (std::size_t p = 0; p < net_.pairs.size(); ++p) {
     if (pieces_of[p].empty()) continue;
     std::iota(perm.begin(), perm.end(), 0);
     std::shuffle(perm.begin(), perm.end(), rng);
     for (std::size_t j = 0; j < pieces_of[p].size(); ++j) {
       const int g = perm[j % k];
-      const Piece& piece = pieces[pieces_of[p][j]];
-      groups[g].push_back({pairs_[p].src, pairs_[p].dst, &pairs_[p].paths, piece.demand});
+      const PopPiece& piece = pieces[pieces_of[p][j]];
+      groups[g].push_back(
+          {net_.pairs[p].src, net_.pairs[p].dst, &net_.pairs[p].paths, piece.demand});
       group_piece[g].push_back(pieces_of[p][j]);
     }
   }
-  std::vector<double> capacity(capacity_.size());
-  for (std::size_t e = 0; e < capacity.size(); ++e) capacity[e] = capacity_[e] / flow_unit_ / k;
+  const std::vector<double> capacity = CapacityInUnits(k);
 
   // Sub-problems in parallel (each a Clp solve), as many at once as the deployment's threads.
   int workers = services.admm_options.num_threads > 0
@@ -307,8 +346,7 @@ Status TrafficEngineeringPlugin::SolvePop(int k,
   });
 
   // Merge: every pair's path flows are the sums over its pieces.
-  std::vector<std::vector<double>> flows(pairs_.size());
-  for (std::size_t p = 0; p < pairs_.size(); ++p) flows[p].assign(pairs_[p].paths.size(), 0.0);
+  std::vector<std::vector<double>> flows = ZeroPathFlows();
   summary->termination = Termination::kConverged;
   summary->message.clear();
   int stopped = 0, routed_nothing = 0;
@@ -344,28 +382,15 @@ Status TrafficEngineeringPlugin::SolvePop(int k,
   summary->num_threads = workers;
   summary->solve_seconds = sum;
   summary->total_seconds = Seconds(start);
-  char text[200];
-  std::snprintf(text,
-                sizeof(text),
-                "POP-%d: %zu pieces in %d groups, %d at once; slowest group %.3f s, sum %.3f s",
-                k,
-                pieces.size(),
-                k,
-                workers,
-                slowest,
-                sum);
-  summary->message += text;
-  if (stopped > 0) {
-    std::snprintf(text,
-                  sizeof(text),
-                  "; %d of %d groups stopped at their share of the %.3g s time limit (%d of them "
-                  "routed nothing: no feasible point at the limit, or no time left)",
-                  stopped,
-                  k,
-                  services.exact_options.time_limit_seconds,
-                  routed_nothing);
-    summary->message += text;
-  }
+  AppendPopMessage(k,
+                   pieces.size(),
+                   workers,
+                   slowest,
+                   sum,
+                   stopped,
+                   routed_nothing,
+                   services.exact_options.time_limit_seconds,
+                   &summary->message);
   return Status::Ok();
 }
 
@@ -379,20 +404,20 @@ Status TrafficEngineeringPlugin::SolvePinning(const Problem& problem,
   // every other demand is pinned on its shortest path in (src, dst) order, with what capacity
   // remains (max total flow) or in full (min max utilisation).
   std::vector<double> positive;
-  for (const PairModel& pair : pairs_) {
+  for (const PairModel& pair : net_.pairs) {
     if (pair.demand > 0) positive.push_back(pair.demand);
   }
-  const double threshold = Quantile(positive, 1.0 - pinning_top_fraction_);
+  const double threshold = Quantile(positive, 1.0 - settings_.pinning_top_fraction);
   std::vector<Commodity> top;
   std::vector<int> top_pair;
-  for (std::size_t p = 0; p < pairs_.size(); ++p) {
-    if (pairs_[p].demand > 0 && pairs_[p].demand >= threshold) {
-      top.push_back({pairs_[p].src, pairs_[p].dst, &pairs_[p].paths, pairs_[p].demand});
+  for (std::size_t p = 0; p < net_.pairs.size(); ++p) {
+    if (net_.pairs[p].demand > 0 && net_.pairs[p].demand >= threshold) {
+      top.push_back(
+          {net_.pairs[p].src, net_.pairs[p].dst, &net_.pairs[p].paths, net_.pairs[p].demand});
       top_pair.push_back(static_cast<int>(p));
     }
   }
-  std::vector<double> capacity(capacity_.size());
-  for (std::size_t e = 0; e < capacity.size(); ++e) capacity[e] = capacity_[e] / flow_unit_;
+  const std::vector<double> capacity = CapacityInUnits(1);
   std::vector<std::vector<double>> top_flows;
   // The LP has what is left of the round's time limit (the pinning after it is a pass).
   Status status = SolveLp(top, capacity, services, TimeLeft(services, start), &top_flows, summary);
@@ -401,21 +426,20 @@ Status TrafficEngineeringPlugin::SolvePinning(const Problem& problem,
   const Termination lp_termination = summary->termination;
   const std::string lp_message = summary->message;
 
-  std::vector<std::vector<double>> flows(pairs_.size());
-  for (std::size_t p = 0; p < pairs_.size(); ++p) flows[p].assign(pairs_[p].paths.size(), 0.0);
+  std::vector<std::vector<double>> flows = ZeroPathFlows();
   for (std::size_t c = 0; c < top.size(); ++c) flows[top_pair[c]] = top_flows[c];
   std::vector<double> residual = capacity;
-  const std::vector<double> load = PathLoads(topology_, top, top_flows);
+  const std::vector<double> load = PathLoads(net_.topology, top, top_flows);
   for (std::size_t e = 0; e < residual.size(); ++e)
     residual[e] = std::max(0.0, residual[e] - load[e]);
   int pinned = 0;
-  for (std::size_t p = 0; p < pairs_.size(); ++p) {
-    const PairModel& pair = pairs_[p];
+  for (std::size_t p = 0; p < net_.pairs.size(); ++p) {
+    const PairModel& pair = net_.pairs[p];
     if (pair.demand <= 0 || pair.demand >= threshold) continue;
     const int first = FirstAlivePath(pair);
     if (first < 0) continue;
     double f = pair.demand;
-    if (objective_ == Objective::kMaxTotalFlow) {
+    if (settings_.objective == Objective::kMaxTotalFlow) {
       for (int e : pair.paths[first].links) f = std::min(f, residual[e]);
       f = std::max(0.0, f);
     }
@@ -433,6 +457,20 @@ Status TrafficEngineeringPlugin::SolvePinning(const Problem& problem,
   summary->message = "demand pinning: LP over " + std::to_string(top.size()) + " top demands (" +
                      lp_message + "), " + std::to_string(pinned) + " pinned";
   return Status::Ok();
+}
+
+std::vector<std::vector<double>> TrafficEngineeringPlugin::ZeroPathFlows() const {
+  std::vector<std::vector<double>> flows(net_.pairs.size());
+  for (std::size_t p = 0; p < net_.pairs.size(); ++p)
+    flows[p].assign(net_.pairs[p].paths.size(), 0.0);
+  return flows;
+}
+
+std::vector<double> TrafficEngineeringPlugin::CapacityInUnits(int parts) const {
+  std::vector<double> capacity(round_.capacity.size());
+  for (std::size_t e = 0; e < capacity.size(); ++e)
+    capacity[e] = round_.capacity[e] / net_.flow_unit / parts;
+  return capacity;
 }
 
 }  // namespace dede::te

@@ -11,12 +11,12 @@
 namespace dede::te {
 
 int TrafficEngineeringPlugin::ParseLinkTarget(const std::string& text) const {
-  const int num_links = static_cast<int>(topology_.links.size());
+  const int num_links = static_cast<int>(net_.topology.links.size());
   const std::size_t arrow = text.find("->");
   if (arrow != std::string::npos) {
-    const int a = topology_.NodeIndexByName(text.substr(0, arrow));
-    const int b = topology_.NodeIndexByName(text.substr(arrow + 2));
-    return a >= 0 && b >= 0 ? topology_.LinkIndex(a, b) : -1;
+    const int a = net_.topology.NodeIndexByName(text.substr(0, arrow));
+    const int b = net_.topology.NodeIndexByName(text.substr(arrow + 2));
+    return a >= 0 && b >= 0 ? net_.topology.LinkIndex(a, b) : -1;
   }
   int index = -1;
   if (ParseInteger(text, &index) && index >= 0 && index < num_links) return index;
@@ -55,17 +55,17 @@ Status TrafficEngineeringPlugin::ApplyEvent(int round, const Event& event, std::
     return Status::Ok();
   };
   const auto pair_of = [&](const std::string& src, const std::string& dst) {
-    const int a = topology_.NodeIndexByName(src);
-    const int b = topology_.NodeIndexByName(dst);
-    auto it = pair_index_.find({a, b});
-    return a < 0 || b < 0 || it == pair_index_.end() ? -1 : it->second;
+    const int a = net_.topology.NodeIndexByName(src);
+    const int b = net_.topology.NodeIndexByName(dst);
+    auto it = net_.pair_index.find({a, b});
+    return a < 0 || b < 0 || it == net_.pair_index.end() ? -1 : it->second;
   };
   if (event.kind == "link_fail" || event.kind == "link_recover" || event.kind == "link_capacity") {
     inbox.link = ParseLinkTarget(event.target);
     if (inbox.link < 0) {
-      return reject("target '" + event.target + "' is not a link of " + topology_file_ +
+      return reject("target '" + event.target + "' is not a link of " + settings_.topology_file +
                     " (give 'a->b' with node ids or names, or a link index 0.." +
-                    std::to_string(topology_.links.size() - 1) + ")");
+                    std::to_string(net_.topology.links.size() - 1) + ")");
     }
     if (event.kind == "link_capacity") {
       Status status = payload.Require("capacity");
@@ -76,19 +76,20 @@ Status TrafficEngineeringPlugin::ApplyEvent(int round, const Event& event, std::
       inbox.kind =
           event.kind == "link_fail" ? InboxEvent::Kind::kLinkFail : InboxEvent::Kind::kLinkRecover;
     }
-    if (inbox.kind == InboxEvent::Kind::kLinkFail && objective_ == Objective::kMinMaxUtilization) {
+    if (inbox.kind == InboxEvent::Kind::kLinkFail &&
+        settings_.objective == Objective::kMinMaxUtilization) {
       // Min max utilisation routes every demand in full: a failure that leaves a demanded
       // pair without a path would stop the deployment at the next Refresh.
-      const char saved = failed_[inbox.link];
-      failed_[inbox.link] = 1;
+      const char saved = round_.failed[inbox.link];
+      round_.failed[inbox.link] = 1;
       std::string cut;
-      for (const PairModel& pair : pairs_) {
+      for (const PairModel& pair : net_.pairs) {
         if (pair.demand > 0 && FirstAlivePath(pair) < 0) {
-          cut = topology_.node_names[pair.src] + " -> " + topology_.node_names[pair.dst];
+          cut = net_.topology.node_names[pair.src] + " -> " + net_.topology.node_names[pair.dst];
           break;
         }
       }
-      failed_[inbox.link] = saved;
+      round_.failed[inbox.link] = saved;
       if (!cut.empty()) {
         return reject("failing " + event.target + " leaves " + cut +
                       " (which has a demand) without a path; min_max_utilization routes every "
@@ -139,7 +140,7 @@ Status TrafficEngineeringPlugin::ApplyEvent(int round, const Event& event, std::
   } else {
     return reject("unknown kind");
   }
-  inbox_.push_back(std::move(inbox));
+  round_.inbox.push_back(std::move(inbox));
   return Status::Ok();
 }
 

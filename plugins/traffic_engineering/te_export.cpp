@@ -13,7 +13,7 @@ namespace dede::te {
 
 std::vector<std::pair<std::string, std::string>> TrafficEngineeringPlugin::RecommendedSettings()
     const {
-  if (objective_ != Objective::kMaxTotalFlow) return {};
+  if (settings_.objective != Objective::kMaxTotalFlow) return {};
   std::vector<std::pair<std::string, std::string>> out = {
       {"solver.cold_start", "repair"}, {"solver.admm.final_iterate", "resource"}};
   // rho from the flows' scale. The penalty is in objective units per squared flow (flows in
@@ -23,12 +23,12 @@ std::vector<std::pair<std::string, std::string>> TrafficEngineeringPlugin::Recom
   // time). 5 / d^2 for the mean demand d of the round-0 pairs gave 0.992-0.9999 on those three
   // (BENCHMARKS.md, te-zoo) and 8.4e6 on Kdl (0.994).
   std::vector<double> demands;
-  if (!pairs_.empty() && flow_unit_ > 0 && RoundDemands(0, &demands).ok()) {
+  if (!net_.pairs.empty() && net_.flow_unit > 0 && RoundDemands(0, &demands).ok()) {
     double sum = 0;
     int count = 0;
     for (double d : demands) {
       if (!(d > 0)) continue;
-      sum += d * scale_ / flow_unit_;
+      sum += d * settings_.scale / net_.flow_unit;
       ++count;
     }
     if (count > 0 && sum > 0 && std::isfinite(sum)) {
@@ -49,15 +49,15 @@ Status TrafficEngineeringPlugin::Export(const std::string& name, const std::stri
   if (name != "paths")
     return InvalidArgument("traffic_engineering has no export '" + name + "' (exports: paths)");
   std::vector<PairPaths> out;
-  out.reserve(pairs_.size());
-  for (const PairModel& pair : pairs_) {
+  out.reserve(net_.pairs.size());
+  for (const PairModel& pair : net_.pairs) {
     PairPaths p;
     p.src = pair.src;
     p.dst = pair.dst;
     p.paths = pair.paths;
     out.push_back(std::move(p));
   }
-  return WritePaths(file, topology_, out);
+  return WritePaths(file, net_.topology, out);
 }
 
 }  // namespace dede::te

@@ -14,6 +14,57 @@
 
 namespace dede::te {
 
+namespace {
+
+// Adds each used link's capacity row (max total flow) or utilisation term (min max
+// utilisation) over its entries in link_rows, and sets the objective's sense.
+Status AddLinkRows(const Topology& topology,
+                   const std::vector<double>& capacity,
+                   Objective objective,
+                   const std::string& where,
+                   std::vector<LinearExpr>& link_rows,
+                   PathModel* model) {
+  const int num_links = static_cast<int>(topology.links.size());
+  auto name = [&](int v) { return topology.node_names[v]; };
+  Problem& problem = model->problem;
+  model->capacity_row.assign(num_links, -1);
+  std::vector<int> used_links;
+  std::vector<LinearExpr> utilization;
+  for (int e = 0; e < num_links; ++e) {
+    if (link_rows[e].terms.empty()) continue;
+    if (objective == Objective::kMaxTotalFlow) {
+      model->capacity_row[e] = problem.AddConstraint(BlockId::Resource(e),
+                                                     link_rows[e],
+                                                     Sense::kLessEqual,
+                                                     capacity[e],
+                                                     "capacity[" + std::to_string(e) + "]");
+    } else {
+      if (capacity[e] <= 0) {
+        const Link& link = topology.links[e];
+        return InvalidArgument(where + ": link " + name(link.src) + " -> " + name(link.dst) +
+                               " has capacity 0 but carries paths; min_max_utilization needs "
+                               "capacity > 0 (a failed link is modelled by its flows' bounds)");
+      }
+      LinearExpr u;
+      for (const Term& t : link_rows[e].terms) u.Add(t.var, 1.0 / capacity[e]);
+      used_links.push_back(e);
+      utilization.push_back(std::move(u));
+    }
+  }
+  if (objective == Objective::kMaxTotalFlow) {
+    problem.SetObjectiveSense(ObjectiveSense::kMaximize);
+  } else {
+    problem.SetObjectiveSense(ObjectiveSense::kMinimize);
+    if (!used_links.empty()) {
+      problem.SetGlobalTerm(
+          GlobalKind::kMinMax, Side::kResource, std::move(used_links), std::move(utilization));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status BuildPathModel(const Topology& topology,
                       const std::vector<double>& capacity,
                       const std::vector<Commodity>& commodities,
@@ -100,40 +151,7 @@ Status BuildPathModel(const Topology& topology,
       link_rows[e].Add(entry, 1.0);
     }
   }
-  model->capacity_row.assign(num_links, -1);
-  std::vector<int> used_links;
-  std::vector<LinearExpr> utilization;
-  for (int e = 0; e < num_links; ++e) {
-    if (link_rows[e].terms.empty()) continue;
-    if (objective == Objective::kMaxTotalFlow) {
-      model->capacity_row[e] = problem.AddConstraint(BlockId::Resource(e),
-                                                     link_rows[e],
-                                                     Sense::kLessEqual,
-                                                     capacity[e],
-                                                     "capacity[" + std::to_string(e) + "]");
-    } else {
-      if (capacity[e] <= 0) {
-        const Link& link = topology.links[e];
-        return InvalidArgument(where + ": link " + name(link.src) + " -> " + name(link.dst) +
-                               " has capacity 0 but carries paths; min_max_utilization needs "
-                               "capacity > 0 (a failed link is modelled by its flows' bounds)");
-      }
-      LinearExpr u;
-      for (const Term& t : link_rows[e].terms) u.Add(t.var, 1.0 / capacity[e]);
-      used_links.push_back(e);
-      utilization.push_back(std::move(u));
-    }
-  }
-  if (objective == Objective::kMaxTotalFlow) {
-    problem.SetObjectiveSense(ObjectiveSense::kMaximize);
-  } else {
-    problem.SetObjectiveSense(ObjectiveSense::kMinimize);
-    if (!used_links.empty()) {
-      problem.SetGlobalTerm(
-          GlobalKind::kMinMax, Side::kResource, std::move(used_links), std::move(utilization));
-    }
-  }
-  return Status::Ok();
+  return AddLinkRows(topology, capacity, objective, where, link_rows, model);
 }
 
 Status BuildCompactModel(const Topology& topology,

@@ -1,5 +1,6 @@
 // The traffic_engineering domain: path-based WAN traffic engineering as in the DeDe paper
-// (section 5.2), with demands grouped per source node. See README.md in this directory.
+// (section 5.2), a demand block per pair (or per source node, as the paper: demand_blocks). See
+// README.md in this directory.
 #pragma once
 
 #include <chrono>
@@ -13,6 +14,8 @@
 #include "dede/plugin.h"
 #include "te_data.h"
 #include "te_model.h"
+#include "te_network.h"
+#include "te_settings.h"
 #include "te_traffic.h"
 
 namespace dede::te {
@@ -22,24 +25,12 @@ inline double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-// A scheduled change of a link's state: from `round` on, the link is failed (capacity 0) or
-// back at its capacity.
-struct LinkEvent {
-  int round = 0;
-  int link = 0;
-  bool fail = true;
-};
-
-// A link event as configured, resolved against the topology in Describe.
-struct RawLinkEvent {
-  int round = 0;
-  std::string link;  // "a->b" (node ids) or a link index
-  bool fail = true;
-  std::string where;  // "file:line:col: plugin.settings.link_events[i].link = '...'"
-};
-
+// Composes three parts: its settings (TeSettings, read by Configure from the section the host
+// checked against TeSettingsTable()), the network model Describe builds (TeNetwork) and the
+// round state Refresh and ApplyEvent change (TeRoundState).
 class TrafficEngineeringPlugin : public DomainPlugin {
  public:
+  const SettingsTable* Settings() const override { return &TeSettingsTable(); }
   Status Configure(const ConfigNode& settings, const PluginContext& context) override;
   Status Describe(Problem* problem) override;
   Status Refresh(int round, Problem* problem, bool* finished) override;
@@ -73,29 +64,29 @@ class TrafficEngineeringPlugin : public DomainPlugin {
                    SolveSummary* summary) override;
 
   // Inspection (tests, tools).
-  const Topology& topology() const { return topology_; }
-  const std::vector<std::string>& matrix_files() const { return matrix_files_; }
-  Objective objective() const { return objective_; }
-  int num_rounds() const { return num_rounds_; }
-  int num_pairs() const { return static_cast<int>(pairs_.size()); }
-  int num_paths_total() const { return static_cast<int>(path_var_.size()); }
-  int num_paths(int pair) const { return static_cast<int>(pairs_[pair].paths.size()); }
+  const Topology& topology() const { return net_.topology; }
+  const std::vector<std::string>& matrix_files() const { return settings_.matrix_files; }
+  Objective objective() const { return settings_.objective; }
+  int num_rounds() const { return settings_.num_rounds; }
+  int num_pairs() const { return static_cast<int>(net_.pairs.size()); }
+  int num_paths_total() const { return static_cast<int>(net_.path_var.size()); }
+  int num_paths(int pair) const { return static_cast<int>(net_.pairs[pair].paths.size()); }
   // Total flow sum_p f_p (data units) and the largest link load / capacity of an allocation
   // (capacity of this round: a failed link has capacity 0, so any load on it is infinite).
   // Allocation values are in multiples of flow_unit() (the largest capacity).
   double TotalFlow(const Allocation& allocation) const;
   double MaxLinkUtilization(const Allocation& allocation) const;
   double TotalDemand() const;  // this round, data units, after `scale`
-  double flow_unit() const { return flow_unit_; }
+  double flow_unit() const { return net_.flow_unit; }
   // Path cache (plugin.settings.path_cache): the file used, and how many pairs' paths came from
   // it or were computed in the last Describe.
-  const std::string& path_cache_file() const { return path_cache_file_; }
-  int paths_from_cache() const { return paths_from_cache_; }
-  int paths_computed() const { return paths_computed_; }
+  const std::string& path_cache_file() const { return net_.path_cache_file; }
+  int paths_from_cache() const { return net_.paths_from_cache; }
+  int paths_computed() const { return net_.paths_computed; }
   // This round's per-link loads (allocation units) and capacities (data units; 0 if failed).
   std::vector<double> LinkLoads(const Allocation& allocation) const;
   std::vector<double> LinkLoads(const std::vector<double>& values) const;
-  const std::vector<double>& capacity() const { return capacity_; }
+  const std::vector<double>& capacity() const { return round_.capacity; }
   // This round's demand per pair (data units), pairs in (src, dst) order.
   std::vector<DemandEntry> Demands() const;
   // Pins every path flow of the allocation to `flows` (per pair, per path; allocation units)
@@ -108,13 +99,6 @@ class TrafficEngineeringPlugin : public DomainPlugin {
   Status WantedPairs(std::set<std::pair<int, int>>* wanted);
   Status BuildPairs(const std::set<std::pair<int, int>>& wanted);
   Status BuildModel(Problem* problem);
-  struct PairModel {
-    int src = 0, dst = 0;
-    std::vector<Path> paths;
-    std::vector<VarId> flow;  // f_p, one per path
-    ConstraintId demand_row = -1;
-    double demand = 0.0;  // this round, scaled, allocation units
-  };
   // The demands of `round` (data units, before `scale`), by pair index: from the matrix file or
   // the generator (BaseDemands), then the robustness perturbations (RoundDemands).
   Status BaseDemands(int round, std::vector<double>* demands) const;
@@ -157,74 +141,22 @@ class TrafficEngineeringPlugin : public DomainPlugin {
                  std::vector<std::vector<double>>* flows,
                  SolveSummary* summary,
                  bool* routed_nothing = nullptr) const;
+  // Per pair, a zero flow per path; this round's link capacities in allocation units, split
+  // into `parts` (POP's parts).
+  std::vector<std::vector<double>> ZeroPathFlows() const;
+  std::vector<double> CapacityInUnits(int parts) const;
   // Fills summary fields of a baseline from the full problem and the merged allocation.
   void FinishSummary(const std::string& method,
                      const Problem& problem,
                      const Allocation& allocation,
                      SolveSummary* summary) const;
 
-  // Settings.
-  std::string topology_file_, paths_file_;
-  TopologyOptions topology_options_;
-  int num_paths_ = 4;
-  std::vector<std::string> matrix_files_;
-  std::string series_file_;  // traffic_series (empty: none)
-  int series_first_row_ = 0, series_rows_ = -1;
-  TrafficSeries series_;  // loaded in Describe
-  TrafficSpec traffic_;   // when generated (traffic_.enabled)
-  RobustnessSpec robustness_;
-  std::vector<LinkEvent> link_events_;  // sorted by round
-  // Inbox events (ApplyEvent), in the order applied; Refresh(r) folds those of rounds <= r
-  // over the configured data, so a replay on resume rebuilds the same rounds.
-  struct InboxEvent {
-    enum class Kind { kLinkFail, kLinkRecover, kLinkCapacity, kDemand, kMatrix } kind;
-    int round = 0;
-    int link = -1;
-    int pair = -1;
-    double value = 0;
-    std::vector<std::pair<int, double>> matrix;  // (pair, demand) of a whole matrix
-  };
-  std::vector<InboxEvent> inbox_;
   // "a->b" (node ids or names) or a link index; -1 if no such link.
   int ParseLinkTarget(const std::string& text) const;
-  Objective objective_ = Objective::kMaxTotalFlow;
-  double scale_ = 1.0;
-  double pop_split_fraction_ = 0.0;
-  double pinning_top_fraction_ = 0.1;
-  bool record_paths_ = false;
-  bool repair_fill_ = true;
-  int polish_sweeps_ = 200;
-  double polish_seconds_ = 0.0;    // 0: the sweeps alone bound the polish
-  bool record_paths_set_ = false;  // otherwise: paths recorded when there are <= 20,000
-  std::vector<RawLinkEvent> raw_events_;
-  std::string path_cache_dir_, path_cache_file_;
-  int paths_from_cache_ = 0, paths_computed_ = 0;
-  std::uint64_t seed_ = 0;
-  int num_rounds_ = 0;
-  double flow_unit_ = 1.0;  // largest link capacity: the unit of every variable
 
-  Topology topology_;
-  std::vector<PairModel> pairs_;
-  std::map<std::pair<int, int>, int> pair_index_;
-  std::vector<std::pair<int, int>> generated_pairs_;  // pairs_ as (src, dst)
-  bool per_pair_blocks_ = false;                      // demand_blocks: pair (else source)
-  std::vector<int> block_of_pair_;                    // demand block of each pair
-  int num_variables_ = 0;
-  std::vector<VarId> path_var_;           // all f_p
-  std::vector<const Path*> path_of_var_;  // parallel to path_var_
-  std::vector<int> pair_of_var_;          // parallel to path_var_
-  // entries_[s]: (link, x[e, s]) for the links used by source s.
-  std::vector<std::vector<std::pair<int, VarId>>> entries_;
-  std::vector<ConstraintId> capacity_row_;        // per link (max total flow), -1 if unused
-  std::vector<std::vector<VarId>> link_entries_;  // per link: its entries x[e, s]
-  // Path i loads the entries path_entry_[path_entry_begin_[i] .. path_entry_begin_[i + 1]).
-  std::vector<std::size_t> path_entry_begin_;
-  std::vector<VarId> path_entry_;
-  std::vector<int> fill_order_;   // path indices, fewest hops first (FillResidual)
-  std::vector<double> capacity_;  // this round, data units (0: failed)
-  std::vector<char> failed_;      // this round
-  // Per-pair standard deviation of consecutive changes (temporal fluctuation), data units.
-  std::vector<double> change_sigma_;
+  TeSettings settings_;  // Configure
+  TeNetwork net_;        // Describe
+  TeRoundState round_;   // Refresh, ApplyEvent
 };
 
 }  // namespace dede::te

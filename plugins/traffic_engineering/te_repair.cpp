@@ -22,7 +22,7 @@ int TrafficEngineeringPlugin::FirstAlivePath(const PairModel& pair) const {
 
 bool TrafficEngineeringPlugin::PathAlive(const Path& path) const {
   for (int e : path.links) {
-    if (failed_[e]) return false;
+    if (round_.failed[e]) return false;
   }
   return true;
 }
@@ -32,32 +32,32 @@ std::vector<double> TrafficEngineeringPlugin::LinkLoads(const Allocation& alloca
 }
 
 std::vector<double> TrafficEngineeringPlugin::LinkLoads(const std::vector<double>& values) const {
-  std::vector<double> load(topology_.links.size(), 0.0);
-  for (std::size_t i = 0; i < path_var_.size(); ++i) {
-    const double f = std::max(0.0, values[path_var_[i]]);
-    for (int e : path_of_var_[i]->links) load[e] += f;
+  std::vector<double> load(net_.topology.links.size(), 0.0);
+  for (std::size_t i = 0; i < net_.path_var.size(); ++i) {
+    const double f = std::max(0.0, values[net_.path_var[i]]);
+    for (int e : net_.path_of_var[i]->links) load[e] += f;
   }
   return load;
 }
 
 void TrafficEngineeringPlugin::SetEntriesFromPaths(Allocation* allocation) const {
   std::vector<double>& v = allocation->values;
-  for (const auto& row : entries_) {
+  for (const auto& row : net_.entries) {
     for (const auto& link_entry : row) v[link_entry.second] = 0.0;
   }
-  for (std::size_t i = 0; i < path_var_.size(); ++i) {
-    const double flow = v[path_var_[i]];
-    for (std::size_t j = path_entry_begin_[i]; j < path_entry_begin_[i + 1]; ++j)
-      v[path_entry_[j]] += flow;
+  for (std::size_t i = 0; i < net_.path_var.size(); ++i) {
+    const double flow = v[net_.path_var[i]];
+    for (std::size_t j = net_.path_entry_begin[i]; j < net_.path_entry_begin[i + 1]; ++j)
+      v[net_.path_entry[j]] += flow;
   }
 }
 
 void TrafficEngineeringPlugin::SetPathFlows(const std::vector<std::vector<double>>& flows,
                                             Allocation* allocation) const {
-  allocation->values.assign(num_variables_, 0.0);
-  for (std::size_t k = 0; k < pairs_.size(); ++k) {
-    for (std::size_t i = 0; i < pairs_[k].flow.size() && i < flows[k].size(); ++i) {
-      allocation->values[pairs_[k].flow[i]] = std::max(0.0, flows[k][i]);
+  allocation->values.assign(net_.num_variables, 0.0);
+  for (std::size_t k = 0; k < net_.pairs.size(); ++k) {
+    for (std::size_t i = 0; i < net_.pairs[k].flow.size() && i < flows[k].size(); ++i) {
+      allocation->values[net_.pairs[k].flow[i]] = std::max(0.0, flows[k][i]);
     }
   }
   SetEntriesFromPaths(allocation);
@@ -71,23 +71,24 @@ Status TrafficEngineeringPlugin::Repair(const Problem& problem, Allocation* allo
                       std::to_string(problem.num_variables()));
   }
   std::vector<double>& v = allocation->values;
-  for (std::size_t i = 0; i < path_var_.size(); ++i) {
-    v[path_var_[i]] = PathAlive(*path_of_var_[i]) ? std::max(0.0, v[path_var_[i]]) : 0.0;
+  for (std::size_t i = 0; i < net_.path_var.size(); ++i) {
+    v[net_.path_var[i]] =
+        PathAlive(*net_.path_of_var[i]) ? std::max(0.0, v[net_.path_var[i]]) : 0.0;
   }
-  if (objective_ == Objective::kMaxTotalFlow) {
+  if (settings_.objective == Objective::kMaxTotalFlow) {
     // A path carries no more than any link on it grants its block: f_p <= x[e, block] for
     // every e on p. The demand-side copy satisfies this with equality already; the
     // resource-side copy (solver.admm.final_iterate: resource) fits every link's capacity,
     // and trimming its path flows to it keeps most of that fit, so less is scaled away below.
-    for (std::size_t i = 0; i < path_var_.size(); ++i) {
-      double& flow = v[path_var_[i]];
-      for (std::size_t j = path_entry_begin_[i]; j < path_entry_begin_[i + 1]; ++j) {
-        flow = std::min(flow, std::max(0.0, v[path_entry_[j]]));
+    for (std::size_t i = 0; i < net_.path_var.size(); ++i) {
+      double& flow = v[net_.path_var[i]];
+      for (std::size_t j = net_.path_entry_begin[i]; j < net_.path_entry_begin[i + 1]; ++j) {
+        flow = std::min(flow, std::max(0.0, v[net_.path_entry[j]]));
       }
     }
     // As the reference's fix step: cap every demand, then scale each path by the worst
     // overload on its links. Loads only shrink, so link_load_e <= sum f_p c_e / load_e = c_e.
-    for (const PairModel& pair : pairs_) {
+    for (const PairModel& pair : net_.pairs) {
       double sum = 0.0;
       for (VarId f : pair.flow) sum += v[f];
       if (sum > pair.demand) {
@@ -96,19 +97,19 @@ Status TrafficEngineeringPlugin::Repair(const Problem& problem, Allocation* allo
       }
     }
     const std::vector<double> load = LinkLoads(*allocation);
-    for (std::size_t i = 0; i < path_var_.size(); ++i) {
+    for (std::size_t i = 0; i < net_.path_var.size(); ++i) {
       double factor = 1.0;
-      for (int e : path_of_var_[i]->links) {
-        const double cap = capacity_[e] / flow_unit_;
+      for (int e : net_.path_of_var[i]->links) {
+        const double cap = round_.capacity[e] / net_.flow_unit;
         if (load[e] > cap) factor = std::min(factor, load[e] > 0 ? cap / load[e] : 0.0);
       }
-      v[path_var_[i]] *= factor;
+      v[net_.path_var[i]] *= factor;
     }
-    if (repair_fill_) FillResidual(&v);
+    if (settings_.repair_fill) FillResidual(&v);
   } else {
     // Every demand is routed in full: rescale the pair's flows to its volume (all of it on the
     // first path that avoids failed links if the solver left none).
-    for (const PairModel& pair : pairs_) {
+    for (const PairModel& pair : net_.pairs) {
       double sum = 0.0;
       for (VarId f : pair.flow) sum += v[f];
       if (sum > 0) {
@@ -119,7 +120,7 @@ Status TrafficEngineeringPlugin::Repair(const Problem& problem, Allocation* allo
         v[pair.flow[first < 0 ? 0 : first]] = pair.demand;
       }
     }
-    if (polish_sweeps_ > 0) PolishUtilization(&v);
+    if (settings_.polish_sweeps > 0) PolishUtilization(&v);
   }
   // Entries equal the loads their path flows put on each link (coupling rows exact).
   SetEntriesFromPaths(allocation);
@@ -135,23 +136,23 @@ void TrafficEngineeringPlugin::FillResidual(std::vector<double>* values) const {
   const std::vector<double> load = LinkLoads(v);
   std::vector<double> residual(load.size());
   for (std::size_t e = 0; e < load.size(); ++e)
-    residual[e] = std::max(0.0, capacity_[e] / flow_unit_ - load[e]);
-  std::vector<double> unmet(pairs_.size());
-  for (std::size_t k = 0; k < pairs_.size(); ++k) {
+    residual[e] = std::max(0.0, round_.capacity[e] / net_.flow_unit - load[e]);
+  std::vector<double> unmet(net_.pairs.size());
+  for (std::size_t k = 0; k < net_.pairs.size(); ++k) {
     double sum = 0.0;
-    for (VarId f : pairs_[k].flow) sum += v[f];
-    unmet[k] = std::max(0.0, pairs_[k].demand - sum);
+    for (VarId f : net_.pairs[k].flow) sum += v[f];
+    unmet[k] = std::max(0.0, net_.pairs[k].demand - sum);
   }
-  for (const int i : fill_order_) {
-    double& need = unmet[pair_of_var_[i]];
-    if (need <= 0 || !PathAlive(*path_of_var_[i])) continue;
+  for (const int i : net_.fill_order) {
+    double& need = unmet[net_.pair_of_var[i]];
+    if (need <= 0 || !PathAlive(*net_.path_of_var[i])) continue;
     double add = need;
-    for (int e : path_of_var_[i]->links) add = std::min(add, residual[e]);
+    for (int e : net_.path_of_var[i]->links) add = std::min(add, residual[e]);
     // Below this the addition is rounding noise (and could push a link over by an ulp).
     if (add <= 1e-12 * std::max(1.0, need)) continue;
-    v[path_var_[i]] += add;
+    v[net_.path_var[i]] += add;
     need -= add;
-    for (int e : path_of_var_[i]->links) residual[e] = std::max(0.0, residual[e] - add);
+    for (int e : net_.path_of_var[i]->links) residual[e] = std::max(0.0, residual[e] - add);
   }
 }
 
@@ -162,10 +163,10 @@ void TrafficEngineeringPlugin::PolishUtilization(std::vector<double>* values) co
   // to 256) whenever a sweep stops lowering the max utilisation. Every pair keeps its full
   // volume; the best routing seen is kept, so the polish never makes the max worse.
   std::vector<double>& v = *values;
-  const std::size_t num_links = topology_.links.size();
+  const std::size_t num_links = net_.topology.links.size();
   std::vector<double> inv_cap(num_links, 0.0);
   for (std::size_t e = 0; e < num_links; ++e) {
-    if (capacity_[e] > 0) inv_cap[e] = flow_unit_ / capacity_[e];
+    if (round_.capacity[e] > 0) inv_cap[e] = net_.flow_unit / round_.capacity[e];
   }
   std::vector<double> load = LinkLoads(v);
   auto max_utilization = [&] {
@@ -174,10 +175,10 @@ void TrafficEngineeringPlugin::PolishUtilization(std::vector<double>* values) co
     return worst;
   };
   // Per pair: its alive paths (indices into pair.flow).
-  std::vector<std::vector<int>> alive(pairs_.size());
-  for (std::size_t k = 0; k < pairs_.size(); ++k) {
-    for (std::size_t i = 0; i < pairs_[k].paths.size(); ++i) {
-      if (PathAlive(pairs_[k].paths[i])) alive[k].push_back(static_cast<int>(i));
+  std::vector<std::vector<int>> alive(net_.pairs.size());
+  for (std::size_t k = 0; k < net_.pairs.size(); ++k) {
+    for (std::size_t i = 0; i < net_.pairs[k].paths.size(); ++i) {
+      if (PathAlive(net_.pairs[k].paths[i])) alive[k].push_back(static_cast<int>(i));
     }
   }
   int squarings = 4;  // p = 2^squarings
@@ -188,26 +189,26 @@ void TrafficEngineeringPlugin::PolishUtilization(std::vector<double>* values) co
     return rp;
   };
   double best = max_utilization();
-  // The best routing seen, as path flows (parallel to path_var_).
-  std::vector<double> best_flows(path_var_.size());
+  // The best routing seen, as path flows (parallel to net_.path_var).
+  std::vector<double> best_flows(net_.path_var.size());
   auto keep_best = [&] {
-    for (std::size_t i = 0; i < path_var_.size(); ++i) best_flows[i] = v[path_var_[i]];
+    for (std::size_t i = 0; i < net_.path_var.size(); ++i) best_flows[i] = v[net_.path_var[i]];
   };
   keep_best();
   int stalled = 0;
   // polish_seconds > 0: no sweep starts once that much time has passed (the first always runs).
   const auto polish_start = std::chrono::steady_clock::now();
   const auto out_of_time = [&] {
-    return polish_seconds_ > 0 &&
+    return settings_.polish_seconds > 0 &&
            std::chrono::duration<double>(std::chrono::steady_clock::now() - polish_start).count() >=
-               polish_seconds_;
+               settings_.polish_seconds;
   };
-  for (int sweep = 0; sweep < polish_sweeps_ && best > 0 && (sweep == 0 || !out_of_time());
+  for (int sweep = 0; sweep < settings_.polish_sweeps && best > 0 && (sweep == 0 || !out_of_time());
        ++sweep) {
     const double p = static_cast<double>(1 << squarings);
     const double scale = 1.0 / max_utilization();  // relative load u_e / U, U this sweep's max
-    for (std::size_t k = 0; k < pairs_.size(); ++k) {
-      const PairModel& pair = pairs_[k];
+    for (std::size_t k = 0; k < net_.pairs.size(); ++k) {
+      const PairModel& pair = net_.pairs[k];
       if (alive[k].size() < 2 || pair.demand <= 0) continue;
       int hot = -1, cool = -1;
       double hot_cost = -1.0, cool_cost = kInfinity;
@@ -253,7 +254,7 @@ void TrafficEngineeringPlugin::PolishUtilization(std::vector<double>* values) co
       stalled = 0;
     }
   }
-  for (std::size_t i = 0; i < path_var_.size(); ++i) v[path_var_[i]] = best_flows[i];
+  for (std::size_t i = 0; i < net_.path_var.size(); ++i) v[net_.path_var[i]] = best_flows[i];
 }
 
 }  // namespace dede::te

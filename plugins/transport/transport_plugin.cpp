@@ -16,39 +16,59 @@ class TransportPlugin : public dede::DomainPlugin {
  public:
   static constexpr double kMaxEntries = 2e7;
 
+  // The keys of plugin.settings, all optional: the host checks them and fills the defaults.
+  const dede::SettingsTable* Settings() const override {
+    using dede::Setting;
+    static const dede::SettingsTable table = {
+        Setting::Int("resources", "suppliers").Default(50).Range(1, 1 << 20),
+        Setting::Int("demands", "consumers").Default(500).Range(1, 1 << 22),
+        Setting::Int("entries_per_demand", "distinct suppliers of each consumer (by the seed)")
+            .Default(10)
+            .Range(1, 1 << 20),
+        Setting::Double("capacity_factor",
+                        "capacity relative to the average load offered to a supplier")
+            .Default(0.6)
+            .Range(1e-6, 1e6),
+        Setting::Double("fluctuation", "amplitude of the volumes' sine, relative to the base")
+            .Default(0.2)
+            .Range(0.0, 0.999),
+        Setting::Double("period", "rounds per period of the volumes' sine")
+            .Default(24.0)
+            .Range(1e-9, 1e9),
+        Setting::Int("rounds", "rounds with data (0: unlimited)").Default(0).Range(0, 1 << 30),
+        Setting::Choice("entry_order",
+                        {"demand", "resource"},
+                        "order the entries are declared in (the same problem, numbered "
+                        "differently)")
+            .Default("demand"),
+    };
+    return &table;
+  }
+
+  // The section is checked and complete (Settings()); what is left is the size of the product.
   dede::Status Configure(const dede::ConfigNode& settings,
                          const dede::PluginContext& context) override {
-    if (!settings.IsNull()) {
-      dede::Status status = settings.CheckKeys({"resources",
-                                                "demands",
-                                                "entries_per_demand",
-                                                "capacity_factor",
-                                                "fluctuation",
-                                                "period",
-                                                "rounds",
-                                                "entry_order"});
-      status.Update(settings.Read("resources", &resources_, 1, 1 << 20));
-      status.Update(settings.Read("demands", &demands_, 1, 1 << 22));
-      status.Update(settings.Read("entries_per_demand", &entries_per_demand_, 1, 1 << 20));
-      status.Update(settings.Read("capacity_factor", &capacity_factor_, 1e-6, 1e6));
-      status.Update(settings.Read("fluctuation", &fluctuation_, 0.0, 0.999));
-      status.Update(settings.Read("period", &period_, 1e-9, 1e9));
-      status.Update(settings.Read("rounds", &rounds_, 0, 1 << 30));
-      status.Update(settings.ReadChoice("entry_order", {"demand", "resource"}, &entry_order_));
-      if (!status.ok()) return status;
-      // Each bound alone admits 4e12 entries; the problem's size is their product. 2e7 entries
-      // take about 15 GB with today's engine (about 730 bytes per entry, BENCHMARKS.md).
-      const double entries =
-          static_cast<double>(demands_) * std::min(entries_per_demand_, resources_);
-      if (entries > kMaxEntries) {
-        const dede::ConfigNode* at = settings.Find("entries_per_demand");
-        if (at == nullptr) at = settings.Find("demands");
-        if (at == nullptr) at = &settings;
-        return dede::InvalidArgument(
-            at->Where() + ": demands x min(entries_per_demand, resources) = " +
-            std::to_string(static_cast<long long>(entries)) + " entries; at most " +
-            std::to_string(static_cast<long long>(kMaxEntries)) + " (about 15 GB)");
-      }
+    dede::Status status = settings.Read("resources", &resources_);
+    status.Update(settings.Read("demands", &demands_));
+    status.Update(settings.Read("entries_per_demand", &entries_per_demand_));
+    status.Update(settings.Read("capacity_factor", &capacity_factor_));
+    status.Update(settings.Read("fluctuation", &fluctuation_));
+    status.Update(settings.Read("period", &period_));
+    status.Update(settings.Read("rounds", &rounds_));
+    status.Update(settings.Read("entry_order", &entry_order_));
+    if (!status.ok()) return status;
+    // Each bound alone admits 4e12 entries; the problem's size is their product. 2e7 entries
+    // take about 15 GB with today's engine (about 730 bytes per entry, BENCHMARKS.md).
+    const double entries =
+        static_cast<double>(demands_) * std::min(entries_per_demand_, resources_);
+    if (entries > kMaxEntries) {
+      const dede::ConfigNode* at = settings.Find("entries_per_demand");
+      if (at == nullptr || at->line() == settings.line()) at = settings.Find("demands");
+      if (at == nullptr) at = &settings;
+      return dede::InvalidArgument(
+          at->Where() + ": demands x min(entries_per_demand, resources) = " +
+          std::to_string(static_cast<long long>(entries)) + " entries; at most " +
+          std::to_string(static_cast<long long>(kMaxEntries)) + " (about 15 GB)");
     }
     seed_ = context.seed;
     return dede::Status::Ok();
@@ -168,14 +188,15 @@ class TransportPlugin : public dede::DomainPlugin {
   }
 
  private:
-  int resources_ = 50;
-  int demands_ = 500;
-  int entries_per_demand_ = 10;
-  double capacity_factor_ = 0.6;
-  double fluctuation_ = 0.2;
-  double period_ = 24;
+  // Settings (the defaults are in Settings()).
+  int resources_ = 0;
+  int demands_ = 0;
+  int entries_per_demand_ = 0;
+  double capacity_factor_ = 0;
+  double fluctuation_ = 0;
+  double period_ = 0;
   int rounds_ = 0;
-  std::string entry_order_ = "demand";
+  std::string entry_order_;
   std::uint64_t seed_ = 0;
   std::vector<double> base_volume_, phase_, volume_, capacity_;
   std::vector<dede::ConstraintId> demand_rows_, resource_rows_;

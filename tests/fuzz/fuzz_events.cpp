@@ -20,6 +20,7 @@
 #include "config/json_node.h"
 #include "gpu_domain.h"
 #include "lb_plugin.h"
+#include "plugin/plugin_settings.h"
 #include "te_plugin.h"
 
 namespace {
@@ -89,7 +90,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::unique_ptr<dede::DomainPlugin> p = Make(plugin);
   dede::Problem problem(0, 0);
   // The fixed settings are valid: a failure here means the harness is broken.
-  if (dede::Status st = p->Configure(*parsed[plugin], context); !st.ok()) Die("Configure", st);
+  std::vector<dede::internal::DefaultedSetting> defaulted;
+  if (dede::Status st =
+          dede::internal::ConfigureWithSettings(p.get(), *parsed[plugin], context, &defaulted);
+      !st.ok())
+    Die("Configure", st);
   if (dede::Status st = p->Describe(&problem); !st.ok()) Die("Describe", st);
 
   std::istringstream in(std::string(reinterpret_cast<const char*>(data + 1), size - 1));

@@ -23,7 +23,7 @@ dede_fuzz_replay(fuzz_te_traffic LIBS te_core)
 dede_fuzz_replay(fuzz_cluster_data LIBS cluster_core)
 dede_fuzz_replay(fuzz_gpu_trace LIBS gpu_placement_domain)
 dede_fuzz_replay(fuzz_lb_loads LIBS lb_core)
-dede_fuzz_replay(fuzz_events LIBS te_core cluster_core gpu_placement_domain lb_core dede_config)
+dede_fuzz_replay(fuzz_events LIBS te_core cluster_core gpu_placement_domain lb_core dede_config dede_plugin)
 find_package(nlohmann_json 3 REQUIRED)
 dede_fuzz_replay(fuzz_convert LIBS gpu_placement_sim nlohmann_json::nlohmann_json)
 target_sources(fuzz_convert_replay PRIVATE ${PROJECT_SOURCE_DIR}/tools/dede/convert.cpp

@@ -83,7 +83,12 @@ grep -q "^  satisfied = " <<< "$out" || fail "solve --quiet: $out"
 out=$("$dede" plugins) || fail "plugins exit: $out"
 grep -q "transport 0.1.0" <<< "$out" || fail "plugins: $out"
 out=$("$dede" options) || fail "options exit"
-grep -q "solver.admm.rho" <<< "$out" || fail "options"
+grep -q "solver.admm.time_limit_seconds" <<< "$out" || fail "options: a basic key"
+! grep -q "solver.admm.rho\b" <<< "$out" || fail "options: an advanced key in the default view"
+out=$("$dede" options --all) || fail "options --all exit"
+grep -q "solver.admm.rho" <<< "$out" || fail "options --all: an advanced key"
+grep -q "solver.admm.feasibility_tolerance.*solver.feasibility_tolerance" <<< "$out" \
+  || fail "options --all: the deprecated keys"
 
 # Bad input: exit code 2 and a message naming the file, the key and the value.
 cp "$work/dev.yaml" "$work/bad.yaml"

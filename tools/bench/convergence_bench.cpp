@@ -15,6 +15,7 @@
 #include "dede/solver.h"
 #include "dede/stopwatch.h"
 #include "plugin/plugin_loader.h"
+#include "plugin/plugin_settings.h"
 
 namespace dede::tools {
 namespace {
@@ -82,7 +83,9 @@ Row RunOne(const std::string& file, const ConvergenceOptions& options, std::FILE
   context.seed = config->seed;
   Problem problem(0, 0);
   bool finished = false;
-  Status status = plugin.value()->Configure(config->plugin_settings, context);
+  std::vector<internal::DefaultedSetting> defaulted;
+  Status status = internal::ConfigureWithSettings(
+      plugin.value().get(), config->plugin_settings, context, &defaulted);
   if (status.ok()) status = plugin.value()->Describe(&problem);
   if (status.ok()) status = plugin.value()->Refresh(options.round, &problem, &finished);
   if (!status.ok() || finished) {

@@ -58,7 +58,7 @@ chmod +x "$tmp/wrap.sh"
         rm -f "$tmp"/rank*
         # shellcheck disable=SC2086
         RSS_DIR=$tmp mpirun -x RSS_DIR -np "$np" "$tmp/wrap.sh" "${b#*|}/tools/dede/dede" solve \
-          "$config" "${fixed[@]}" --set solver.admm.verbose=true $extra > "$tmp/out" 2>&1 || true
+          "$config" "${fixed[@]}" --set solver.admm.verbose=true --log-level debug $extra > "$tmp/out" 2>&1 || true
         line="$name np$np ${b%%|*}:"
         for r in $(seq 0 $((np - 1))); do
           if [ -s "$tmp/rank$r" ]; then
@@ -68,9 +68,10 @@ chmod +x "$tmp/wrap.sh"
           fi
         done
         # The engine's state at set-up (heap) by process, as the engine reports it (builds
-        # from the fourteenth session on).
-        engine=$(sed -nE -e 's/^admm memory: engine state at set-up ([0-9.]+) MB.*/\1/p' \
-                         -e 's/^admm process .* engine state at set-up ([0-9.]+) MB$/\1/p' "$tmp/out" |
+        # from the fourteenth session on; debug lines of the log, after its time and level,
+        # from issue 51 on).
+        engine=$(sed -nE -e 's/^([^ ]+ debug )?admm memory: engine state at set-up ([0-9.]+) MB.*/\2/p' \
+                         -e 's/^([^ ]+ debug )?admm process .* engine state at set-up ([0-9.]+) MB$/\2/p' "$tmp/out" |
                  head -n "$np" | tr '\n' ' ')
         [ -n "$engine" ] && line+="  engine state at set-up (MB): ${engine% }"
         echo "$line"

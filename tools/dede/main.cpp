@@ -11,7 +11,7 @@
 //   dede query DB SQL      read-only SQL over a deployment database (table, csv or json)
 //   dede storage DB        bytes per table, index and round of a database (dbstat); --vacuum
 //   dede plugins           list the plugins found, their versions and their methods
-//   dede options           the option reference (Markdown)
+//   dede options           the option reference (Markdown); --plugin NAME: a plugin's settings
 //   dede example           the synthetic transport LP solved with ADMM and exactly
 //
 // Exit codes: 0 success; 1 usage error; 2 invalid input (configuration, plugin, database);
@@ -43,6 +43,7 @@
 #include "mpi/world.h"
 #include "options_doc.h"
 #include "plugin/plugin_loader.h"
+#include "plugin_options_doc.h"
 #include "query.h"
 #include "runtime/log.h"
 #include "runtime/runner.h"
@@ -98,6 +99,8 @@ const CLI::Validator kNonNegative = AtLeast(0, false);
 // `dede run` reports its failures in its log, like the rest of what it prints while running;
 // the other commands, and a run whose log is off, print "dede: message" to standard error.
 bool g_failures_to_log = false;
+// --log-level debug (or trace): the engine's and the exact solver's own trace lines too.
+bool g_solver_debug = false;
 
 int Fail(const Status& status, int code) {
   const dede::internal::Logger log;
@@ -136,6 +139,10 @@ int LoadDeploymentAndPlugin(const std::string& file,
   auto config = dede::internal::LoadDeployment(file, overlays);
   if (!config.ok()) return Fail(config.status(), kExitInvalidInput);
   out->config = std::move(config.value());
+  const dede::internal::Logger log;
+  for (const std::string& warning : out->config.warnings) log.Warn(warning);
+  out->config.admm.verbose = g_solver_debug;
+  out->config.exact.verbose = g_solver_debug;
   LoadPlugins(dede::internal::PluginSearchPath(out->config.plugin_paths), &out->registry);
   auto plugin = out->registry.Create(out->config.plugin);
   if (!plugin.ok()) {
@@ -427,7 +434,9 @@ int Main(int argc, char** argv) {
   run->add_option("config", config_file, "deployment YAML file")
       ->required()
       ->check(CLI::ExistingFile);
-  run->add_flag("--verbose", verbose, "log each round's residual trace");
+  // Before --log-level: the round's residual trace. Hidden; kept so scripts keep working.
+  bool run_verbose = false;
+  run->add_flag("--verbose", run_verbose, "deprecated: --log-level debug")->group("");
   run->add_option(
       "--set",
       overlays,
@@ -447,7 +456,8 @@ int Main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   solve->add_option("--round", round, "round to solve (the plugin's data for it)")
       ->check(kNonNegative);
-  solve->add_flag("--verbose", verbose, "print the residual trace");
+  solve->add_flag(
+      "--verbose", verbose, "print the full report: every residual check (not a log level)");
   solve->add_option("--csv", csv, "write the round's figures and the plugin's metrics here (CSV)");
   add_log_options(solve);
   solve->add_option(
@@ -603,7 +613,13 @@ int Main(int argc, char** argv) {
   auto* plugins = app.add_subcommand("plugins", "list the plugins found and their versions");
   plugins->add_option("--path", plugin_paths, "extra plugin directory or .so file");
 
-  auto* options = app.add_subcommand("options", "print the deployment option reference (Markdown)");
+  auto* options = app.add_subcommand(
+      "options", "print the deployment option reference (Markdown): the basic keys");
+  bool all_options = false;
+  options->add_flag("--all", all_options, "every key: the advanced ones and the deprecated too");
+  std::string options_plugin;  // --plugin NAME: that plugin's settings reference instead
+  options->add_option("--plugin", options_plugin, "the settings reference of this plugin");
+  options->add_option("--path", plugin_paths, "extra plugin directory or .so file (--plugin)");
 
   auto* example =
       app.add_subcommand("example", "solve a synthetic transport LP with ADMM and exactly");
@@ -630,7 +646,10 @@ int Main(int argc, char** argv) {
 
   if (run->parsed() || solve->parsed()) {
     dede::internal::LogLevel level = dede::internal::LogLevel::kWarn;
+    if (run_verbose && run->count("--log-level") == 0) log_level = "debug";
     if (!quiet && !dede::internal::ParseLogLevel(log_level, &level)) return kExitUsage;
+    g_solver_debug = level <= dede::internal::LogLevel::kDebug;
+    verbose = verbose || g_solver_debug;
     // Under mpirun the other processes log only errors: their results are rank 0's.
     if (!dede::internal::mpi::IsRoot()) level = dede::internal::LogLevel::kError;
     dede::internal::SetUpProcessLog(level);
@@ -678,8 +697,20 @@ int Main(int argc, char** argv) {
     return s.ok() ? 0 : Fail(s, kExitInvalidInput);
   }
   if (plugins->parsed()) return PluginsCommand(plugin_paths);
+  if (options->parsed() && !options_plugin.empty()) {
+    auto reference = dede::tools::PluginSettingsReference(options_plugin, plugin_paths);
+    if (!reference.ok()) return Fail(reference.status(), kExitInvalidInput);
+    std::cout << reference.value();
+    return 0;
+  }
   if (options->parsed()) {
-    std::cout << dede::tools::OptionsReference();
+    std::cout << dede::tools::OptionsReference(all_options);
+    if (all_options) {
+      std::cout << "\nDeprecated keys (they load, with a warning):\n\n"
+                << dede::tools::DeprecatedKeysReference();
+    } else {
+      std::cout << "\n(basic keys; `dede options --all` lists every key)\n";
+    }
     return 0;
   }
   if (example->parsed()) return ExampleCommand(spec, threads, time_limit, verbose);

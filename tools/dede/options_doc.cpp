@@ -32,15 +32,28 @@ std::string Code(const std::string& text) {
 
 }  // namespace
 
-std::string OptionsReference() {
+std::string OptionsReference(bool all) {
   std::string out =
-      "| Key | Type | Default | Bounds | Reloadable | Description |\n"
-      "|-----|------|---------|--------|------------|-------------|\n";
+      "| Key | Type | Default | Bounds | Level | Lifetime | Description |\n"
+      "|-----|------|---------|--------|-------|----------|-------------|\n";
   for (const internal::OptionInfo& option : internal::OptionRegistry()) {
+    if (!all && option.level != "basic") continue;
     out += "| " + Code(option.key) + " | " + option.type + " | " +
            (option.required ? std::string("*required*") : Code(option.default_value)) + " | " +
-           Code(option.bounds) + " | " + (option.reloadable ? "yes" : "no") + " | " +
+           Code(option.bounds) + " | " + option.level + " | " + option.lifetime + " | " +
            Cell(option.description) + " |\n";
+  }
+  return out;
+}
+
+std::string DeprecatedKeysReference() {
+  std::string out =
+      "| Deprecated key | Use instead | Why |\n"
+      "|----------------|-------------|-----|\n";
+  for (const internal::DeprecatedKey& old : internal::DeprecatedKeys()) {
+    out += "| " + Code(old.key) + " | " +
+           (old.replacement.empty() ? std::string("(retired)") : Code(old.replacement)) + " | " +
+           Cell(old.note) + " |\n";
   }
   return out;
 }

@@ -5,9 +5,12 @@
 
 namespace dede::tools {
 
-// A Markdown table with one row per registry key: key, type, default, bounds, whether a change
-// can be applied without rebuilding the solver, and the description. docs/configuration.md
-// embeds this text verbatim (a test checks that it is current).
-std::string OptionsReference();
+// A Markdown table with one row per registry key: key, type, default, bounds, level (basic or
+// advanced), lifetime (set-up or per solve) and the description; the basic keys only unless
+// `all`. docs/configuration.md embeds the whole table verbatim (a test checks that it is
+// current).
+std::string OptionsReference(bool all = true);
+// The keys that still load with a warning, and what replaces them.
+std::string DeprecatedKeysReference();
 
 }  // namespace dede::tools

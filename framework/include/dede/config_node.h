@@ -1,6 +1,7 @@
-// A parsed configuration tree (from YAML), owned by the framework so that plugins never see
-// yaml-cpp. Every node remembers where it came from, so errors can name file, line and key:
-//   "configs/te.yaml:12:5: plugin.settings.paths = -3. Violated constraint: paths >= 1"
+/// \file
+/// A parsed configuration tree (from YAML), owned by the framework so that plugins never see
+/// yaml-cpp. Every node remembers where it came from, so errors can name file, line and key:
+///   "configs/te.yaml:12:5: plugin.settings.paths = -3. Violated constraint: paths >= 1"
 #pragma once
 
 #include <cstdint>
@@ -13,8 +14,8 @@
 
 namespace dede {
 
-// The shortest text that reads back as the same double ("1e-05", "0.1", "1e+308", "inf",
-// "nan"): how errors and files of the project write numbers.
+/// The shortest text that reads back as the same double ("1e-05", "0.1", "1e+308", "inf",
+/// "nan"): how errors and files of the project write numbers.
 std::string FormatNumber(double value);
 
 class ConfigNode {
@@ -36,19 +37,19 @@ class ConfigNode {
   int line() const { return line_; }                 // 1-based; 0 if unknown
   int column() const { return column_; }             // 1-based; 0 if unknown
   const std::string& path() const { return path_; }  // dotted key path, "plugin.settings.k"
-  // "file:line:column" for messages.
+  /// "file:line:column" for messages.
   std::string Where() const;
 
   const std::string& scalar() const { return scalar_; }
   const std::vector<ConfigNode>& items() const { return items_; }
   const std::vector<std::pair<std::string, ConfigNode>>& entries() const { return entries_; }
-  // nullptr if absent (or this is not a map).
+  /// nullptr if absent (or this is not a map).
   const ConfigNode* Find(const std::string& key) const;
   bool Has(const std::string& key) const { return Find(key) != nullptr; }
 
-  // nullptr if absent (or this is not a map).
+  /// nullptr if absent (or this is not a map).
   ConfigNode* FindMutable(const std::string& key);
-  // Replaces the value of `key` (keeping its position) or appends it; a map only.
+  /// Replaces the value of `key` (keeping its position) or appends it; a map only.
   void Set(const std::string& key, ConfigNode value);
 
   void Append(ConfigNode item) { items_.push_back(std::move(item)); }
@@ -56,14 +57,14 @@ class ConfigNode {
     entries_.emplace_back(std::move(key), std::move(value));
   }
 
-  // Conversions of a scalar node, with errors naming Where(), path and value.
+  /// Conversions of a scalar node, with errors naming Where(), path and value.
   Result<double> AsDouble() const;
   Result<std::int64_t> AsInt() const;
-  Result<bool> AsBool() const;  // true/false/yes/no/on/off
+  Result<bool> AsBool() const;  ///< true/false/yes/no/on/off
   Result<std::string> AsString() const;
 
-  // Typed reads of an optional key of a map: *out keeps its value (the default) when the key is
-  // absent; a wrong type or a value outside [min, max] is an InvalidArgument naming the key.
+  /// Typed reads of an optional key of a map: *out keeps its value (the default) when the key is
+  /// absent; a wrong type or a value outside [min, max] is an InvalidArgument naming the key.
   Status Read(const std::string& key,
               double* out,
               double min = -std::numeric_limits<double>::infinity(),
@@ -74,13 +75,13 @@ class ConfigNode {
               int max = std::numeric_limits<int>::max()) const;
   Status Read(const std::string& key, bool* out) const;
   Status Read(const std::string& key, std::string* out) const;
-  // One of `choices`.
+  /// One of `choices`.
   Status ReadChoice(const std::string& key,
                     const std::vector<std::string>& choices,
                     std::string* out) const;
-  // Fails if the key is absent.
+  /// Fails if the key is absent.
   Status Require(const std::string& key) const;
-  // Fails on the first key of this map that is not in `allowed`, naming it and the allowed set.
+  /// Fails on the first key of this map that is not in `allowed`, naming it and the allowed set.
   Status CheckKeys(const std::vector<std::string>& allowed) const;
 
  private:

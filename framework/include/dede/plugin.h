@@ -19,18 +19,15 @@
 
 #include "dede/config_node.h"
 #include "dede/problem.h"
+#include "dede/settings.h"
 #include "dede/solver.h"
 #include "dede/status.h"
 
 namespace dede {
 
-// Bumped on any incompatible change of the types below or of the model they pass (4: the
-// layout of dede::Problem, whose entry index is no longer a hash map; 5: dede::Constraint
-// without its name, which Problem::constraint_name keeps apart, and
-// DomainPlugin::RepairMakesFeasible; 9: SolveSummary's returned / seed fields and
-// DomainPlugin::RepairIsPure; 10: SolveSummary::gap, IterationSummary::bound and
-// AdmmOptions::gap_tolerance).
-inline constexpr std::uint32_t kPluginAbiVersion = 10;
+// Bumped on any incompatible change of the types below or of the model they pass; the compiler
+// checks their layouts against it (dede/abi_layout.h); each version's changes: docs/abi.md.
+inline constexpr std::uint32_t kPluginAbiVersion = 11;
 
 #define DEDE_PLUGIN_STRINGIFY2(x) #x
 #define DEDE_PLUGIN_STRINGIFY(x) DEDE_PLUGIN_STRINGIFY2(x)
@@ -138,8 +135,11 @@ struct EventKind {
 class DomainPlugin {
  public:
   virtual ~DomainPlugin() = default;
-  // Reads the plugin's own `settings` section of the deployment. Must reject unknown keys
-  // (ConfigNode::CheckKeys) and out-of-range values with messages that name file and key.
+  // Reads the plugin's own `settings` section of the deployment. A plugin that declares its
+  // keys (Settings(), since ABI 11) gets the section checked against the table and completed
+  // with the defaults, and keeps here only its domain logic (cross-field checks, files); one
+  // that does not must reject unknown keys (ConfigNode::CheckKeys) and out-of-range values
+  // itself, with messages that name file and key.
   virtual Status Configure(const ConfigNode& settings, const PluginContext& context) = 0;
   // Declares resources, demands, variables, constraints and the objective. Called once,
   // after Configure; the structure is fixed afterwards.
@@ -231,14 +231,6 @@ class DomainPlugin {
   virtual std::vector<std::pair<std::string, std::string>> RecommendedSettings() const {
     return {};
   }
-  // --- Since ABI 7 -----------------------------------------------------------------------
-  // No new method: the Problem a plugin describes may declare entries as images of locals
-  // (Problem::AddEntry with an EntryImage), which changed the Problem's layout.
-  // --- Since ABI 8 -----------------------------------------------------------------------
-  // No new method: the Problem stores its variables as arrays by field (36 bytes a variable
-  // instead of 64); Problem::variable returns a Variable by value and variables() is gone
-  // (loop over num_variables()).
-
   // The files Export can write (empty: none).
   virtual std::vector<ExportInfo> Exports() const { return {}; }
   // Writes export `name` of the configured and described deployment (after Configure and
@@ -256,6 +248,13 @@ class DomainPlugin {
   // simulator, commits a placement) says false: its Repair then runs once a round, on the
   // solver's answer, as before.
   virtual bool RepairIsPure() const { return true; }
+
+  // --- Since ABI 11 ----------------------------------------------------------------------
+  // The keys of the plugin's `settings` section (dede/settings.h): the host checks the section
+  // against them before Configure and fills their defaults; `dede options --plugin NAME` prints
+  // them. The table must outlive the plugin object (a function-local static). nullptr (the
+  // default): the plugin checks its section itself in Configure.
+  virtual const SettingsTable* Settings() const { return nullptr; }
 };
 
 // Standard layout; append fields, never reorder.
@@ -295,3 +294,6 @@ inline constexpr const char* kPluginEntryPoint = "dede_plugin_descriptor_v1";
         [](::dede::DomainPlugin* p) { delete p; }};                                             \
     return &descriptor;                                                                         \
   }
+
+// The layouts of the types above, checked against kPluginAbiVersion.
+#include "dede/abi_layout.h"  // IWYU pragma: export

@@ -1,5 +1,6 @@
-// Expected failures (bad YAML, a plugin mismatch, a locked database) are returned, not thrown:
-// a code plus a message that names the file, the field and the value.
+/// \file
+/// Expected failures (bad YAML, a plugin mismatch, a locked database) are returned, not thrown:
+/// a code plus a message that names the file, the field and the value.
 #pragma once
 
 #include <optional>
@@ -10,12 +11,12 @@ namespace dede {
 
 enum class StatusCode : int {
   kOk = 0,
-  kInvalidArgument = 1,     // bad configuration or data: fix the input
-  kNotFound = 2,            // a file, symbol, plugin or row that should exist does not
-  kFailedPrecondition = 3,  // e.g. a database newer than this binary
-  kAlreadyExists = 4,       // e.g. two plugins with the same name
-  kUnavailable = 5,         // e.g. database locked; retrying may help
-  kInternal = 6,            // a bug or a third-party failure
+  kInvalidArgument = 1,     ///< bad configuration or data: fix the input
+  kNotFound = 2,            ///< a file, symbol, plugin or row that should exist does not
+  kFailedPrecondition = 3,  ///< e.g. a database newer than this binary
+  kAlreadyExists = 4,       ///< e.g. two plugins with the same name
+  kUnavailable = 5,         ///< e.g. database locked; retrying may help
+  kInternal = 6,            ///< a bug or a third-party failure
   kCancelled = 7,
 };
 
@@ -28,7 +29,7 @@ class [[nodiscard]] Status {
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
-  // Keeps the first failure: `status.Update(other)` after a series of steps.
+  /// Keeps the first failure: `status.Update(other)` after a series of steps.
   void Update(const Status& other) {
     if (ok() && !other.ok()) *this = other;
   }
@@ -50,7 +51,7 @@ inline Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists,
 inline Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
-// A value or the Status that explains why there is none.
+/// A value or the Status that explains why there is none.
 template <typename T>
 class [[nodiscard]] Result {
  public:

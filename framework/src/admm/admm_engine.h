@@ -13,14 +13,20 @@
 //   z^{k+1}  = argmin g(z) + rho/2 ||xh - z + u^k||^2            (demand blocks, in parallel)
 //   u^{k+1}  = u^k + xh - z^{k+1}
 //
-// Entry-level linear and quadratic costs are split evenly between the two copies (at x = z the
-// sum is the original cost); log terms and the global expressions stay in their block.
+// An entry's quadratic cost is split evenly between its two copies; its linear cost goes where
+// AdmmOptions::entry_cost_side says (the resource copy by default, or half on each, or the
+// demand copy: SlotCost). At x = z the sum is the original cost either way. Log terms and the
+// global expressions stay in their block.
 //
 // Where each step lives:
 //   decouple.cpp    Build: Decouple (the two copies, the pairs), Decompose (the blocks),
 //                   their solvers, InitPenaltyWeights; parameters, cold and warm starts
-//   half_steps.cpp  the x half step, over-relaxation, the z half step with the dual update,
-//                   the global scalar alpha, Anderson acceleration
+//   half_steps.cpp  the x half step, over-relaxation, the z half step with the dual update
+//                   (HalfStepPass), the global scalar alpha, Anderson acceleration
+//   share.cpp       more than one process: the route of the cut, the exchanges after each
+//                   half step, which blocks and pairs a process keeps (with
+//                   process_layout.h: ProcessLayout, where the held pairs are)
+//   bound.cpp       the certified Lagrangian bound of the checks
 //   residuals.cpp   primal and dual residuals, the allocation and its objective and violation
 //   penalty.cpp     rho and the penalty factors (residual balancing: AdaptPenalties)
 //   repair.cpp      feasibility repair by alternating projections
@@ -46,6 +52,7 @@
 #include "admm/anderson.h"
 #include "admm/block_executor.h"
 #include "admm/flat_array.h"
+#include "admm/process_layout.h"
 #include "core/memory_use.h"
 #include "dede/host_solvers.h"
 #include "dede/solver.h"
@@ -277,6 +284,8 @@ class AdmmEngine {
   // Returns false and fills *message on a block failure.
   bool HalfStep(
       int side, bool integer_phase, bool measure, std::string* message, Termination* termination);
+  // One half step's pass over its side's blocks (half_steps.cpp).
+  class HalfStepPass;
   // A block the half step did not start (a deadline or a stop came first).
   static constexpr BlockStatus kSkipped = static_cast<BlockStatus>(255);
   // After a half step's blocks ran (share.cpp; nothing to do on one process): every process
@@ -288,7 +297,7 @@ class AdmmEngine {
   void ShareAll(int side, bool measure, std::vector<BlockStatus>* status);
   // The statuses, the global copies' z and u, and along the route the x (side 0) or the
   // targets z - u (side 1) of the pairs whose other side lives on another process. Leaves
-  // the other processes' blocks' state here stale (replica_stale_).
+  // the other processes' blocks' state here stale (ProcessLayout::ReplicaStale).
   void ShareCut(int side, bool measure, std::vector<BlockStatus>* status);
   // With the other processes' state stale here: the resource side's targets from this
   // process's demand blocks, sent to their owners along the route (WriteResourceTargets).
@@ -307,24 +316,20 @@ class AdmmEngine {
                       std::vector<double>* values,
                       std::vector<std::uint8_t>* flags,
                       bool to_root = false);
-  // By variable, which blocks that give it this process owns (BuildRoute): kHomeMine[s] for
-  // an entry whose side-s block is this process's, both bits for a local of its own block;
-  // kHomeLocal and kHomeLocalSide1 say what a local is.
-  static constexpr std::uint8_t kHomeMine[2] = {1, 2};
-  static constexpr std::uint8_t kHomeLocal = 4, kHomeLocalSide1 = 8;
-  std::vector<std::uint8_t> var_home_;
-  bool ReplicaStale() const { return replica_stale_[0] || replica_stale_[1]; }
+  // Which blocks that give each variable this process owns: layout_.var_home() (BuildRoute).
+  bool ReplicaStale() const { return layout_.ReplicaStale(); }
   // With more than one process and options that never need the whole state (no Anderson, no
   // per-block penalty factors): the other processes' blocks keep only their id and work
   // (their slots, problem and values are released in Build: DropOthersBlocks), and the
-  // others' state counts as stale from the start. partial_ says so.
-  bool partial_ = false;
+  // others' state counts as stale from the start. layout_.partial() says so, and which pairs
+  // this process holds where (process_layout.h).
+  ProcessLayout layout_;
   // Whether Build keeps only this process's blocks: more than one process, neither Anderson
   // nor per-block penalty factors (which read every pair).
   bool DropsOthersBlocks() const;
   void DropOthersBlocks();
-  // Whether this process holds block b of `side` (its own, or every block when !partial_).
-  bool Held(int side, int b) const { return !partial_ || executor_->Owns(side, b); }
+  // Whether this process holds block b of `side` (its own, or every block when not partial).
+  bool Held(int side, int b) const { return layout_.Held(side, b); }
   // The whole state on every process again, after ShareCut (collective: every process calls
   // it at the same points, as the stale flags are the same everywhere). The steps that read
   // every block's values (the checks' objective, the fill stage, the allocation) gather them
@@ -473,19 +478,9 @@ class AdmmEngine {
   // side is the global scalar) and xh = a x + (1 - a) z is formed where it is used, so a pair
   // holds only the demand side's z and the scaled dual u.
   std::vector<PairState> ps_;
-  // Which pairs this process holds in ps_ and side0_pos_: with the other processes' blocks
-  // dropped (partial_), the entries' pairs of its own demand blocks (one range, since the
-  // entries' pairs are numbered by demand block: Decouple) and every global pair after them;
-  // otherwise every pair at its own number. Pair p (global numbering, as in BlockVar::pair)
-  // is at Local(p); a process reads only the pairs it holds.
-  std::size_t num_pairs_ = 0;    // every process's: the entries' pairs, then the global pairs
-  std::size_t entry_pairs_ = 0;  // the entries' pairs (global pairs are numbered from here)
-  std::size_t held_begin_ = 0;   // the first entry pair held
-  std::size_t held_count_ = 0;   // the entry pairs held
-  std::size_t Local(int p) const {
-    const auto q = static_cast<std::size_t>(p);
-    return q < entry_pairs_ ? q - held_begin_ : q - entry_pairs_ + held_count_;
-  }
+  // Pair p (global numbering, as in BlockVar::pair) is at Local(p) in ps_, side0_pos_ and the
+  // other arrays by held pair: a process reads only the pairs it holds (layout_).
+  std::size_t Local(int p) const { return layout_.Local(p); }
   PairState& Ps(int p) { return ps_[Local(p)]; }
   const PairState& Ps(int p) const { return ps_[Local(p)]; }
   // Keeps, in ps_'s layout, only the pairs this process holds (in Build, once the route is set
@@ -644,10 +639,8 @@ class AdmmEngine {
   // The check's bound with alpha's term (bound.cpp), given a bound already proven (prior) and
   // an incumbent's objective (user's sense; NaN: none). -inf: none.
   double CheckBound(double lag, double c, double prior, double incumbent) const;
-  // With more than one process: whether the half steps of ordinary iterations send only the
-  // cut, and which side's state of the other processes' blocks is stale here since.
-  bool route_ready_ = false;
-  bool replica_stale_[2] = {false, false};
+  // (Whether the half steps of ordinary iterations may send only the cut, and which side's
+  // state of the other processes' blocks is stale here since: layout_.)
   int cut_shares_ = 0, whole_shares_ = 0;  // half steps of this solve that sent each
   std::vector<int> global_pair_;  // by demand block, the pair of its global copy t_b (or -1)
   double alpha_ = 0;

@@ -8,7 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <numeric>
 #include <sstream>
@@ -18,6 +17,7 @@
 
 #include "admm/admm_engine.h"
 #include "admm/measure.h"
+#include "core/logging.h"
 #include "dede/host_solvers.h"
 
 namespace dede {
@@ -88,14 +88,12 @@ std::string AdmmEngine::DistributionReport(const SolveRun& run,
                                            const BlockExecutor::Traffic& before) {
   const int n = executor_->processes();
   if (n <= 1) {
-    if (options_.verbose) {
-      std::fprintf(stderr,
-                   "admm memory: engine state at set-up %.1f MB (heap), peak RSS %.0f MB; "
-                   "the resource side's targets %s\n",
-                   setup_heap_bytes_ / 1e6,
-                   PeakRssBytes() / 1e6,
-                   targets_over_x_ ? "over x" : "in an array of their own");
-    }
+    LogDebug(
+        "admm memory: engine state at set-up {:.1f} MB (heap), peak RSS {:.0f} MB; the resource "
+        "side's targets {}",
+        setup_heap_bytes_ / 1e6,
+        PeakRssBytes() / 1e6,
+        targets_over_x_ ? "over x" : "in an array of their own");
     return {};
   }
   const BlockExecutor::Traffic now = executor_->traffic();
@@ -127,46 +125,42 @@ std::string AdmmEngine::DistributionReport(const SolveRun& run,
     rss_max = std::max(rss_max, f[5]);
     engine_min = std::min(engine_min, f[6]);
     engine_max = std::max(engine_max, f[6]);
-    if (options_.verbose && executor_->rank() == 0) {
-      std::fprintf(stderr,
-                   "admm process %d of %d: resource half steps %.3f s, demand %.3f s, of which "
-                   "exchange %.3f s (in MPI %.3f s); received %.1f MB; peak RSS %.0f MB, "
-                   "engine state at set-up %.1f MB\n",
-                   r,
-                   n,
-                   f[0],
-                   f[1],
-                   f[2],
-                   f[4],
-                   f[3] / 1e6,
-                   f[5] / 1e6,
-                   f[6] / 1e6);
+    if (executor_->rank() == 0) {
+      LogDebug(
+          "admm process {} of {}: resource half steps {:.3f} s, demand {:.3f} s, of which "
+          "exchange {:.3f} s (in MPI {:.3f} s); received {:.1f} MB; peak RSS {:.0f} MB, engine "
+          "state at set-up {:.1f} MB",
+          r,
+          n,
+          f[0],
+          f[1],
+          f[2],
+          f[4],
+          f[3] / 1e6,
+          f[5] / 1e6,
+          f[6] / 1e6);
     }
   }
   const double mean = compute_sum / n;
-  char out[768];
-  std::snprintf(out,
-                sizeof(out),
-                " Distributed over %d processes: half steps computed in %.3f s at most (load "
-                "imbalance %.2f: the slowest over the mean), exchanges %.3f-%.3f s (in MPI "
-                "calls %.3f s at most, the rest packing and unpacking; %d half steps sent the "
-                "cut only, %d the whole state), %.2f MB received per iteration by a process, "
-                "peak RSS %.0f-%.0f MB per process so far (the engine's state at set-up "
-                "%.1f-%.1f MB of it).",
-                n,
-                compute_max,
-                mean > 0 ? compute_max / mean : 1.0,
-                exchange_min,
-                exchange_max,
-                in_mpi_max,
-                cut_shares_,
-                whole_shares_,
-                received / 1e6 / std::max(1, run.iterations),
-                rss_min / 1e6,
-                rss_max / 1e6,
-                engine_min / 1e6,
-                engine_max / 1e6);
-  return out;
+  return fmt::format(
+      " Distributed over {} processes: half steps computed in {:.3f} s at most (load imbalance "
+      "{:.2f}: the slowest over the mean), exchanges {:.3f}-{:.3f} s (in MPI calls {:.3f} s at "
+      "most, the rest packing and unpacking; {} half steps sent the cut only, {} the whole "
+      "state), {:.2f} MB received per iteration by a process, peak RSS {:.0f}-{:.0f} MB per "
+      "process so far (the engine's state at set-up {:.1f}-{:.1f} MB of it).",
+      n,
+      compute_max,
+      mean > 0 ? compute_max / mean : 1.0,
+      exchange_min,
+      exchange_max,
+      in_mpi_max,
+      cut_shares_,
+      whole_shares_,
+      received / 1e6 / std::max(1, run.iterations),
+      rss_min / 1e6,
+      rss_max / 1e6,
+      engine_min / 1e6,
+      engine_max / 1e6);
 }
 
 void AdmmEngine::SetDeadline(const SolveRun& run, double seconds) {
@@ -190,7 +184,7 @@ bool AdmmEngine::Prepare(SolveRun* run, tbb::task_arena& arena) {
     summary->message = error;
     return false;
   }
-  if (partial_ &&
+  if (layout_.partial() &&
       (options_.anderson_memory > 0 || options_.block_rho_balancing != BlockBalancing::kOff)) {
     summary->message =
         "Anderson acceleration and per-block penalty factors need every process to hold the "
@@ -214,18 +208,15 @@ bool AdmmEngine::Prepare(SolveRun* run, tbb::task_arena& arena) {
     const double validate_s = Seconds(t_validate);
     const auto t_refresh = Clock::now();
     arena.execute([&] { RefreshParameters(); });
-    if (options_.verbose) {
-      std::fprintf(stderr,
-                   "admm refresh: validate %.3f s, block parameters %.3f s\n",
-                   validate_s,
-                   Seconds(t_refresh));
-    }
+    LogDebug("admm refresh: validate {:.3f} s, block parameters {:.3f} s",
+             validate_s,
+             Seconds(t_refresh));
   }
   // The boxes of the certified bound, when the parameters changed (bound.cpp).
   if (box_revision_ != problem_.revision()) {
     const auto t_boxes = Clock::now();
     ComputeBoxes();
-    if (options_.verbose) std::fprintf(stderr, "admm bound boxes: %.3f s\n", Seconds(t_boxes));
+    LogDebug("admm bound boxes: {:.3f} s", Seconds(t_boxes));
   }
   side0_value_.assign(blocks_[0].size(), 0.0);
   run->has_integers = problem_.HasIntegers();
@@ -255,7 +246,7 @@ bool AdmmEngine::Prepare(SolveRun* run, tbb::task_arena& arena) {
   if (cold_) {
     const auto t_cold = Clock::now();
     ColdStart();
-    if (options_.verbose) std::fprintf(stderr, "admm cold start %.3f s\n", Seconds(t_cold));
+    LogDebug("admm cold start {:.3f} s", Seconds(t_cold));
   }
   if (options_.anderson_memory > 0) {
     const AndersonKind kind = options_.anderson_type == AndersonType::kTypeI
@@ -387,19 +378,17 @@ AdmmEngine::Check AdmmEngine::CheckResiduals(SolveRun* run, int k, IterationSumm
   it.seconds = Seconds(run->start);
   run->summary->trace.push_back(it);
   run->last = it;
-  if (options_.verbose) {
-    std::fprintf(stderr,
-                 "admm %6d  %8.3f s  r_prim %.3e (tol %.3e)  r_dual %.3e (tol %.3e)  rho %.3g"
-                 "  obj %.9g\n",
-                 k,
-                 it.seconds,
-                 it.primal_residual,
-                 it.primal_tolerance,
-                 it.dual_residual,
-                 it.dual_tolerance,
-                 it.rho,
-                 it.objective);
-  }
+  LogDebug(
+      "admm {:6d}  {:8.3f} s  r_prim {:.3e} (tol {:.3e})  r_dual {:.3e} (tol {:.3e})  rho "
+      "{:.3g}  obj {:.9g}",
+      k,
+      it.seconds,
+      it.primal_residual,
+      it.primal_tolerance,
+      it.dual_residual,
+      it.dual_tolerance,
+      it.rho,
+      it.objective);
   if (executor_->Agree(observer_ && !observer_(it) ? 1u : 0u) != 0) {
     run->termination = Termination::kCancelled;
     run->message = "Stopped by the observer after " + std::to_string(k) + " iterations.";
@@ -557,12 +546,9 @@ void AdmmEngine::Finish(SolveRun* run, tbb::task_arena& arena, Allocation* alloc
   if (!std::isfinite(summary->bound)) summary->bound = std::numeric_limits<double>::quiet_NaN();
   summary->gap = summary->feasible ? CertifiedGap(summary->objective, summary->bound)
                                    : std::numeric_limits<double>::quiet_NaN();
-  if (options_.verbose) {
-    std::fprintf(stderr,
-                 "admm finish: gather and repair %.3f s, violation and objective %.3f s\n",
-                 summary->repair_seconds,
-                 Seconds(check_start));
-  }
+  LogDebug("admm finish: gather and repair {:.3f} s, violation and objective {:.3f} s",
+           summary->repair_seconds,
+           Seconds(check_start));
   summary->termination = run->termination;
   summary->message = run->message + run->fill_message;
   if (!repaired || !summary->feasible) {
@@ -599,7 +585,27 @@ void AdmmSolver::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
 }
 void AdmmSolver::Reset() { engine_->Reset(); }
 void AdmmSolver::WarmStart(const std::vector<double>& values) { engine_->WarmStart(values); }
-void AdmmSolver::SetOptions(const AdmmOptions& options) { engine_->SetOptions(options); }
+Status AdmmSolver::SetOptions(const AdmmOptions& options) {
+  std::string error;
+  if (!options.IsValid(&error)) return InvalidArgument(error);
+  // The options the engine's build reads (penalty layout, cost placement, block solvers).
+  const AdmmOptions& built = engine_->options();
+  const std::pair<const char*, bool> set_up[] = {
+      {"block_rho_balancing", options.block_rho_balancing != built.block_rho_balancing},
+      {"equilibrate", options.equilibrate != built.equilibrate},
+      {"entry_cost_side", options.entry_cost_side != built.entry_cost_side},
+      {"block_node_limit", options.block_node_limit != built.block_node_limit},
+  };
+  for (const auto& [name, changed] : set_up) {
+    if (changed) {
+      return FailedPrecondition(std::string("AdmmOptions::") + name +
+                                " changed: it is read when the solver is built (lifetime "
+                                "set-up); build a new AdmmSolver to change it");
+    }
+  }
+  engine_->SetOptions(options);
+  return Status::Ok();
+}
 void AdmmSolver::SetObserver(Observer observer) { engine_->SetObserver(std::move(observer)); }
 void AdmmSolver::SetRepairer(Repairer repairer) { engine_->SetRepairer(std::move(repairer)); }
 const AdmmOptions& AdmmSolver::options() const { return engine_->options(); }

@@ -24,6 +24,7 @@
 
 #include "admm/admm_engine.h"
 #include "core/check.h"
+#include "core/logging.h"
 
 namespace dede::internal {
 
@@ -58,11 +59,12 @@ void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
   }
   Decouple();
   EstimateWork();
+  layout_.SetExecutor(executor_.get());
   if (executor) SetExecutor(std::move(executor));
   // A process that will keep only its own blocks builds only their structure and parameters
   // (the others' would be dropped below: built, they set the set-up's peak). Equilibration
   // reads every block's rows first.
-  partial_ = DropsOthersBlocks() && !options_.equilibrate;
+  layout_.SetPartial(DropsOthersBlocks() && !options_.equilibrate);
   Decompose();
   tbb::task_arena(ThreadCount()).execute([&] { RefreshParameters(); });
   rho_ = options_.rho;  // the solvers are built, and primed, with the penalty they start with
@@ -77,15 +79,16 @@ void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
   // slots of a pair): released before the consensus state is allocated, so the set-up's
   // peak holds them and ps_ not both (16 bytes an entry).
   if (balanced_side_ < 0) {
-    pairs_.erase(pairs_.begin(), pairs_.begin() + static_cast<std::ptrdiff_t>(entry_pairs_));
+    pairs_.erase(pairs_.begin(),
+                 pairs_.begin() + static_cast<std::ptrdiff_t>(layout_.entry_pairs()));
     pairs_.shrink_to_fit();
-    pairs_offset_ = entry_pairs_;
+    pairs_offset_ = layout_.entry_pairs();
   }
-  ps_.assign(held_count_ + (num_pairs_ - entry_pairs_), PairState{});
+  ps_.assign(layout_.held_pairs(), PairState{});
   norms_.assign(blocks_[1].size() + 1, Norms{});
   int failed_side = -1, failed_block = -1;
   const bool built = CreateSolvers(&error, &failed_side, &failed_block);
-  if (partial_) {
+  if (layout_.partial()) {
     // Each process built its own blocks' solvers only: every one learns of a failure (the
     // first in process order), or they would part ways at the first solve.
     const std::vector<double> failures =
@@ -98,7 +101,7 @@ void AdmmEngine::Build(std::unique_ptr<BlockExecutor> executor) {
                 ": no block solver could be built (on process " + std::to_string(r) +
                 ", which names the reason)";
       } else if (executor_->rank() != 0) {
-        std::fprintf(stderr, "process %d: %s\n", executor_->rank(), error.c_str());
+        LogError("process {}: {}", executor_->rank(), error);
       }
       setup_error_ = error;
       return;
@@ -176,7 +179,7 @@ void AdmmEngine::Decouple() {
     std::partial_sum(next_pair.begin(), next_pair.end(), next_pair.begin());
     pairs_.reserve(entries + global.blocks.size());
     pairs_.resize(entries);
-    entry_pairs_ = entries;
+    layout_.SetPairs(entries, entries);
   }
   // Entries (one pair each) and locals in VarId order: deterministic layout.
   for (VarId v = 0; v < problem_.num_variables(); ++v) {
@@ -212,9 +215,7 @@ void AdmmEngine::Decouple() {
       block.global_expr = static_cast<int>(k);
     }
   }
-  num_pairs_ = pairs_.size();
-  held_begin_ = 0;
-  held_count_ = entry_pairs_;
+  layout_.SetPairs(pairs_.size(), layout_.entry_pairs());
   for (ConstraintId c = 0; c < problem_.num_constraints(); ++c) {
     const BlockId id = problem_.constraint(c).block;
     blocks_[SideIndex(id.side)][id.index].constraints.push_back(c);
@@ -411,7 +412,7 @@ void AdmmEngine::InitPenaltyWeights() {
   block_factor_.assign(balanced_side_ >= 0 ? blocks_[balanced_side_].size() : 0, 1.0);
   // Every entry's factor is 1 and stays so: keep the global pairs' alone.
   if (base_weight_.empty() && balanced_side_ < 0) {
-    const std::size_t entries = entry_pairs_;
+    const std::size_t entries = layout_.entry_pairs();
     pair_weight_.erase(pair_weight_.begin(),
                        pair_weight_.begin() + static_cast<std::ptrdiff_t>(entries));
     pair_weight_.shrink_to_fit();
@@ -669,6 +670,7 @@ bool AdmmEngine::CreateSolvers(std::string* error, int* failed_side, int* failed
 // setup. The iterates are untouched, and a failure is left for the iterations to report.
 void AdmmEngine::SetExecutor(std::unique_ptr<BlockExecutor> executor) {
   executor_ = std::move(executor);
+  layout_.SetExecutor(executor_.get());
   for (int s = 0; s < 2; ++s) {
     std::vector<double> work(blocks_[s].size());
     for (std::size_t b = 0; b < work.size(); ++b) work[b] = blocks_[s][b].work;

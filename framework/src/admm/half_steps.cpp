@@ -148,6 +148,360 @@ void ScatterRun(std::size_t n,
 
 using namespace engine;
 
+// One half step's pass over the blocks of one side (HalfStep). What every block's solve reads
+// is copied here once (locals: the stores in the loops could alias members read through the
+// engine); each block's status is written by the task that solves it. The demand blocks'
+// loops are instantiated per process layout (Index: ProcessLayout::WholeIndex or HeldIndex).
+class AdmmEngine::HalfStepPass {
+ public:
+  HalfStepPass(AdmmEngine& engine, int side, bool integer_phase, bool measure)
+      : e_(engine),
+        side_(side),
+        integer_phase_(integer_phase),
+        measure_(measure),
+        // A half step can outlast the whole budget (a cold first iteration of thousands of
+        // QP blocks): blocks not yet started when the deadline passes or a stop is requested
+        // keep their previous values, and the solve ends after this half step.
+        deadline_(engine.deadline_ns_.load(std::memory_order_relaxed)),
+        a_(engine.relaxation_),
+        alpha_(engine.alpha_),
+        xh_ready_(engine.xh_ready_),
+        status_(engine.blocks_[side].size(), BlockStatus::kOptimal) {}
+
+  // Solves block b of the side (a task of the executor).
+  template <typename Index>
+  void RunBlock(int b, Index local);
+  std::vector<BlockStatus>& status() { return status_; }
+  // False, with the reason, when a block failed or did not run (HalfStep's result).
+  bool Outcome(std::string* message, Termination* termination) const;
+
+ private:
+  // Where a demand block's pairs are one range (Block::run_from): its slots [s0, rest) and
+  // the range's first place in the held pairs.
+  struct RunRange {
+    bool run = false;
+    std::size_t s0 = 0, rest = 0, begin = 0;
+  };
+  // Whether block b is skipped: an earlier block hit the deadline or a stop came.
+  bool Skip(int b, const Block& block);
+  void PrefetchAhead(int b) const;
+  BlockSolver* SolverOf(const Block& block) const {
+    return integer_phase_ && block.has_integers ? block.extra->integer_solver.get()
+                                                : block.solver.get();
+  }
+  void SolveResourceBlock(int b, Block& block);
+  template <typename Index>
+  void SolveDemandBlock(int b, Block& block, Index local);
+  // The demand block's targets xh + u (or its solver's linear term) into target, each pair's
+  // xh into xh_block.
+  template <typename Index>
+  RunRange GatherTargets(const Block& block,
+                         Index local,
+                         const SlotInput& input,
+                         bool in_place,
+                         double* target,
+                         double* xh_block) const;
+  // After the solve v: z = v, u += xh - z and the resource side's next target z - u.
+  template <typename Index>
+  void ScatterPairs(const Block& block,
+                    Index local,
+                    const RunRange& range,
+                    const double* v,
+                    const double* xh_block);
+  // The same on a check, with the block's terms of the residuals and the bound.
+  template <typename Index>
+  void MeasurePairs(
+      int b, const Block& block, Index local, const double* v, const double* xh_block);
+
+  AdmmEngine& e_;
+  const int side_;
+  const bool integer_phase_, measure_;
+  const std::int64_t deadline_;
+  const double a_, alpha_;
+  const bool xh_ready_;
+  std::atomic<bool> interrupted_{false};
+  std::vector<BlockStatus> status_;
+};
+
+bool AdmmEngine::HalfStepPass::Skip(int b, const Block& block) {
+  if (interrupted_.load(std::memory_order_relaxed)) {
+    status_[b] = kSkipped;
+    return true;
+  }
+  // The clock is read before every eighth block and before every large one (a read costs
+  // 56 ns here, and Kdl TE has 30,000 blocks per iteration), a stop request before each.
+  const bool read_clock = deadline_ > 0 && ((b & 7) == 0 || block.work >= kClockEveryBlockWork);
+  if ((read_clock &&
+       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+               .count() > deadline_) ||
+      e_.stop_.stop_requested()) {
+    interrupted_ = true;
+    status_[b] = kSkipped;
+    return true;
+  }
+  return false;
+}
+
+// The blocks that follow (light blocks run in index order): their heap data in turn, one
+// level per block ahead, so that small blocks do not wait on it (a hint; no effect on the
+// results).
+void AdmmEngine::HalfStepPass::PrefetchAhead(int b) const {
+  const std::vector<Block>& blocks = e_.blocks_[side_];
+  const std::size_t nb = blocks.size();
+  const std::size_t next = static_cast<std::size_t>(b);
+  if (next + 3 < nb) BlockSolver::PrefetchObject(&blocks[next + 3], sizeof(Block));
+  if (next + 2 < nb) {
+    const Block& b2 = blocks[next + 2];
+    if (b2.solver) BlockSolver::PrefetchObject(b2.solver.get());
+    __builtin_prefetch(b2.vars.data());
+    __builtin_prefetch(b2.v.data());
+    b2.problem.Prefetch();
+  }
+  if (next + 1 < nb && blocks[next + 1].solver) blocks[next + 1].solver->Prefetch();
+}
+
+template <typename Index>
+void AdmmEngine::HalfStepPass::RunBlock(int b, Index local) {
+  Block& block = e_.blocks_[side_][b];
+  if (block.vars.empty()) return;
+  if (Skip(b, block)) return;
+  PrefetchAhead(b);
+  if (side_ == 0) {
+    SolveResourceBlock(b, block);
+  } else {
+    SolveDemandBlock(b, block, local);
+  }
+}
+
+// The targets and the solution stay in the flat arrays (a local's target there is never
+// written: its penalty is 0); with the targets over x, the same range.
+void AdmmEngine::HalfStepPass::SolveResourceBlock(int b, Block& block) {
+  BlockProblem& bp = block.problem;
+  const bool integral = integer_phase_ && block.has_integers;
+  double* x = e_.side0_x_.data() + e_.Side0Offset(b);
+  if (integral) bp.integral = block.extra->integral_flags;
+  const BlockStatus st = SolveBlock(SolverOf(block), &bp, e_.Targets() + e_.Side0Offset(b), x);
+  if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
+  status_[b] = st;
+  // The block's part of the check's bound, before the demand half step overwrites x.
+  if (measure_ && e_.bound_now_) e_.side0_value_[static_cast<std::size_t>(b)] = BlockValue(bp, x);
+}
+
+template <typename Index>
+void AdmmEngine::HalfStepPass::SolveDemandBlock(int b, Block& block, Index local) {
+  BlockProblem& bp = block.problem;
+  const std::size_t n = block.vars.size();
+  const bool integral = integer_phase_ && block.has_integers;
+  BlockSolver* solver = SolverOf(block);
+  const bool in_place = solver->solves_in_place();
+  // The targets xh + u (or the solver's linear term formed from them: SlotInput) in a
+  // per-thread buffer for a solver that solves in place, else in its problem.
+  SlotInput input;
+  if (in_place && solver->takes_linear()) input = {true, bp.linear.view(), bp.prox_weight.view()};
+  thread_local std::vector<double> buffer;
+  if (in_place && buffer.size() < n) buffer.resize(n);
+  double* target = in_place ? buffer.data() : bp.prox_target.data();
+  // Each pair's xh, kept for the updates after the solve (which would otherwise read x and z
+  // and recompute it).
+  thread_local std::vector<double> xh_buffer;
+  if (xh_buffer.size() < n) xh_buffer.resize(n);
+  double* xh_block = xh_buffer.data();
+  const RunRange range = GatherTargets(block, local, input, in_place, target, xh_block);
+  // The solution: into the block's v, or, for a block that keeps none, into a per-thread
+  // buffer from which the pairs take their z below.
+  thread_local std::vector<double> out_buffer;
+  if (block.values_in_pairs && out_buffer.size() < n) out_buffer.resize(n);
+  double* out = block.values_in_pairs ? out_buffer.data() : block.v.data();
+  if (integral) bp.integral = block.extra->integral_flags;
+  const BlockStatus st = !in_place      ? solver->Solve(bp, &block.v)
+                         : input.linear ? solver->SolveFromLinear(bp, target, out)
+                                        : solver->SolveInPlace(bp, target, out);
+  if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
+  status_[b] = st;
+  if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) return;
+  // (Solve may have swapped block.v's storage with its own: read it afresh.)
+  const double* v = block.values_in_pairs ? out : block.v.data();
+  if (measure_) {
+    MeasurePairs(b, block, local, v, xh_block);
+  } else {
+    ScatterPairs(block, local, range, v, xh_block);
+  }
+}
+
+template <typename Index>
+AdmmEngine::HalfStepPass::RunRange AdmmEngine::HalfStepPass::GatherTargets(const Block& block,
+                                                                           Index local,
+                                                                           const SlotInput& input,
+                                                                           bool in_place,
+                                                                           double* target,
+                                                                           double* xh_block) const {
+  const std::size_t n = block.vars.size();
+  const BlockVar* vars = block.vars.data();
+  const PairState* ps = e_.ps_.data();
+  const std::uint32_t* pos0 = e_.side0_pos_.data();
+  const double* flat_x = e_.side0_x_.data();
+  double* flat_t = e_.Targets();
+  const double* xh_all = e_.xh_.data();
+  const double a = a_;
+  // A block whose pairs are one range reads them as one (the common case: a demand's
+  // entries, after its own variables); the first pair's place, and with it the range's, is
+  // its local number. The slots after the run (a max-min copy) go through the general loop:
+  // [rest, n).
+  RunRange range;
+  range.run = block.run_from >= 0 && !xh_ready_;
+  range.s0 = range.run ? static_cast<std::size_t>(block.run_from) : 0;
+  range.rest = range.run ? n - block.run_tail : 0;
+  range.begin = range.run ? local(vars[range.s0].pair) : 0;
+  if (range.run) {
+    const std::size_t s0 = range.s0;
+    if (in_place) {
+      for (std::size_t i = 0; i < s0; ++i) target[i] = input(i, 0.0);  // locals, as below
+    }
+    const auto gather = [&](auto linear, auto two_arrays) {
+      GatherRun<decltype(linear)::value, decltype(two_arrays)::value>(range.rest - s0,
+                                                                      a,
+                                                                      ps + range.begin,
+                                                                      pos0 + range.begin,
+                                                                      flat_x,
+                                                                      flat_t,
+                                                                      input.From(s0),
+                                                                      xh_block + s0,
+                                                                      target + s0);
+    };
+    const bool two_arrays = flat_t != flat_x;
+    if (input.linear) {
+      if (two_arrays) {
+        gather(std::true_type{}, std::true_type{});
+      } else {
+        gather(std::true_type{}, std::false_type{});
+      }
+    } else if (two_arrays) {
+      gather(std::false_type{}, std::true_type{});
+    } else {
+      gather(std::false_type{}, std::false_type{});
+    }
+  }
+  for (std::size_t i = range.rest; i < n; ++i) {
+    const int p = vars[i].pair;
+    if (p < 0) {
+      // A local's target is 0 (its penalty is 0): the buffer holds another block's.
+      if (in_place) target[i] = input(i, 0.0);
+      continue;
+    }
+    // x and the target sit in the entry's resource's range of the flat arrays, in demand
+    // order there, so the demand blocks that follow walk each resource's range forward: the
+    // line after this entry's is the one the resource's next demands will read. Fetched now
+    // it is in cache by then; the hardware prefetcher cannot follow a thousand interleaved
+    // streams (a hint: no effect on the results; the address is formed as an integer, since
+    // the line after the last element's is past the array's end).
+    const std::size_t li = local(p);
+    const std::uint32_t j = pos0[li];
+    if (j != kNoSlot) {
+      __builtin_prefetch(NextLine(flat_x + j));
+      __builtin_prefetch(NextLine(flat_t + j), 1);
+    }
+    // xh of the held pair at li (z still the previous one).
+    if (xh_ready_) {
+      xh_block[i] = xh_all[li];
+    } else {
+      const double x = j != kNoSlot ? flat_x[j] : alpha_;
+      xh_block[i] = a * x + (1 - a) * ps[li].z;
+    }
+    target[i] = input(i, xh_block[i] + ps[li].u);
+  }
+  return range;
+}
+
+template <typename Index>
+void AdmmEngine::HalfStepPass::ScatterPairs(const Block& block,
+                                            Index local,
+                                            const RunRange& range,
+                                            const double* v,
+                                            const double* xh_block) {
+  const BlockVar* vars = block.vars.data();
+  PairState* ps = e_.ps_.data();
+  const std::uint32_t* pos0 = e_.side0_pos_.data();
+  double* flat_t = e_.Targets();
+  if (range.run) {
+    const std::size_t s0 = range.s0;
+    ScatterRun(
+        range.rest - s0, v + s0, xh_block + s0, ps + range.begin, pos0 + range.begin, flat_t);
+  }
+  for (std::size_t i = range.rest; i < block.vars.size(); ++i) {
+    const int p = vars[i].pair;
+    if (p < 0) continue;
+    const double xh = xh_block[i];
+    const std::size_t li = local(p);
+    PairState& q = ps[li];
+    const double z_new = v[i];
+    q.z = z_new;
+    q.u += xh - z_new;
+    const std::uint32_t j = pos0[li];
+    if (j != kNoSlot) flat_t[j] = z_new - q.u;
+  }
+}
+
+// A check: the dual residual and the dual norm carry each pair's penalty factor.
+template <typename Index>
+void AdmmEngine::HalfStepPass::MeasurePairs(
+    int b, const Block& block, Index local, const double* v, const double* xh_block) {
+  const BlockVar* vars = block.vars.data();
+  const PairState* ps = e_.ps_.data();
+  const std::uint32_t* pos0 = e_.side0_pos_.data();
+  const double* flat_x = e_.side0_x_.data();
+  double* flat_t = e_.Targets();
+  Norms acc;
+  if (e_.bound_now_) e_.DemandBound(block, v, xh_block, &acc);  // (before the pairs' update)
+  for (std::size_t i = 0; i < block.vars.size(); ++i) {
+    const int p = vars[i].pair;
+    if (p < 0) continue;
+    const std::size_t li = local(p);
+    const std::uint32_t j = pos0[li];
+    const double x = j != kNoSlot ? flat_x[j] : alpha_;
+    e_.AssignZMeasured(p, x, xh_block[i], v[i], &acc);
+    if (j != kNoSlot) flat_t[j] = ps[li].z - ps[li].u;
+  }
+  e_.norms_[b] = acc;
+}
+
+bool AdmmEngine::HalfStepPass::Outcome(std::string* message, Termination* termination) const {
+  bool failed = false;
+  bool skipped = false;
+  for (BlockStatus st : status_) {
+    skipped = skipped || st == kSkipped;
+    failed =
+        failed || (st != kSkipped && st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit);
+  }
+  // Blocks of the demand side that did not run wrote no targets.
+  if (side_ == 1 && (failed || skipped)) e_.InvalidateTargets();
+  if (!failed) {
+    if (!skipped) return true;
+    // Reported as a time limit or a cancellation, not as a failure: the values are usable.
+    const bool stop = e_.stop_.stop_requested();
+    *termination = stop ? Termination::kCancelled : Termination::kTimeLimit;
+    *message = std::string(stop ? "Stop requested" : "Time limit reached") + " during the " +
+               (side_ == 0 ? "resource" : "demand") +
+               " half step (blocks not yet solved kept their previous values).";
+    return false;
+  }
+  for (std::size_t b = 0; b < status_.size(); ++b) {
+    if (status_[b] == BlockStatus::kOptimal || status_[b] == BlockStatus::kNodeLimit ||
+        status_[b] == kSkipped)
+      continue;
+    const BlockSolver* solver = SolverOf(e_.blocks_[side_][b]);
+    *termination =
+        status_[b] == BlockStatus::kInfeasible ? Termination::kInfeasible : Termination::kFailure;
+    // (A block another process solved: its solver is there.)
+    *message =
+        std::string(side_ == 0 ? "Resource" : "Demand") + " block " + std::to_string(b) + " (" +
+        (solver != nullptr ? solver->name() : "solved by another process") +
+        "): " + BlockStatusName(status_[b]) +
+        (solver == nullptr || solver->last_error().empty() ? "" : ": " + solver->last_error());
+    return false;
+  }
+  return true;
+}
+
 // Solves every block of one side against the other side's current values. The per-pair
 // updates of the iteration are fused into the demand side's block loops, so that they run in
 // parallel and touch each pair once per iteration:
@@ -158,252 +512,20 @@ using namespace engine;
 // in pair order: each resource block's range is visited in its own order as the demand blocks
 // advance (as many short streams as resource blocks), where the resource side visiting the
 // pairs would jump across the whole pair array for every entry.
+// Two seams: this process's own blocks are solved here, in the pairs' layout on this process
+// (ProcessLayout: the loops are instantiated for each), and what the other processes need of
+// them, and this one of theirs, travels after (ShareHalfStep, share.cpp).
 bool AdmmEngine::HalfStep(
     int side, bool integer_phase, bool measure, std::string* message, Termination* termination) {
-  std::atomic<bool> interrupted{false};
-  std::vector<BlockStatus> status(blocks_[side].size(), BlockStatus::kOptimal);
   if (side == 0) {
     xh_ready_ = false;  // a new iteration
     if (targets_stale_) WriteResourceTargets();
   }
-  // A half step can outlast the whole budget (a cold first iteration of thousands of QP
-  // blocks): blocks not yet started when the deadline passes or a stop is requested keep
-  // their previous values, and the solve ends after this half step.
-  const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
-  // Locals: the stores in the loops below could alias members read through `this`.
-  const double a = relaxation_;
-  const double alpha = alpha_;
-  const bool xh_ready = xh_ready_;
-  // Instantiated twice (below): with every pair at its own number (one process, or the whole
-  // state), a pair's place in ps_ and side0_pos_ is its number and costs nothing here.
-  const auto run_block = [&](int b, auto whole) {
-    const auto local = [this](int p) {
-      if constexpr (decltype(whole)::value) return static_cast<std::size_t>(p);
-      return Local(p);
-    };
-    Block& block = blocks_[side][b];
-    if (block.vars.empty()) return;
-    if (interrupted.load(std::memory_order_relaxed)) {
-      status[b] = kSkipped;
-      return;
-    }
-    // The clock is read before every eighth block and before every large one (a read costs
-    // 56 ns here, and Kdl TE has 30,000 blocks per iteration), a stop request before each.
-    const bool read_clock = deadline > 0 && ((b & 7) == 0 || block.work >= kClockEveryBlockWork);
-    if ((read_clock &&
-         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
-                 .count() > deadline) ||
-        stop_.stop_requested()) {
-      interrupted = true;
-      status[b] = kSkipped;
-      return;
-    }
-    // The blocks that follow (light blocks run in index order): their heap data in turn, one
-    // level per block ahead, so that small blocks do not wait on it (a hint; no effect on
-    // the results).
-    {
-      const std::size_t nb = blocks_[side].size();
-      const std::size_t next = static_cast<std::size_t>(b);
-      if (next + 3 < nb) BlockSolver::PrefetchObject(&blocks_[side][next + 3], sizeof(Block));
-      if (next + 2 < nb) {
-        const Block& b2 = blocks_[side][next + 2];
-        if (b2.solver) BlockSolver::PrefetchObject(b2.solver.get());
-        __builtin_prefetch(b2.vars.data());
-        __builtin_prefetch(b2.v.data());
-        b2.problem.Prefetch();
-      }
-      if (next + 1 < nb && blocks_[side][next + 1].solver)
-        blocks_[side][next + 1].solver->Prefetch();
-    }
-    BlockProblem& bp = block.problem;
-    const std::size_t n = block.vars.size();
-    const BlockVar* vars = block.vars.data();
-    PairState* ps = ps_.data();
-    const std::uint32_t* pos0 = side0_pos_.data();
-    double* flat_x = side0_x_.data();
-    double* flat_t = Targets();
-    const double* xh_all = xh_.data();
-    const bool integral = integer_phase && block.has_integers;
-    BlockSolver* solver = integral ? block.extra->integer_solver.get() : block.solver.get();
-    const bool in_place = solver->solves_in_place();
-    // xh of the held pair at li (z still the previous one).
-    const auto xh_of = [&](std::size_t li) {
-      if (xh_ready) return xh_all[li];
-      const std::uint32_t j = pos0[li];
-      const double x = j != kNoSlot ? flat_x[j] : alpha;
-      return a * x + (1 - a) * ps[li].z;
-    };
-    if (side == 0) {
-      // The targets and the solution stay in the flat arrays (a local's target there is
-      // never written: its penalty is 0); with the targets over x, the same range.
-      double* x = flat_x + Side0Offset(b);
-      if (integral) bp.integral = block.extra->integral_flags;
-      const BlockStatus st = SolveBlock(solver, &bp, flat_t + Side0Offset(b), x);
-      if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
-      status[b] = st;
-      // The block's part of the check's bound, before the demand half step overwrites x.
-      if (measure && bound_now_) side0_value_[static_cast<std::size_t>(b)] = BlockValue(bp, x);
-      return;
-    }
-    // A demand block's targets xh + u (or its solver's linear term formed from them: SlotInput)
-    // in a per-thread buffer for a solver that solves in place, else in its problem.
-    SlotInput input;
-    if (in_place && solver->takes_linear()) input = {true, bp.linear.view(), bp.prox_weight.view()};
-    thread_local std::vector<double> buffer;
-    if (in_place && buffer.size() < n) buffer.resize(n);
-    double* target = in_place ? buffer.data() : bp.prox_target.data();
-    // Each pair's xh, kept for the updates after the solve (which would otherwise read x and z
-    // and recompute it).
-    thread_local std::vector<double> xh_buffer;
-    if (xh_buffer.size() < n) xh_buffer.resize(n);
-    double* xh_block = xh_buffer.data();
-    // A block whose pairs are one range reads them as one (the common case: a demand's
-    // entries, after its own variables); the first pair's place, and with it the range's, is
-    // its local number.
-    // The slots after the run (a max-min copy) go through the general loops: [rest, n).
-    const bool run = block.run_from >= 0 && !xh_ready;
-    const std::size_t s0 = run ? static_cast<std::size_t>(block.run_from) : 0;
-    const std::size_t rest = run ? n - block.run_tail : 0;
-    const std::size_t run_begin = run ? local(vars[s0].pair) : 0;
-    if (run) {
-      if (in_place) {
-        for (std::size_t i = 0; i < s0; ++i) target[i] = input(i, 0.0);  // locals, as below
-      }
-      const auto gather = [&](auto linear, auto two_arrays) {
-        GatherRun<decltype(linear)::value, decltype(two_arrays)::value>(rest - s0,
-                                                                        a,
-                                                                        ps + run_begin,
-                                                                        pos0 + run_begin,
-                                                                        flat_x,
-                                                                        flat_t,
-                                                                        input.From(s0),
-                                                                        xh_block + s0,
-                                                                        target + s0);
-      };
-      const bool two_arrays = flat_t != flat_x;
-      if (input.linear) {
-        if (two_arrays) {
-          gather(std::true_type{}, std::true_type{});
-        } else {
-          gather(std::true_type{}, std::false_type{});
-        }
-      } else if (two_arrays) {
-        gather(std::false_type{}, std::true_type{});
-      } else {
-        gather(std::false_type{}, std::false_type{});
-      }
-    }
-    for (std::size_t i = rest; i < n; ++i) {
-      const int p = vars[i].pair;
-      if (p < 0) {
-        // A local's target is 0 (its penalty is 0): the buffer holds another block's.
-        if (in_place) target[i] = input(i, 0.0);
-        continue;
-      }
-      // x and the target sit in the entry's resource's range of the flat arrays, in demand
-      // order there, so the demand blocks that follow walk each resource's range forward: the
-      // line after this entry's is the one the resource's next demands will read. Fetched now
-      // it is in cache by then; the hardware prefetcher cannot follow a thousand interleaved
-      // streams (a hint: no effect on the results; the address is formed as an integer, since
-      // the line after the last element's is past the array's end).
-      const std::size_t li = local(p);
-      {
-        const std::uint32_t jj = pos0[li];
-        if (jj != kNoSlot) {
-          __builtin_prefetch(NextLine(flat_x + jj));
-          __builtin_prefetch(NextLine(flat_t + jj), 1);
-        }
-      }
-      xh_block[i] = xh_of(li);
-      target[i] = input(i, xh_block[i] + ps[li].u);
-    }
-    // The solution: into the block's v, or, for a block that keeps none, into a per-thread
-    // buffer from which the pairs take their z below.
-    thread_local std::vector<double> out_buffer;
-    if (block.values_in_pairs && out_buffer.size() < n) out_buffer.resize(n);
-    double* out = block.values_in_pairs ? out_buffer.data() : block.v.data();
-    if (integral) bp.integral = block.extra->integral_flags;
-    const BlockStatus st = !in_place      ? solver->Solve(bp, &block.v)
-                           : input.linear ? solver->SolveFromLinear(bp, target, out)
-                                          : solver->SolveInPlace(bp, target, out);
-    if (integral) std::fill(bp.integral.begin(), bp.integral.end(), 0);
-    status[b] = st;
-    if (st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit) return;
-    // (Solve may have swapped block.v's storage with its own: read it afresh.)
-    const double* v = block.values_in_pairs ? out : block.v.data();
-    if (!measure) {
-      if (run)
-        ScatterRun(rest - s0, v + s0, xh_block + s0, ps + run_begin, pos0 + run_begin, flat_t);
-      for (std::size_t i = rest; i < n; ++i) {
-        const int p = vars[i].pair;
-        if (p < 0) continue;
-        const double xh = xh_block[i];
-        const std::size_t li = local(p);
-        PairState& q = ps[li];
-        const double z_new = v[i];
-        q.z = z_new;
-        q.u += xh - z_new;
-        const std::uint32_t j = pos0[li];
-        if (j != kNoSlot) flat_t[j] = z_new - q.u;
-      }
-      return;
-    }
-    // A check: the dual residual and the dual norm carry each pair's penalty factor.
-    Norms acc;
-    if (bound_now_) DemandBound(block, v, xh_block, &acc);  // (before the pairs' update)
-    for (std::size_t i = 0; i < n; ++i) {
-      const int p = vars[i].pair;
-      if (p < 0) continue;
-      const std::size_t li = local(p);
-      const std::uint32_t j = pos0[li];
-      const double x = j != kNoSlot ? flat_x[j] : alpha;
-      AssignZMeasured(p, x, xh_block[i], v[i], &acc);
-      if (j != kNoSlot) flat_t[j] = ps[li].z - ps[li].u;
-    }
-    norms_[b] = acc;
-  };
-  if (partial_) {
-    ForEachBlock(side, [&](int b) { run_block(b, std::false_type{}); });
-  } else {
-    ForEachBlock(side, [&](int b) { run_block(b, std::true_type{}); });
-  }
-  ShareHalfStep(side, measure, &status);
-  bool failed = false;
-  bool skipped = false;
-  for (BlockStatus st : status) {
-    skipped = skipped || st == kSkipped;
-    failed =
-        failed || (st != kSkipped && st != BlockStatus::kOptimal && st != BlockStatus::kNodeLimit);
-  }
-  // Blocks of the demand side that did not run wrote no targets.
-  if (side == 1 && (failed || skipped)) InvalidateTargets();
-  if (!failed) {
-    if (!skipped) return true;
-    // Reported as a time limit or a cancellation, not as a failure: the values are usable.
-    *termination = stop_.stop_requested() ? Termination::kCancelled : Termination::kTimeLimit;
-    *message = std::string(stop_.stop_requested() ? "Stop requested" : "Time limit reached") +
-               " during the " + (side == 0 ? "resource" : "demand") +
-               " half step (blocks not yet solved kept their previous values).";
-    return false;
-  }
-  for (std::size_t b = 0; b < status.size(); ++b) {
-    if (status[b] == BlockStatus::kOptimal || status[b] == BlockStatus::kNodeLimit ||
-        status[b] == kSkipped)
-      continue;
-    const Block& block = blocks_[side][b];
-    BlockSolver* solver = integer_phase && block.has_integers ? block.extra->integer_solver.get()
-                                                              : block.solver.get();
-    *termination =
-        status[b] == BlockStatus::kInfeasible ? Termination::kInfeasible : Termination::kFailure;
-    // (A block another process solved: its solver is there.)
-    *message =
-        std::string(side == 0 ? "Resource" : "Demand") + " block " + std::to_string(b) + " (" +
-        (solver != nullptr ? solver->name() : "solved by another process") +
-        "): " + BlockStatusName(status[b]) +
-        (solver == nullptr || solver->last_error().empty() ? "" : ": " + solver->last_error());
-    return false;
-  }
-  return true;
+  HalfStepPass pass(*this, side, integer_phase, measure);
+  layout_.WithIndex(
+      [&](auto index) { ForEachBlock(side, [&](int b) { pass.RunBlock(b, index); }); });
+  ShareHalfStep(side, measure, &pass.status());
+  return pass.Outcome(message, termination);
 }
 
 // Closed-form update of the global scalar alpha, which lives on side 1 - global_side_, with
@@ -498,7 +620,7 @@ void AdmmEngine::MarkPairRuns() {
     std::size_t s1 = s0;
     while (s1 < n && block.vars[s1].pair >= 0 &&
            static_cast<std::size_t>(block.vars[s1].pair) == first + (s1 - s0) &&
-           static_cast<std::size_t>(block.vars[s1].pair) < entry_pairs_ &&
+           static_cast<std::size_t>(block.vars[s1].pair) < layout_.entry_pairs() &&
            side0_pos_[Local(block.vars[s1].pair)] != kNoSlot) {
       ++s1;
     }

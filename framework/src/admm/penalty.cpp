@@ -14,7 +14,6 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <numeric>
 #include <sstream>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include "admm/admm_engine.h"
+#include "core/logging.h"
 
 namespace dede::internal {
 
@@ -115,14 +115,11 @@ bool AdmmEngine::BalanceGlobalWeight() {
   const double proposed = std::clamp(global_weight_ * std::sqrt(pn / dn), 1e-6, 1e6);
   if (proposed > global_weight_ * options_.rho_update_tolerance ||
       proposed < global_weight_ / options_.rho_update_tolerance) {
-    if (options_.verbose) {
-      std::fprintf(stderr,
-                   "admm global penalty factor %.3g -> %.3g (relative residuals %.2e / %.2e)\n",
-                   global_weight_,
-                   proposed,
-                   pn,
-                   dn);
-    }
+    LogDebug("admm global penalty factor {:.3g} -> {:.3g} (relative residuals {:.2e} / {:.2e})",
+             global_weight_,
+             proposed,
+             pn,
+             dn);
     SetGlobalWeight(proposed);
     return true;
   }

@@ -33,7 +33,8 @@ void AdmmEngine::Residuals(IterationSummary* it, bool want_objective) {
     n.z += b.z;
     n.u += b.u;
   }
-  const double sqrt_n = std::sqrt(static_cast<double>(num_pairs_));  // every process's pairs
+  const double sqrt_n =
+      std::sqrt(static_cast<double>(layout_.num_pairs()));  // every process's pairs
   it->primal_residual = std::sqrt(n.r);
   it->dual_residual = rho_ * std::sqrt(n.s);
   it->primal_tolerance =

@@ -90,19 +90,21 @@ void AdmmEngine::BuildRoute() {
   }
   if (DropsOthersBlocks()) LocalizeSide0(&to, &from);
   executor_->SetRoute(std::move(to), std::move(from));
-  var_home_.assign(static_cast<std::size_t>(problem_.num_variables()), 0);
+  std::vector<std::uint8_t>& var_home = *layout_.mutable_var_home();
+  var_home.assign(static_cast<std::size_t>(problem_.num_variables()), 0);
   for (int s = 0; s < 2; ++s) {
     ForEachBlockLocal(
         s,
         [&](const Block& block) {
           for (const BlockVar& bv : block.vars) {
             if (bv.var < 0) continue;
-            std::uint8_t& home = var_home_[static_cast<std::size_t>(bv.var)];
+            std::uint8_t& home = var_home[static_cast<std::size_t>(bv.var)];
             if (bv.pair >= 0) {
-              home |= kHomeMine[s];
+              home |= ProcessLayout::kHomeMine[s];
             } else {
-              home = static_cast<std::uint8_t>(kHomeLocal | (s == 1 ? kHomeLocalSide1 : 0) |
-                                               kHomeMine[0] | kHomeMine[1]);
+              home = static_cast<std::uint8_t>(
+                  ProcessLayout::kHomeLocal | (s == 1 ? ProcessLayout::kHomeLocalSide1 : 0) |
+                  ProcessLayout::kHomeMine[0] | ProcessLayout::kHomeMine[1]);
             }
           }
         },
@@ -111,10 +113,11 @@ void AdmmEngine::BuildRoute() {
   // The locals of the other processes' blocks.
   for (VarId v = 0; v < problem_.num_variables(); ++v) {
     if (problem_.IsEntry(v)) continue;
-    std::uint8_t& home = var_home_[static_cast<std::size_t>(v)];
-    if ((home & kHomeLocal) == 0)
-      home = problem_.variable(v).owner.side == Side::kDemand ? kHomeLocal | kHomeLocalSide1
-                                                              : kHomeLocal;
+    std::uint8_t& home = var_home[static_cast<std::size_t>(v)];
+    if ((home & ProcessLayout::kHomeLocal) == 0)
+      home = problem_.variable(v).owner.side == Side::kDemand
+                 ? ProcessLayout::kHomeLocal | ProcessLayout::kHomeLocalSide1
+                 : ProcessLayout::kHomeLocal;
   }
   // With t_b on the demand side, alpha (resource side) is formed from their z and u.
   global_pair_.clear();
@@ -125,14 +128,14 @@ void AdmmEngine::BuildRoute() {
         if (bv.var < 0 && bv.pair >= 0) global_pair_[b] = bv.pair;
     }
   }
-  route_ready_ = true;
+  layout_.SetRouteReady(true);
 }
 
 void AdmmEngine::ShareHalfStep(int side, bool measure, std::vector<BlockStatus>* status) {
   if (executor_->processes() <= 1) return;
   // Anderson reads every pair at every iteration, the per-block penalty balancing at the
   // checks.
-  if (route_ready_ && !anderson_ && (!measure || balanced_side_ < 0)) {
+  if (layout_.route_ready() && !anderson_ && (!measure || balanced_side_ < 0)) {
     ShareCut(side, measure, status);
     ++cut_shares_;
   } else {
@@ -185,7 +188,7 @@ void AdmmEngine::ShareCut(int side, bool measure, std::vector<BlockStatus>* stat
     }
   }
   executor_->Route(side == 0 ? side0_x_.data() : Targets(), /*backward=*/side == 1);
-  replica_stale_[side] = true;
+  layout_.SetReplicaStale(side, true);
 }
 
 void AdmmEngine::WriteOwnTargets() {
@@ -219,19 +222,20 @@ void AdmmEngine::ShareVariables(int side,
                                 std::vector<double>* values,
                                 std::vector<std::uint8_t>* flags,
                                 bool to_root) {
-  const std::uint8_t mine = kHomeMine[entry_side];
+  const std::uint8_t mine = ProcessLayout::kHomeMine[entry_side];
   double* x = values->data();
   const std::size_t n = values->size();
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 14),
                     [&](const tbb::blocked_range<std::size_t>& range) {
                       for (std::size_t v = range.begin(); v != range.end(); ++v) {
-                        const std::uint8_t home = var_home_[v];
+                        const std::uint8_t home = layout_.var_home()[v];
                         if ((home & mine) != 0) continue;
                         bool given = true;
                         if (side >= 0) {
-                          given = (home & kHomeLocal) == 0
-                                      ? side == entry_side
-                                      : ((home & kHomeLocalSide1) != 0) == (side == 1);
+                          given =
+                              (home & ProcessLayout::kHomeLocal) == 0
+                                  ? side == entry_side
+                                  : ((home & ProcessLayout::kHomeLocalSide1) != 0) == (side == 1);
                         }
                         if (given) x[v] = 0.0;
                       }
@@ -249,10 +253,10 @@ bool AdmmEngine::DropsOthersBlocks() const {
 }
 
 void AdmmEngine::DropOthersBlocks() {
-  if (!route_ready_ || !DropsOthersBlocks()) return;
-  partial_ = true;
+  if (!layout_.route_ready() || !DropsOthersBlocks()) return;
+  layout_.SetPartial(true);
   for (int s = 0; s < 2; ++s) {
-    replica_stale_[s] = true;
+    layout_.SetReplicaStale(s, true);
     for (Block& block : blocks_[s]) {
       if (executor_->Owns(s, block.id.index)) continue;
       std::vector<BlockVar>().swap(block.vars);
@@ -314,34 +318,36 @@ void AdmmEngine::LocalizeSide0(std::vector<std::vector<std::uint32_t>>* to,
 }
 
 void AdmmEngine::HoldOwnPairs() {
-  if (!partial_) return;
+  if (!layout_.partial()) return;
   // The own demand blocks are one range of block indices (the executor's), so their entries'
   // pairs are one range of pair numbers.
   const auto [first, last] = OwnBlocks(1);
-  const auto entries = pairs_.begin() + static_cast<std::ptrdiff_t>(entry_pairs_);
+  const std::size_t entry_pairs = layout_.entry_pairs();
+  const auto entries = pairs_.begin() + static_cast<std::ptrdiff_t>(entry_pairs);
   const auto begin = std::partition_point(
       pairs_.begin(), entries, [&](const Pair& pr) { return pr.block[1] < first; });
   const auto end =
       std::partition_point(begin, entries, [&](const Pair& pr) { return pr.block[1] < last; });
-  held_begin_ = static_cast<std::size_t>(begin - pairs_.begin());
-  held_count_ = static_cast<std::size_t>(end - begin);
+  const auto held_begin = static_cast<std::size_t>(begin - pairs_.begin());
+  const auto held_count = static_cast<std::size_t>(end - begin);
+  layout_.HoldEntryPairs(held_begin, held_count);
   // The resource side's positions of the held pairs, in the held layout.
-  std::vector<std::uint32_t> pos(held_count_ + (num_pairs_ - entry_pairs_));
+  std::vector<std::uint32_t> pos(layout_.held_pairs());
   std::copy_n(
-      side0_pos_.begin() + static_cast<std::ptrdiff_t>(held_begin_), held_count_, pos.begin());
-  std::copy(side0_pos_.begin() + static_cast<std::ptrdiff_t>(entry_pairs_),
+      side0_pos_.begin() + static_cast<std::ptrdiff_t>(held_begin), held_count, pos.begin());
+  std::copy(side0_pos_.begin() + static_cast<std::ptrdiff_t>(entry_pairs),
             side0_pos_.end(),
-            pos.begin() + static_cast<std::ptrdiff_t>(held_count_));
+            pos.begin() + static_cast<std::ptrdiff_t>(held_count));
   side0_pos_ = std::move(pos);
 }
 
 void AdmmEngine::Consolidate() {
   for (int s = 0; s < 2; ++s)
-    if (replica_stale_[s]) ShareAll(s, /*measure=*/false, nullptr);
+    if (layout_.replica_stale(s)) ShareAll(s, /*measure=*/false, nullptr);
 }
 
 void AdmmEngine::ShareAll(int side, bool measure, std::vector<BlockStatus>* status) {
-  replica_stale_[side] = false;
+  layout_.SetReplicaStale(side, false);
   std::vector<Block>& blocks = blocks_[side];
   const std::size_t with_status = status != nullptr ? 1 : 0;
   BlockExecutor::Exchange exchange;

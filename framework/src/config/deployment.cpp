@@ -45,8 +45,11 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& Sections() 
         it->second.push_back(child);
       }
     };
-    for (const Spec& spec : Specs()) {
-      const std::vector<std::string> parts = Split(spec.info.key);
+    std::vector<std::string> keys;
+    for (const Spec& spec : Specs()) keys.push_back(spec.info.key);
+    for (const DeprecatedKey& old : DeprecatedKeys()) keys.push_back(old.key);
+    for (const std::string& key : keys) {
+      const std::vector<std::string> parts = Split(key);
       std::string section;
       for (const std::string& part : parts) {
         add(section, part);
@@ -70,16 +73,31 @@ struct Problem {
   std::string message;
 };
 
+// The keys of `section` an error message offers: the allowed ones but the deprecated (they
+// load, with a warning, but are not suggested).
+std::vector<std::string> Offered(const std::string& section,
+                                 const std::vector<std::string>& allowed) {
+  std::vector<std::string> offered;
+  for (const std::string& name : allowed) {
+    const std::string dotted = section.empty() ? name : section + "." + name;
+    if (std::none_of(DeprecatedKeys().begin(),
+                     DeprecatedKeys().end(),
+                     [&](const DeprecatedKey& old) { return old.key == dotted; }))
+      offered.push_back(name);
+  }
+  return offered;
+}
+
 // Unknown keys and sections that are not maps, everywhere except inside map-typed options.
 void CheckStructure(const ConfigNode& node, std::vector<Problem>* problems) {
   const std::vector<std::string>* allowed = AllowedKeys(node.path());
   if (allowed == nullptr || node.IsNull()) return;
   if (!node.IsMap()) {
-    problems->push_back({node.line(),
-                         node.Where() + ": " +
-                             (node.path().empty() ? "the deployment" : node.path()) +
-                             (node.IsScalar() ? " = '" + node.scalar() + "'" : std::string()) +
-                             ": expected a map with keys " + Join(*allowed, ", ")});
+    problems->push_back(
+        {node.line(),
+         node.Where() + ": " + (node.path().empty() ? "the deployment" : node.path()) +
+             (node.IsScalar() ? " = '" + node.scalar() + "'" : std::string()) +
+             ": expected a map with keys " + Join(Offered(node.path(), *allowed), ", ")});
     return;
   }
   for (const auto& [key, value] : node.entries()) {
@@ -87,8 +105,8 @@ void CheckStructure(const ConfigNode& node, std::vector<Problem>* problems) {
       // One map with only this key gives CheckKeys' message for exactly this entry.
       ConfigNode single = ConfigNode::Map(node.file(), node.line(), node.column(), node.path());
       single.Insert(key, value);
-      problems->push_back(
-          {value.line() > 0 ? value.line() : node.line(), single.CheckKeys(*allowed).message()});
+      problems->push_back({value.line() > 0 ? value.line() : node.line(),
+                           single.CheckKeys(Offered(node.path(), *allowed)).message()});
       continue;
     }
     if (!value.IsNull()) CheckStructure(value, problems);
@@ -128,6 +146,113 @@ std::string SectionPath(const std::string& key, const ConfigNode& root, const Co
     path = path.empty() ? parts[i] : path + "." + parts[i];
   }
   return path;
+}
+
+// The node of dotted `key` in `root`, or nullptr.
+const ConfigNode* FindKey(const ConfigNode& root, const std::string& key) {
+  const ConfigNode* deepest = nullptr;
+  const ConfigNode* located = nullptr;
+  const ConfigNode* parent = FindParent(root, key, &deepest, &located);
+  return parent != nullptr ? parent->Find(Split(key).back()) : nullptr;
+}
+
+// Where `key` of `spec` is given: its own place, or a deprecated key it replaces (each use
+// noted in config->warnings). Two places that disagree are a problem; *parent is null when
+// the key is given nowhere.
+void FindGiven(const ConfigNode& root,
+               const Spec& spec,
+               DeploymentConfig* config,
+               std::vector<Problem>* problems,
+               const ConfigNode** parent,
+               std::string* leaf) {
+  const ConfigNode* deepest = nullptr;
+  const ConfigNode* located = nullptr;
+  *parent = FindParent(root, spec.info.key, &deepest, &located);
+  *leaf = Split(spec.info.key).back();
+  const ConfigNode* given = *parent != nullptr ? (*parent)->Find(*leaf) : nullptr;
+  if (given == nullptr) *parent = nullptr;
+  for (const DeprecatedKey& old : DeprecatedKeys()) {
+    if (old.replacement != spec.info.key) continue;
+    const ConfigNode* node = FindKey(root, old.key);
+    if (node == nullptr) continue;
+    config->warnings.push_back(node->Where() + ": " + old.key + " is deprecated (" + old.note +
+                               "): use " + spec.info.key);
+    if (given == nullptr) {
+      given = node;
+      *parent = FindParent(root, old.key, &deepest, &located);
+      *leaf = Split(old.key).back();
+    } else if (!(node->IsScalar() && given->IsScalar() && node->scalar() == given->scalar())) {
+      problems->push_back({node->line(),
+                           node->Where() + ": " + old.key + " = '" +
+                               (node->IsScalar() ? node->scalar() : "...") + "' disagrees with " +
+                               given->path() + " = '" +
+                               (given->IsScalar() ? given->scalar() : "...") + "' (" +
+                               given->Where() + "): give " + spec.info.key + " once"});
+    }
+  }
+}
+
+// Retired keys: accepted, with a warning that they do nothing.
+void NoteRetiredKeys(const ConfigNode& root, DeploymentConfig* config) {
+  for (const DeprecatedKey& old : DeprecatedKeys()) {
+    if (!old.replacement.empty()) continue;
+    if (const ConfigNode* node = FindKey(root, old.key); node != nullptr) {
+      config->warnings.push_back(node->Where() + ": " + old.key + " is deprecated: " + old.note);
+    }
+  }
+}
+
+// Keys that set more than one solver's field: the exact solver's copies follow the ADMM's.
+void ShareSolverKeys(DeploymentConfig* config) {
+  config->exact.fill_after_max_min = config->admm.fill_after_max_min;
+  config->exact.fill_slack = config->admm.fill_slack;
+}
+
+// The solver section's checks across keys: AdmmOptions::IsValid (reported at its key) and
+// solver.method going with solver.kind: plugin only.
+void CheckSolverKeys(const ConfigNode& root,
+                     const DeploymentConfig& config,
+                     std::vector<Problem>* out) {
+  std::vector<Problem>& problems = *out;
+  std::string why;
+  if (!config.admm.IsValid(&why)) {
+    // "AdmmOptions::relaxation = 2.5. Violated constraint: ..." -> report at
+    // solver.admm.relaxation.
+    const std::string prefix = "AdmmOptions::";
+    std::string field;
+    if (why.rfind(prefix, 0) == 0) {
+      field = why.substr(prefix.size(), why.find(' ') - prefix.size());
+    }
+    const std::string key = "solver.admm." + field;
+    const ConfigNode* deepest = nullptr;
+    const ConfigNode* located = nullptr;
+    const ConfigNode* parent = FindParent(root, key, &deepest, &located);
+    const ConfigNode* node = parent != nullptr ? parent->Find(field) : nullptr;
+    const ConfigNode& at = node != nullptr && node->line() > 0 ? *node : *located;
+    problems.push_back(
+        {at.line(), at.Where() + ": " + key + (node != nullptr ? "" : " (default)") + ": " + why});
+  }
+
+  // solver.method goes with solver.kind: plugin, and only with it.
+  {
+    const ConfigNode* solver = root.Find("solver");
+    const ConfigNode* kind = solver != nullptr && solver->IsMap() ? solver->Find("kind") : nullptr;
+    const ConfigNode* method =
+        solver != nullptr && solver->IsMap() ? solver->Find("method") : nullptr;
+    if (config.solver == SolverKind::kPlugin && config.method == "none") {
+      const ConfigNode& at = kind != nullptr ? *kind : root;
+      problems.push_back({at.line(),
+                          at.Where() + ": solver.kind = 'plugin' needs solver.method "
+                                       "(the plugin's method to run; `dede plugins` lists them)"});
+    } else if (config.solver != SolverKind::kPlugin && config.method != "none") {
+      const ConfigNode& at = method != nullptr ? *method : root;
+      problems.push_back({at.line(),
+                          at.Where() + ": solver.method = '" + config.method +
+                              "' is only used with solver.kind: "
+                              "plugin (solver.kind is '" +
+                              (config.solver == SolverKind::kAdmm ? "admm" : "exact") + "')"});
+    }
+  }
 }
 
 }  // namespace
@@ -266,11 +391,14 @@ Result<DeploymentConfig> LoadDeployment(const std::string& path,
     config.plugin_settings = ConfigNode::Map(path, at.line(), at.column(), "plugin.settings");
   }
 
+  NoteRetiredKeys(root, &config);
   for (const Spec& spec : Specs()) {
     const ConfigNode* deepest = nullptr;
     const ConfigNode* located = nullptr;
-    const ConfigNode* parent = FindParent(root, spec.info.key, &deepest, &located);
-    const std::string leaf = Split(spec.info.key).back();
+    (void)FindParent(root, spec.info.key, &deepest, &located);
+    const ConfigNode* parent = nullptr;
+    std::string leaf;
+    FindGiven(root, spec, &config, &problems, &parent, &leaf);
     const ConfigNode* node = parent != nullptr ? parent->Find(leaf) : nullptr;
     if (node == nullptr) {
       // A section that exists but is not a map was reported by CheckStructure.
@@ -291,45 +419,8 @@ Result<DeploymentConfig> LoadDeployment(const std::string& path,
     }
   }
 
-  std::string why;
-  if (!config.admm.IsValid(&why)) {
-    // "AdmmOptions::relaxation = 2.5. Violated constraint: ..." -> report at
-    // solver.admm.relaxation.
-    const std::string prefix = "AdmmOptions::";
-    std::string field;
-    if (why.rfind(prefix, 0) == 0) {
-      field = why.substr(prefix.size(), why.find(' ') - prefix.size());
-    }
-    const std::string key = "solver.admm." + field;
-    const ConfigNode* deepest = nullptr;
-    const ConfigNode* located = nullptr;
-    const ConfigNode* parent = FindParent(root, key, &deepest, &located);
-    const ConfigNode* node = parent != nullptr ? parent->Find(field) : nullptr;
-    const ConfigNode& at = node != nullptr && node->line() > 0 ? *node : *located;
-    problems.push_back(
-        {at.line(), at.Where() + ": " + key + (node != nullptr ? "" : " (default)") + ": " + why});
-  }
-
-  // solver.method goes with solver.kind: plugin, and only with it.
-  {
-    const ConfigNode* solver = root.Find("solver");
-    const ConfigNode* kind = solver != nullptr && solver->IsMap() ? solver->Find("kind") : nullptr;
-    const ConfigNode* method =
-        solver != nullptr && solver->IsMap() ? solver->Find("method") : nullptr;
-    if (config.solver == SolverKind::kPlugin && config.method == "none") {
-      const ConfigNode& at = kind != nullptr ? *kind : root;
-      problems.push_back({at.line(),
-                          at.Where() + ": solver.kind = 'plugin' needs solver.method "
-                                       "(the plugin's method to run; `dede plugins` lists them)"});
-    } else if (config.solver != SolverKind::kPlugin && config.method != "none") {
-      const ConfigNode& at = method != nullptr ? *method : root;
-      problems.push_back({at.line(),
-                          at.Where() + ": solver.method = '" + config.method +
-                              "' is only used with solver.kind: "
-                              "plugin (solver.kind is '" +
-                              (config.solver == SolverKind::kAdmm ? "admm" : "exact") + "')"});
-    }
-  }
+  ShareSolverKeys(&config);
+  CheckSolverKeys(root, config, &problems);
 
   if (!problems.empty()) {
     std::stable_sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) {
@@ -351,8 +442,12 @@ Status ApplyRecommendedSetting(const std::string& key,
                                bool* applied) {
   *applied = false;
   const Spec* spec = nullptr;
+  std::string renamed = key;
+  for (const DeprecatedKey& old : DeprecatedKeys()) {
+    if (old.key == key && !old.replacement.empty()) renamed = old.replacement;
+  }
   for (const Spec& s : Specs()) {
-    if (s.info.key == key) spec = &s;
+    if (s.info.key == renamed) spec = &s;
   }
   if (spec == nullptr || key.rfind("solver.", 0) != 0 || spec->info.type == "map" ||
       spec->info.type == "list") {
@@ -367,17 +462,19 @@ Status ApplyRecommendedSetting(const std::string& key,
     return InvalidArgument(origin + ": recommended " + key + " = " + value + ": " +
                            status.message());
   }
+  ShareSolverKeys(&trial);
   std::string why;
   if (!trial.admm.IsValid(&why)) {
     return InvalidArgument(origin + ": recommended " + key + " = " + value + ": " + why);
   }
   // Checked either way (a bad recommendation is the plugin's error); the deployment's own
   // choice, or a recommendation applied before, wins.
-  if (std::find(config->keys_set.begin(), config->keys_set.end(), key) != config->keys_set.end()) {
+  if (std::find(config->keys_set.begin(), config->keys_set.end(), renamed) !=
+      config->keys_set.end()) {
     return Status::Ok();
   }
   *config = std::move(trial);
-  config->keys_set.push_back(key);
+  config->keys_set.push_back(renamed);
   config->text += "\n# Recommended by " + origin + " (applied): " + key + ": " + value + "\n";
   *applied = true;
   return Status::Ok();

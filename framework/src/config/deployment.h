@@ -58,7 +58,18 @@ struct DeploymentConfig {
   // The option keys the file or its overlays set (dotted, registry keys): what a plugin's
   // recommended settings must not override.
   std::vector<std::string> keys_set;
+  // Deprecated keys the file or its overlays used, one line each ("file:line:column: key is
+  // deprecated: ..."): the CLI logs them as warnings before it runs anything.
+  std::vector<std::string> warnings;
 };
+
+// A key that was renamed or retired: it still loads, with a warning naming the replacement.
+struct DeprecatedKey {
+  std::string key;          // the old dotted key, "solver.admm.feasibility_tolerance"
+  std::string replacement;  // the key that now holds its value; empty: retired, no effect
+  std::string note;         // why, or what to use instead
+};
+const std::vector<DeprecatedKey>& DeprecatedKeys();
 
 // A plugin's recommended setting (DomainPlugin::RecommendedSettings): `key` (a registry key
 // under solver.) set to the YAML `value` unless the deployment set it. *applied says whether it
@@ -76,7 +87,13 @@ struct OptionInfo {
   std::string default_value;
   std::string bounds;  // human-readable, "> 0", "[0, 2)", "admm|exact"
   std::string description;
-  bool reloadable = false;  // can change without rebuilding the solver
+  // "basic": what a deployment usually sets (`dede options` shows these); "advanced": tuning
+  // and operations keys (`dede options --all`).
+  std::string level = "advanced";
+  // "set-up": read when the deployment (or the solver) is set up; changing it takes a restart
+  // (`dede run` resumes), and AdmmSolver::SetOptions refuses a change of a solver.admm one.
+  // "per solve": read by every solve; a host may change it between solves (SetOptions).
+  std::string lifetime = "set-up";
   // Machine-readable form of `bounds`, for validation and tests.
   bool required = false;                                  // no default: the key must be present
   std::vector<std::string> choices;                       // type "choice": the allowed values

@@ -2,6 +2,8 @@
 // by exact_solver.cpp (the model, cuts, the run) and exact_rounds.cpp (one Clp or Cbc round).
 #pragma once
 
+#include <fmt/format.h>
+
 #include <CbcHeuristic.hpp>
 #include <CbcHeuristicFPump.hpp>
 #include <CbcHeuristicLocal.hpp>
@@ -16,6 +18,7 @@
 #include <ClpSolve.hpp>
 #include <CoinError.hpp>
 #include <CoinFinite.hpp>
+#include <CoinMessageHandler.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
 #include <algorithm>
@@ -57,11 +60,7 @@ inline double Seconds(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
 
-inline std::string Num(double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.10g", value);
-  return buffer;
-}
+inline std::string Num(double value) { return fmt::format("{:.10g}", value); }
 
 // Clp and Cbc spell infinity as COIN_DBL_MAX.
 inline double ToCoin(double value) {
@@ -154,6 +153,17 @@ struct RoundResult {
   std::string detail;
 };
 
+// Clp's and Cbc's messages as debug lines of the process log ("exact: Clp0006I ..."), where they
+// printed to standard output themselves: they are written at `--log-level debug` (log level 1 of
+// the solvers) and, like every log line, carry a time and a level.
+class LogMessageHandler final : public CoinMessageHandler {
+ public:
+  int print() override;
+  CoinMessageHandler* clone() const override { return new LogMessageHandler(*this); }
+  // The solvers' own log level for the process log's: 1 (their summary) at debug, else 0.
+  static int SolverLogLevel();
+};
+
 class ExactSolver {
  public:
   ExactSolver(const Problem& problem, const ExactOptions& options, Clock::time_point start)
@@ -232,6 +242,8 @@ class ExactSolver {
   // ChoosePrimalScale applies.
   double primal_scale_ = 1.0;
 
+  // Before clp_, which holds a pointer to it: destroyed after it.
+  LogMessageHandler log_handler_;
   ClpSimplex clp_;
   int clp_rows_loaded_ = 0;
   bool qp_ray_checked_ = false;

@@ -1,8 +1,20 @@
 // One round of the exact baseline's model: a Clp solve (LP or QP, warm after the first) or a
 // Cbc branch and bound (see exact_model.h).
+#include <string_view>
+
+#include "core/logging.h"
 #include "exact/exact_model.h"
 
 namespace dede::internal::exact {
+
+int LogMessageHandler::print() {
+  std::string_view text = messageBuffer();
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  if (!text.empty()) LogDebug("exact: {}", text);
+  return 0;
+}
+
+int LogMessageHandler::SolverLogLevel() { return LogEnabled(LogLevel::kDebug) ? 1 : 0; }
 
 namespace {
 
@@ -19,7 +31,8 @@ std::vector<double> Scaled(const double* bounds, int count, double scale) {
 
 void ExactSolver::LoadClpModel(bool first) {
   if (first) {
-    clp_.setLogLevel(options_.verbose ? 1 : 0);
+    clp_.passInMessageHandler(&log_handler_);
+    clp_.setLogLevel(LogMessageHandler::SolverLogLevel());
     const CoinPackedMatrix matrix = model_.Matrix();
     const int n = model_.num_cols(), m = model_.num_rows();
     const std::vector<double> col_lower = Scaled(model_.col_lower.data(), n, primal_scale_);
@@ -180,11 +193,15 @@ RoundResult ExactSolver::SolveCbcRound(const std::vector<double>* start) {
                      model_.row_upper.data());
   for (int j = 0; j < model_.num_cols(); ++j)
     if (model_.is_integer[j]) solver.setInteger(j);
-  const int log_level = options_.verbose ? 1 : 0;
+  const int log_level = LogMessageHandler::SolverLogLevel();
+  solver.passInMessageHandler(&log_handler_);
+  solver.getModelPtr()->passInMessageHandler(&log_handler_);
   solver.messageHandler()->setLogLevel(log_level);
   solver.getModelPtr()->setLogLevel(log_level);
 
   CbcModel cbc(solver);
+  cbc.passInMessageHandler(&log_handler_);
+  cbc.solver()->passInMessageHandler(&log_handler_);
   cbc.setLogLevel(log_level);
   cbc.messageHandler()->setLogLevel(log_level);
   cbc.solver()->messageHandler()->setLogLevel(log_level);

@@ -10,6 +10,7 @@
 //                                     Clp's quadratic objective instead.
 // Clp and Cbc minimise, so a maximised objective is negated internally and reported back in the
 // user's sense.
+#include "core/logging.h"
 #include "dede/host_solvers.h"
 #include "exact/exact_model.h"
 
@@ -529,15 +530,13 @@ void ExactSolver::Run(Allocation* allocation, SolveSummary* summary) {
     round = integer_ ? SolveCbcRound(incumbent.empty() ? nullptr : &incumbent)
                      : SolveClpRound(first, after_unbounded);
     total_iterations += round.iterations;
-    if (options_.verbose)
-      std::fprintf(stderr,
-                   "[exact] round %d: %d rows, %d cuts, %d iterations, objective %.10g, %.3f s\n",
-                   rounds + 1,
-                   model_.num_rows(),
-                   num_cuts_,
-                   round.iterations,
-                   sign_ * round.internal_objective + problem_.objective_constant(),
-                   Seconds(start_, Clock::now()));
+    LogDebug("exact round {}: {} rows, {} cuts, {} iterations, objective {:.10g}, {:.3f} s",
+             rounds + 1,
+             model_.num_rows(),
+             num_cuts_,
+             round.iterations,
+             sign_ * round.internal_objective + problem_.objective_constant(),
+             Seconds(start_, Clock::now()));
     if (round.status == RoundResult::Status::kUnbounded && outer &&
         RetryUnbounded(&round, &unbounded_retries)) {
       continue;

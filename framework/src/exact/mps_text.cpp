@@ -1,5 +1,7 @@
 #include "exact/mps_text.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -100,10 +102,8 @@ bool MpsLineReader::Finish(std::string* line) {
   for (std::size_t i = 0; i < line->size(); ++i) {
     const auto c = static_cast<unsigned char>((*line)[i]);
     if ((c < 0x20 && c != '\t') || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof(hex), "%02x", c);
-      error_ = "control character 0x" + std::string(hex) + " in column " + std::to_string(i + 1) +
-               " (an MPS file is text)";
+      error_ =
+          fmt::format("control character 0x{:02x} in column {} (an MPS file is text)", c, i + 1);
       return false;
     }
   }

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
@@ -12,6 +11,8 @@
 #if DEDE_WITH_MPI
 #include <mpi.h>
 #endif
+
+#include "core/logging.h"
 
 namespace dede::internal::mpi {
 namespace {
@@ -51,9 +52,9 @@ World::World(int* argc, char*** argv) {
   // thread), one call at a time.
   MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
   if (provided < MPI_THREAD_SERIALIZED) {
-    std::fprintf(stderr,
-                 "dede: this MPI library gives thread level %d; dede needs MPI_THREAD_SERIALIZED\n",
-                 provided);
+    LogError("this MPI library gives thread level {}; dede needs MPI_THREAD_SERIALIZED ({})",
+             provided,
+             static_cast<int>(MPI_THREAD_SERIALIZED));
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   g_initialised = true;
@@ -149,8 +150,7 @@ void Abort(int code) {
 bool Built() { return false; }
 World::World(int*, char***) {
   if (LaunchedByMpirun() && EnvInt("OMPI_COMM_WORLD_RANK", 0) == 0) {
-    std::fprintf(stderr,
-                 "dede: started by mpirun, but this build has no MPI (each process runs alone)\n");
+    LogWarn("started by mpirun, but this build has no MPI (each process runs alone)");
   }
 }
 World::~World() = default;
@@ -163,15 +163,14 @@ int AgreeExitCode(int code) { return code; }
 #endif
 
 void ExitHung(const char* what, double seconds) {
-  std::fprintf(stderr,
-               "dede: process %d of %d waited over %g s for %s (DEDE_MPI_TIMEOUT_SECONDS): a "
-               "process of the launch hangs; ending the launch (the round in flight is not "
-               "written)\n",
-               g_rank,
-               g_size,
-               seconds,
-               what);
-  std::fflush(stderr);
+  // The log flushes each line it writes: nothing is lost to _Exit.
+  LogError(
+      "process {} of {} waited over {:g} s for {} (DEDE_MPI_TIMEOUT_SECONDS): a process of the "
+      "launch hangs; ending the launch (the round in flight is not written)",
+      g_rank,
+      g_size,
+      seconds,
+      what);
   std::_Exit(3);
 }
 
@@ -183,7 +182,7 @@ double ExchangeTimeoutSeconds() {
   char* end = nullptr;
   const double seconds = std::strtod(v, &end);
   if (end == v || *end != '\0' || !(seconds > 0)) {
-    std::fprintf(stderr, "dede: DEDE_MPI_TIMEOUT_SECONDS = '%s': expected seconds > 0\n", v);
+    LogError("environment variable DEDE_MPI_TIMEOUT_SECONDS = '{}': expected seconds > 0", v);
     Abort(2);
   }
   return seconds;

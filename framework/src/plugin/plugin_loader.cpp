@@ -17,6 +17,7 @@
 #include <system_error>
 
 #include "core/check.h"
+#include "core/logging.h"
 
 namespace dede::internal {
 namespace {
@@ -44,10 +45,8 @@ Status CheckElfFile(const std::string& path) {
   if (got < kMagic.size() || std::memcmp(bytes, kMagic.data(), kMagic.size()) != 0) {
     std::string found;
     for (std::size_t i = 0; i < std::min<std::size_t>(got, 4); ++i) {
-      char byte[4];
-      std::snprintf(byte, sizeof(byte), "%02x", bytes[i]);
       if (i > 0) found += ' ';
-      found += byte;
+      found += fmt::format("{:02x}", bytes[i]);
     }
     if (found.empty()) found = "an empty file";
     return InvalidArgument(
@@ -293,7 +292,8 @@ void PluginDeleter::operator()(DomainPlugin* plugin) noexcept {
   // catches what `destroy` itself might throw.
   Status destroyed =
       CallPlugin("destroy", handle->info(), [&] { handle->descriptor().destroy(plugin); });
-  if (!destroyed.ok()) std::fprintf(stderr, "%s\n", destroyed.ToString().c_str());
+  // The instance is gone either way; the run goes on.
+  if (!destroyed.ok()) LogWarn("{}", destroyed.ToString());
   handle.reset();  // the object is gone: the library may be unloaded now
 }
 

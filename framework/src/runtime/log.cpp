@@ -9,6 +9,8 @@
 #include <ctime>
 #include <utility>
 
+#include "core/logging.h"
+
 namespace dede::internal {
 namespace {
 
@@ -30,30 +32,32 @@ spdlog::level::level_enum ToSpdlog(LogLevel level) {
   return spdlog::level::off;
 }
 
-// The level as --log-level spells it, padded to one width so the messages line up (spdlog's
-// own names are "warning" and "critical", and compiled into libspdlog).
+// The level as --log-level spells it, padded to one width so the messages line up, as the
+// built-in writer of dede/log.h spells it (PaddedLevelName; spdlog's own names are "warning"
+// and "critical", and compiled into libspdlog).
 class LevelFlag final : public spdlog::custom_flag_formatter {
  public:
   void format(const spdlog::details::log_msg& msg,
               const std::tm&,
               spdlog::memory_buf_t& dest) override {
-    std::string_view name = "error";
+    LogLevel level = LogLevel::kError;
     switch (msg.level) {
       case spdlog::level::trace:
-        name = "trace";
+        level = LogLevel::kTrace;
         break;
       case spdlog::level::debug:
-        name = "debug";
+        level = LogLevel::kDebug;
         break;
       case spdlog::level::info:
-        name = "info ";
+        level = LogLevel::kInfo;
         break;
       case spdlog::level::warn:
-        name = "warn ";
+        level = LogLevel::kWarn;
         break;
       default:
         break;
     }
+    const std::string_view name = PaddedLevelName(level);
     dest.append(name.data(), name.data() + name.size());
   }
   std::unique_ptr<custom_flag_formatter> clone() const override {
@@ -114,6 +118,23 @@ spdlog::logger& ProcessLogger() {
   return *logger;
 }
 
+// The process logger as a LogWriter. Never destroyed (nor the logger it holds): the process log
+// must outlive every static that writes to it as the process exits.
+LogWriter* ProcessWriter() {
+  static LogWriter* const writer = [] {
+    ProcessLogger();
+    return new Logger();
+  }();
+  return writer;
+}
+
+// Makes the process logger dede::ProcessLog() at its first use, unless a writer is installed
+// already (a test's ScopedLogWriter keeps its lines).
+void InstallAsProcessLog() {
+  static const bool installed = SetProcessLogWriterIfNone(ProcessWriter());
+  (void)installed;
+}
+
 }  // namespace
 
 const std::vector<std::string>& LogLevelNames() {
@@ -139,7 +160,11 @@ Logger Logger::ToStream(std::ostream* out, LogLevel level) {
   return logger;
 }
 
-spdlog::logger& Logger::Get() const { return logger_ ? *logger_ : ProcessLogger(); }
+spdlog::logger& Logger::Get() const {
+  if (logger_) return *logger_;
+  InstallAsProcessLog();
+  return ProcessLogger();
+}
 
 bool Logger::Enabled(LogLevel level) const {
   return level != LogLevel::kOff && Get().should_log(ToSpdlog(level));
@@ -157,6 +182,10 @@ void Logger::Log(LogLevel level, std::string_view message) const {
   }
 }
 
-void SetUpProcessLog(LogLevel level) { ProcessLogger().set_level(ToSpdlog(level)); }
+void SetUpProcessLog(LogLevel level) {
+  SetProcessLogWriter(ProcessWriter());
+  ProcessLogger().set_level(ToSpdlog(level));
+  SetBuiltInLogLevel(level);
+}
 
 }  // namespace dede::internal

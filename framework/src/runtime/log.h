@@ -9,8 +9,10 @@
 // (`dede solve`'s summary, `dede query`'s rows, `dede plugins`' list) is no log line and
 // carries no prefix.
 //
-// spdlog stays in log.cpp: the runtime and the tools see only this header, and nothing of the
-// plugin SDK (framework/include/dede/) knows the log.
+// spdlog stays in log.cpp: the runtime and the tools see only this header. The process logger is
+// also the process log of the SDK (dede/log.h): the engine, the exact solver, the MPI layer, the
+// plugin loader and plugins write their lines through it, in the same format and streams, at the
+// same `--log-level`.
 #pragma once
 
 #include <iosfwd>
@@ -19,13 +21,15 @@
 #include <string_view>
 #include <vector>
 
+#include "dede/log.h"
+
 namespace spdlog {
 class logger;
 }
 
 namespace dede::internal {
 
-enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
+using LogLevel = ::dede::LogLevel;
 
 // "trace", "debug", "info", "warn", "error", "off": the values of `--log-level`, in order.
 const std::vector<std::string>& LogLevelNames();
@@ -33,17 +37,20 @@ const std::vector<std::string>& LogLevelNames();
 bool ParseLogLevel(std::string_view text, LogLevel* level);
 
 // Where a component's lines go: the process log, or a stream of the caller's.
-class Logger {
+class Logger final : public LogWriter {
  public:
   // The process log (SetUpProcessLog; info until then).
   Logger() = default;
+  Logger(const Logger&) = default;
+  Logger& operator=(const Logger&) = default;
   // Lines in the same format to *out, which must outlive the logger and its copies: tests, and
   // tools that keep a run's log to themselves.
   static Logger ToStream(std::ostream* out, LogLevel level = LogLevel::kInfo);
 
-  bool Enabled(LogLevel level) const;
+  bool Enabled(LogLevel level) const override;
   // A message of several lines becomes several log lines, each with the prefix.
   void Log(LogLevel level, std::string_view message) const;
+  void Write(LogLevel level, std::string_view message) override { Log(level, message); }
   void Trace(std::string_view message) const { Log(LogLevel::kTrace, message); }
   void Debug(std::string_view message) const { Log(LogLevel::kDebug, message); }
   void Info(std::string_view message) const { Log(LogLevel::kInfo, message); }
@@ -56,7 +63,8 @@ class Logger {
 };
 
 // Sets the process log's level: `dede run --log-level`, `--quiet` (warn). The logger itself
-// exists from its first use, so code run without the CLI (tests, tools) logs at info.
+// exists from its first use, so code run without the CLI (tests, tools) logs at info; it is
+// then also dede::ProcessLog(), and SetUpProcessLog makes it so in any case.
 void SetUpProcessLog(LogLevel level);
 
 }  // namespace dede::internal

@@ -230,7 +230,7 @@ Status RoundPipeline::Solve(int round, std::stop_token stop, RoundOutcome* outco
     }
     // A plugin whose repair makes any allocation feasible does the repair alone.
     if (options.repair && parts_.repair_makes_feasible) options.repair = false;
-    parts_.admm->SetOptions(options);
+    if (Status set = parts_.admm->SetOptions(options); !set.ok()) return set;
     // gap_tolerance's trials repair as the round will: with the plugin's repair, where it is
     // pure (otherwise the engine's).
     if (options.gap_tolerance > 0 && parts_.repair_is_pure) {

@@ -18,6 +18,7 @@
 #include "core/guard.h"
 #include "dede/host_solvers.h"
 #include "mpi/world.h"
+#include "plugin/plugin_settings.h"
 #include "runtime/clock.h"
 #include "runtime/http_server.h"
 #include "runtime/rank_share.h"
@@ -118,9 +119,19 @@ Status Runner::Setup() {
   context.config_file = config_.file;
   context.config_dir = config_.dir;
   context.seed = config_.seed;
-  Status status = GuardPlugin("Configure",
-                              [&] { return plugin_->Configure(config_.plugin_settings, context); });
+  // The plugin's declared settings (if any) are checked and completed before Configure; the
+  // defaults filled are logged and noted in the stored deployment text, as the recommended
+  // settings are.
+  std::vector<DefaultedSetting> defaulted;
+  Status status = GuardPlugin("Configure", [&] {
+    return ConfigureWithSettings(plugin_, config_.plugin_settings, context, &defaulted);
+  });
   if (!status.ok()) return status;
+  if (!defaulted.empty()) {
+    log_.Info("plugin " + config_.plugin + " settings defaulted: " + DescribeDefaulted(defaulted));
+    config_.text += "\n# Defaulted by plugin '" + config_.plugin +
+                    "' (its settings table): " + DescribeDefaulted(defaulted) + "\n";
+  }
   // Describe() sizes the problem itself: start from an empty one it may replace.
   problem_ = std::make_unique<Problem>(0, 0);
   status = GuardPlugin("Describe", [&] { return plugin_->Describe(problem_.get()); });

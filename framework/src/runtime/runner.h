@@ -1,4 +1,5 @@
-// The deployment loop: the only code that includes Boost.Asio.
+// The deployment loop (runner.cpp): one of the two places that use Boost.Asio, with the HTTP
+// endpoint (http_server.cpp), which serves on threads of its own.
 //
 // Rounds run on a steady timer at the configured interval, each through the RoundPipeline
 // (round_pipeline.h: events -> refresh -> solve -> repair -> measure -> report -> sinks, the

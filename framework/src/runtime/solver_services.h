@@ -9,7 +9,8 @@
 namespace dede::internal {
 
 // Cold-start ADMM and exact solves of whatever problem the plugin hands over. Exceptions from
-// the solvers become Status errors; the functions are safe to call concurrently.
+// the solvers become Status errors; the functions are safe to call concurrently. The solvers
+// log to the process log (dede/log.h), the host's logger, as the plugin itself does.
 SolverServices MakeSolverServices(const AdmmOptions& admm,
                                   const ExactOptions& exact,
                                   std::stop_token stop = {});

@@ -295,6 +295,140 @@ bool ActiveSetQp::Retarget() {
   return true;
 }
 
+// At the minimizer on W (xs_): moves x there and returns true when every multiplier has the
+// right sign (optimal); else drops from W the most wrong-signed constraint, or, unless
+// single_drop, every wrong-signed curved variable, and returns false.
+bool ActiveSetQp::DropWrongSigned(bool single_drop, double grad_scale) {
+  for (int i = 0; i < n_; ++i) {
+    if (vs_[i] == VarState::kFree) x_[i] = xs_[i];
+  }
+  const double tol = 1e-10 * grad_scale;
+  int drop_var = -1, drop_row = -1;
+  double worst = tol;
+  std::vector<int> batch;
+  for (int i = 0; i < n_; ++i) {
+    if (vs_[i] == VarState::kFree || lo_[i] == hi_[i]) continue;
+    double nu = h_[i] * x_[i] + c_[i];
+    for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
+      const int k = wpos_[col_row_[e]];
+      if (k >= 0) nu += col_value_[e] * mu_[k];
+    }
+    double violation;
+    if (vs_[i] == VarState::kLower) {
+      violation = -nu;
+    } else if (vs_[i] == VarState::kUpper) {
+      violation = nu;
+    } else {
+      violation = std::fabs(nu);
+    }
+    if (violation > tol && h_[i] > 0.0) batch.push_back(i);
+    if (violation > worst) {
+      worst = violation;
+      drop_var = i;
+    }
+  }
+  for (size_t k = 0; k < w_.size(); ++k) {
+    const int r = w_[k];
+    if (row_lo_[r] == row_hi_[r]) continue;  // equality rows stay
+    const double violation = rs_[r] == RowState::kUpper ? -mu_[k] : mu_[k];
+    if (violation > worst) {
+      worst = violation;
+      drop_row = r;
+      drop_var = -1;
+    }
+  }
+  if (drop_var < 0 && drop_row < 0) return true;
+  if (drop_row >= 0) {
+    rs_[drop_row] = RowState::kInactive;
+  } else if (!single_drop && h_[drop_var] > 0.0) {
+    // Freeing every wrong-signed curved variable at once keeps the equality problem
+    // non-singular and cuts the iterations of a cold start from n to a handful; a
+    // zero-length step afterwards switches back to one drop at a time.
+    for (int i : batch) vs_[i] = VarState::kFree;
+  } else {
+    vs_[drop_var] = VarState::kFree;
+  }
+  return false;
+}
+
+// Ratio test along p over the free variables' bounds and the inactive rows. In absolute
+// form p also removes the rounding drift of x off the active constraints, and on a
+// degenerate point (a variable pinned at its bound by an active row, a duplicate row)
+// that drift would block at (almost) zero length with a constraint dependent on W. Such
+// a blocker is therefore checked for independence, and skipped if dependent. Gives the step
+// along p = xs - x (a ray when `ray`): its length and what blocks it.
+ActiveSetQp::Step ActiveSetQp::RatioTest(bool ray) {
+  delta_.assign(m_, 0.0);
+  delta_abs_.assign(m_, 0.0);
+  for (int i = 0; i < n_; ++i) {
+    if (vs_[i] != VarState::kFree) continue;
+    const double p = xs_[i] - x_[i];
+    if (p == 0.0) continue;
+    for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
+      delta_[col_row_[e]] += col_value_[e] * p;
+      delta_abs_[col_row_[e]] += std::fabs(col_value_[e] * p);
+    }
+  }
+  Step step;
+  double& alpha = step.alpha;
+  int& block_var = step.block_var;
+  int& block_row = step.block_row;
+  bool& block_upper = step.block_upper;
+  dependent_.assign(m_ + n_, 0);
+  while (true) {
+    alpha = ray ? kInf : 1.0;
+    block_var = block_row = -1;
+    block_upper = false;
+    for (int i = 0; i < n_; ++i) {
+      if (vs_[i] != VarState::kFree || dependent_[m_ + i]) continue;
+      const double p = xs_[i] - x_[i];
+      double t = kInf;
+      bool upper = false;
+      if (p < 0.0 && std::isfinite(lo_[i])) {
+        t = std::max(0.0, (lo_[i] - x_[i]) / p);
+      } else if (p > 0.0 && std::isfinite(hi_[i])) {
+        t = std::max(0.0, (hi_[i] - x_[i]) / p);
+        upper = true;
+      }
+      if (t < alpha) {
+        alpha = t;
+        block_var = i;
+        block_upper = upper;
+      }
+    }
+    for (int r = 0; r < m_; ++r) {
+      if (rs_[r] != RowState::kInactive || dependent_[r]) continue;
+      const double d = delta_[r];
+      // Rows that p leaves unchanged up to rounding never block.
+      if (!(std::fabs(d) > 1e-11 * delta_abs_[r])) continue;
+      double t = kInf;
+      bool upper = false;
+      if (d > 0.0 && std::isfinite(row_hi_[r])) {
+        t = std::max(0.0, (row_hi_[r] - act_[r]) / d);
+        upper = true;
+      } else if (d < 0.0 && std::isfinite(row_lo_[r])) {
+        t = std::max(0.0, (row_lo_[r] - act_[r]) / d);
+      }
+      if (t < alpha) {
+        alpha = t;
+        block_row = r;
+        block_var = -1;
+        block_upper = upper;
+      }
+    }
+    const int blocker = block_row >= 0 ? block_row : (block_var >= 0 ? m_ + block_var : -1);
+    // Rows are always checked (rare); a bound only if x is already on it up to drift.
+    bool check = blocker >= 0 && blocker < m_;
+    if (block_var >= 0) {
+      const double bound = block_upper ? hi_[block_var] : lo_[block_var];
+      check = std::fabs(bound - x_[block_var]) <= 1e-9 * (1.0 + std::fabs(bound));
+    }
+    if (!check || !DependsOnWorkingSet(blocker)) break;
+    dependent_[blocker] = 1;
+  }
+  return step;
+}
+
 BlockStatus ActiveSetQp::Run(std::string* error) {
   const int max_iterations = 20 * (n_ + m_) + 200;
   bool single_drop = false;
@@ -346,128 +480,13 @@ BlockStatus ActiveSetQp::Run(std::string* error) {
     }
     if (!ray && p_max <= 1e-14) {
       // Minimizer on W: optimal unless a multiplier has the wrong sign.
-      for (int i = 0; i < n_; ++i) {
-        if (vs_[i] == VarState::kFree) x_[i] = xs_[i];
-      }
-      const double tol = 1e-10 * grad_scale;
-      int drop_var = -1, drop_row = -1;
-      double worst = tol;
-      std::vector<int> batch;
-      for (int i = 0; i < n_; ++i) {
-        if (vs_[i] == VarState::kFree || lo_[i] == hi_[i]) continue;
-        double nu = h_[i] * x_[i] + c_[i];
-        for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
-          const int k = wpos_[col_row_[e]];
-          if (k >= 0) nu += col_value_[e] * mu_[k];
-        }
-        double violation;
-        if (vs_[i] == VarState::kLower) {
-          violation = -nu;
-        } else if (vs_[i] == VarState::kUpper) {
-          violation = nu;
-        } else {
-          violation = std::fabs(nu);
-        }
-        if (violation > tol && h_[i] > 0.0) batch.push_back(i);
-        if (violation > worst) {
-          worst = violation;
-          drop_var = i;
-        }
-      }
-      for (size_t k = 0; k < w_.size(); ++k) {
-        const int r = w_[k];
-        if (row_lo_[r] == row_hi_[r]) continue;  // equality rows stay
-        const double violation = rs_[r] == RowState::kUpper ? -mu_[k] : mu_[k];
-        if (violation > worst) {
-          worst = violation;
-          drop_row = r;
-          drop_var = -1;
-        }
-      }
-      if (drop_var < 0 && drop_row < 0) return BlockStatus::kOptimal;
-      if (drop_row >= 0) {
-        rs_[drop_row] = RowState::kInactive;
-      } else if (!single_drop && h_[drop_var] > 0.0) {
-        // Freeing every wrong-signed curved variable at once keeps the equality problem
-        // non-singular and cuts the iterations of a cold start from n to a handful; a
-        // zero-length step afterwards switches back to one drop at a time.
-        for (int i : batch) vs_[i] = VarState::kFree;
-      } else {
-        vs_[drop_var] = VarState::kFree;
-      }
+      if (DropWrongSigned(single_drop, grad_scale)) return BlockStatus::kOptimal;
       continue;
     }
-    // Ratio test along p over the free variables' bounds and the inactive rows. In absolute
-    // form p also removes the rounding drift of x off the active constraints, and on a
-    // degenerate point (a variable pinned at its bound by an active row, a duplicate row)
-    // that drift would block at (almost) zero length with a constraint dependent on W. Such
-    // a blocker is therefore checked for independence, and skipped if dependent.
-    delta_.assign(m_, 0.0);
-    delta_abs_.assign(m_, 0.0);
-    for (int i = 0; i < n_; ++i) {
-      if (vs_[i] != VarState::kFree) continue;
-      const double p = xs_[i] - x_[i];
-      if (p == 0.0) continue;
-      for (int e = col_start_[i]; e < col_start_[i + 1]; ++e) {
-        delta_[col_row_[e]] += col_value_[e] * p;
-        delta_abs_[col_row_[e]] += std::fabs(col_value_[e] * p);
-      }
-    }
-    double alpha;
-    int block_var, block_row;
-    bool block_upper;
-    dependent_.assign(m_ + n_, 0);
-    while (true) {
-      alpha = ray ? kInf : 1.0;
-      block_var = block_row = -1;
-      block_upper = false;
-      for (int i = 0; i < n_; ++i) {
-        if (vs_[i] != VarState::kFree || dependent_[m_ + i]) continue;
-        const double p = xs_[i] - x_[i];
-        double t = kInf;
-        bool upper = false;
-        if (p < 0.0 && std::isfinite(lo_[i])) {
-          t = std::max(0.0, (lo_[i] - x_[i]) / p);
-        } else if (p > 0.0 && std::isfinite(hi_[i])) {
-          t = std::max(0.0, (hi_[i] - x_[i]) / p);
-          upper = true;
-        }
-        if (t < alpha) {
-          alpha = t;
-          block_var = i;
-          block_upper = upper;
-        }
-      }
-      for (int r = 0; r < m_; ++r) {
-        if (rs_[r] != RowState::kInactive || dependent_[r]) continue;
-        const double d = delta_[r];
-        // Rows that p leaves unchanged up to rounding never block.
-        if (!(std::fabs(d) > 1e-11 * delta_abs_[r])) continue;
-        double t = kInf;
-        bool upper = false;
-        if (d > 0.0 && std::isfinite(row_hi_[r])) {
-          t = std::max(0.0, (row_hi_[r] - act_[r]) / d);
-          upper = true;
-        } else if (d < 0.0 && std::isfinite(row_lo_[r])) {
-          t = std::max(0.0, (row_lo_[r] - act_[r]) / d);
-        }
-        if (t < alpha) {
-          alpha = t;
-          block_row = r;
-          block_var = -1;
-          block_upper = upper;
-        }
-      }
-      const int blocker = block_row >= 0 ? block_row : (block_var >= 0 ? m_ + block_var : -1);
-      // Rows are always checked (rare); a bound only if x is already on it up to drift.
-      bool check = blocker >= 0 && blocker < m_;
-      if (block_var >= 0) {
-        const double bound = block_upper ? hi_[block_var] : lo_[block_var];
-        check = std::fabs(bound - x_[block_var]) <= 1e-9 * (1.0 + std::fabs(bound));
-      }
-      if (!check || !DependsOnWorkingSet(blocker)) break;
-      dependent_[blocker] = 1;
-    }
+    const Step step = RatioTest(ray);
+    const double alpha = step.alpha;
+    const int block_var = step.block_var, block_row = step.block_row;
+    const bool block_upper = step.block_upper;
     if (alpha == kInf) {
       *error = "active-set QP: objective unbounded below along a zero-curvature direction";
       return BlockStatus::kUnbounded;

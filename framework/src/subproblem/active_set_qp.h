@@ -70,6 +70,14 @@ class ActiveSetQp {
   Eqp SolveEqp();
   bool Feasible(const std::vector<double>& x, double tol) const;
   bool DependsOnWorkingSet(int r);
+  // Run's steps: the multipliers' check at a minimizer on W, and the ratio test.
+  bool DropWrongSigned(bool single_drop, double grad_scale);
+  struct Step {
+    double alpha = 0.0;                  // the step's length (1: to xs_)
+    int block_var = -1, block_row = -1;  // what blocks it (-1: nothing)
+    bool block_upper = false;            // at its upper bound or row side
+  };
+  Step RatioTest(bool ray);
 
   const int n_, m_;
   const std::vector<int>& col_start_;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "subproblem/row_sums.h"
@@ -382,21 +383,16 @@ bool SeparableCore::TryWarmNewton(double start,
   return true;
 }
 
-BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
-  if (identity_row_) {
-    rq_g_view_ = LinearData();
-  } else {
-    for (size_t k = 0; k < row_quadratic_.size(); ++k) rq_g_[k] = g_[row_var_[row_quadratic_[k]]];
-    rq_g_view_ = rq_g_.data();
-  }
+// The row's target and the search's tolerances and first bracket; kInfeasible when no value
+// within the bounds meets the row.
+std::optional<BlockStatus> SeparableCore::StartRowSearch(double tolerance, RowSearch* s) {
   const double rhs = rhs_;
   const bool need_le = sense_ != Sense::kGreaterEqual;
   const bool need_ge = sense_ != Sense::kLessEqual;
-
   const double r_min = r_min_, r_max = r_max_;
   const bool min_open = min_open_, max_open = max_open_;
-  const double scale = std::max(1.0, std::fabs(rhs));
-  const double feas_tol = kRowFeasibilityTolerance * scale;
+  s->scale = std::max(1.0, std::fabs(rhs));
+  const double feas_tol = kRowFeasibilityTolerance * s->scale;
   if ((need_le && (r_min > rhs + feas_tol || (r_min >= rhs && min_open))) ||
       (need_ge && (r_max < rhs - feas_tol || (r_max <= rhs && max_open)))) {
     char buf[160];
@@ -410,63 +406,72 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
     return BlockStatus::kInfeasible;
   }
   // Within the tolerance, aim at the nearest reachable value instead.
-  double target = rhs;
-  if (need_le) target = std::max(target, r_min);
-  if (need_ge) target = std::min(target, r_max);
-  const double tol_r = tolerance * scale;
+  s->target = rhs;
+  if (need_le) s->target = std::max(s->target, r_min);
+  if (need_ge) s->target = std::min(s->target, r_max);
+  s->tol_r = tolerance * s->scale;
   // Newton keeps going past tol_r while it still gains: on a linear piece the next step is
   // exact, which keeps warm and cold answers identical to rounding.
-  const double tol_exact = 1e-15 * scale;
-
+  s->tol_exact = 1e-15 * s->scale;
   // KKT: lambda >= 0 for <=, <= 0 for >=, free for =; at lambda = 0 the row may be slack.
-  double lambda_lo = sense_ == Sense::kLessEqual ? 0.0 : -kInf;
-  double lambda_hi = sense_ == Sense::kGreaterEqual ? 0.0 : kInf;
-  // The ADMM engine changes the data a little between solves, so the previous multiplier is
-  // usually one semismooth Newton step away. Evaluating there first also settles, in the
-  // common case of a binding row, that lambda = 0 is not optimal (r is non-increasing).
-  RowEval probe;
-  bool have_probe = false, zero_excluded = false;
-  if (have_last_lambda_ && last_lambda_ > lambda_lo && last_lambda_ < lambda_hi) {
-    probe = EvalRow(last_lambda_);
-    have_probe = !probe.unbounded && probe.minus == probe.plus && std::isfinite(probe.plus);
-    if (have_probe && sense_ == Sense::kLessEqual && probe.plus > target) {
-      lambda_lo = last_lambda_;
-      zero_excluded = true;
-    } else if (have_probe && sense_ == Sense::kGreaterEqual && probe.minus < target) {
-      lambda_hi = last_lambda_;
-      zero_excluded = true;
-    }
+  s->lo = sense_ == Sense::kLessEqual ? 0.0 : -kInf;
+  s->hi = sense_ == Sense::kGreaterEqual ? 0.0 : kInf;
+  return std::nullopt;
+}
+
+bool SeparableCore::RowNewton(double from,
+                              const RowEval* at_from,
+                              int max_one_sided,
+                              RowSearch* s) {
+  return TryWarmNewton(
+      from, at_from, s->target, s->tol_r, s->tol_exact, &s->lo, &s->hi, &s->lambda, max_one_sided);
+}
+
+// The ADMM engine changes the data a little between solves, so the previous multiplier is
+// usually one semismooth Newton step away. Evaluating there first also settles, in the common
+// case of a binding row, that lambda = 0 is not optimal (r is non-increasing). Then Newton
+// from the probe, when there is one. On the near side of the crossing (an inequality row whose
+// multiplier moved toward 0, lambda = 0 not excluded) it gives up after kMaxTowardZeroOneSided
+// points on the probe's side (a row turning slack) and lambda = 0 is evaluated next
+// (SolveRowFromZero). (Newton from lambda = 0 alone crawls back across every piece in between:
+// on the 1M-entry transport benchmark, a third of the resource rows' solves, 7 evaluations
+// each.) A failed attempt still narrows the bracket, and with it the breakpoints to sort.
+std::optional<BlockStatus> SeparableCore::SolveRowWarm(RowSearch* s, double* v) {
+  s->from_zero = true;
+  s->zero_excluded = false;
+  if (!(have_last_lambda_ && last_lambda_ > s->lo && last_lambda_ < s->hi)) return std::nullopt;
+  const RowEval probe = EvalRow(last_lambda_);
+  if (probe.unbounded || probe.minus != probe.plus || !std::isfinite(probe.plus))
+    return std::nullopt;
+  if (sense_ == Sense::kLessEqual && probe.plus > s->target) {
+    s->lo = last_lambda_;
+    s->zero_excluded = true;
+  } else if (sense_ == Sense::kGreaterEqual && probe.minus < s->target) {
+    s->hi = last_lambda_;
+    s->zero_excluded = true;
   }
-  // Newton from the probe, when there is one. On the near side of the crossing (an
-  // inequality row whose multiplier moved toward 0, lambda = 0 not excluded) it gives up after
-  // kMaxTowardZeroOneSided points on the probe's side (a row turning slack) and lambda = 0 is
-  // evaluated below. (Newton from lambda = 0 alone crawls back across every piece in between:
-  // on the 1M-entry transport benchmark, a third of the resource rows' solves, 7 evaluations
-  // each.) A failed attempt still narrows the bracket, and with it the breakpoints to sort.
-  double lambda;
-  const auto newton = [&](double from, const RowEval* at_from, int max_one_sided) {
-    return TryWarmNewton(
-        from, at_from, target, tol_r, tol_exact, &lambda_lo, &lambda_hi, &lambda, max_one_sided);
-  };
-  bool from_zero = !have_probe;
-  if (have_probe) {
-    const bool toward_zero = !zero_excluded && sense_ != Sense::kEqual;
-    if (toward_zero && sense_ == Sense::kLessEqual) lambda_hi = last_lambda_;
-    if (toward_zero && sense_ == Sense::kGreaterEqual) lambda_lo = last_lambda_;
-    if (newton(last_lambda_, &probe, toward_zero ? kMaxTowardZeroOneSided : kMaxWarmNewtonSteps)) {
-      FinishRow(lambda, target, target, v);
-      lambda_ = lambda;
-      return BlockStatus::kOptimal;
-    }
-    from_zero = toward_zero;
-    // (A failed step with the crossing beyond it excludes 0.)
-    if (toward_zero)
-      zero_excluded = sense_ == Sense::kLessEqual ? lambda_lo > 0.0 : lambda_hi < 0.0;
+  const bool toward_zero = !s->zero_excluded && sense_ != Sense::kEqual;
+  if (toward_zero && sense_ == Sense::kLessEqual) s->hi = last_lambda_;
+  if (toward_zero && sense_ == Sense::kGreaterEqual) s->lo = last_lambda_;
+  if (RowNewton(
+          last_lambda_, &probe, toward_zero ? kMaxTowardZeroOneSided : kMaxWarmNewtonSteps, s)) {
+    FinishRow(s->lambda, s->target, s->target, v);
+    lambda_ = s->lambda;
+    return BlockStatus::kOptimal;
   }
-  // Else Newton from lambda = 0's first step (it lands well surprisingly often), after
-  // settling whether lambda = 0 is optimal; an equality row without a probe starts at 0.
+  s->from_zero = toward_zero;
+  // (A failed step with the crossing beyond it excludes 0.)
+  if (toward_zero) s->zero_excluded = sense_ == Sense::kLessEqual ? s->lo > 0.0 : s->hi < 0.0;
+  return std::nullopt;
+}
+
+// Newton from lambda = 0's first step (it lands well surprisingly often), after settling
+// whether lambda = 0 is optimal; an equality row without a probe starts at 0.
+std::optional<BlockStatus> SeparableCore::SolveRowFromZero(RowSearch* s, double* v) {
+  if (!s->from_zero) return std::nullopt;
+  const double target = s->target;
   double start = 0.0;
-  if (from_zero && sense_ != Sense::kEqual && !zero_excluded) {
+  if (sense_ != Sense::kEqual && !s->zero_excluded) {
     const RowEval e0 = EvalRow(0.0);
     if (e0.unbounded) {
       error_ = "objective unbounded below along the row";
@@ -488,16 +493,23 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
       start = e0.slope < 0.0 ? -(e0.minus - target) / e0.slope : -kInf;
     }
   }
-  if (from_zero && start > lambda_lo && start < lambda_hi &&
-      newton(start, nullptr, kMaxWarmNewtonSteps)) {
-    FinishRow(lambda, target, target, v);
-    lambda_ = lambda;
+  if (start > s->lo && start < s->hi && RowNewton(start, nullptr, kMaxWarmNewtonSteps, s)) {
+    FinishRow(s->lambda, target, target, v);
+    lambda_ = s->lambda;
     return BlockStatus::kOptimal;
   }
+  return std::nullopt;
+}
 
-  // r(lambda) is non-increasing; find the first breakpoint b with r(b+) <= target.
-  CollectBreakpoints(lambda_lo, lambda_hi, &breakpoints_);
+// r(lambda) is non-increasing: the first breakpoint b with r(b+) <= target, by bisection over
+// the bracket's breakpoints, into *first (bp.size(): none). Settles the solve when the crossing
+// is at that breakpoint.
+std::optional<BlockStatus> SeparableCore::SolveRowAtBreakpoint(RowSearch* s,
+                                                               std::size_t* first_out,
+                                                               double* v) {
+  CollectBreakpoints(s->lo, s->hi, &breakpoints_);
   const std::vector<double>& bp = breakpoints_;
+  const double target = s->target;
   size_t first = 0, last = bp.size();
   RowEval at_first;
   bool have_at_first = false;
@@ -516,6 +528,7 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
       first = mid + 1;
     }
   }
+  *first_out = first;
   if (first < bp.size()) {
     if (!have_at_first || at_first.minus == at_first.plus) at_first = EvalRow(bp[first]);
     if (at_first.minus >= target) {
@@ -526,11 +539,17 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
       return BlockStatus::kOptimal;
     }
   }
-  // Between two breakpoints every variable keeps its regime: r is linear (pure quadratic)
-  // or smooth and strictly decreasing (logs). Safeguarded Newton, exact in one step when
-  // linear.
-  double left = first == 0 ? lambda_lo : bp[first - 1];
-  double right = first == bp.size() ? lambda_hi : bp[first];
+  return std::nullopt;
+}
+
+// Between two breakpoints every variable keeps its regime: r is linear (pure quadratic) or
+// smooth and strictly decreasing (logs). Safeguarded Newton on [s->lo, s->hi], exact in one
+// step when linear: the best multiplier into s->lambda, its residual into *best_f, the bracket
+// left in [s->lo, s->hi].
+BlockStatus SeparableCore::RowNewtonBetween(RowSearch* s, double* best_f_out) {
+  const double target = s->target, tol_r = s->tol_r, scale = s->scale;
+  double& left = s->lo;
+  double& right = s->hi;
   double x = InteriorPoint(left, right);
   double best = x, best_f = kInf;
   bool converged = false;
@@ -550,7 +569,7 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
       best_f = abs_f;
       best = x;
     }
-    if (abs_f <= tol_exact) {
+    if (abs_f <= s->tol_exact) {
       converged = true;
       break;
     }
@@ -578,47 +597,77 @@ BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
     }
     x = next;
   }
-  if (!converged && best_f <= tol_r) converged = true;
-  if (!converged && std::isfinite(left) && std::isfinite(right) && CollapsedRelative(left, right)) {
-    // Variables with a tiny curvature move r across the target between two adjacent
-    // multipliers. Both ends' solutions keep the bounds, and the optimum at the (unrepresentable)
-    // crossing is their combination that puts the row on the target.
-    FinishRow(left, target, target, v);
-    step_scratch_.assign(v, v + n_);
-    const double r_left = RowActivity(v);
-    FinishRow(right, target, target, v);
-    const double r_right = RowActivity(v);
-    if (r_left > target && r_right < target) {
-      const double theta = (target - r_right) / (r_left - r_right);
-      // Every variable (a variable may appear in the row more than once; the others have
-      // the same value at both ends).
-      for (int i = 0; i < n_; ++i) v[i] = theta * step_scratch_[i] + (1 - theta) * v[i];
-      // a'v sums terms that may be far larger than it: its rounding is relative to them.
-      double magnitude = 0.0;
-      if (compact_) {
-        for (int i = 0; i < n_; ++i) magnitude += std::fabs(1.0 * v[i]);
-      }
-      for (std::size_t pos = 0; pos < row_var_.size(); ++pos)
-        magnitude += std::fabs(row_a_[pos] * v[row_var_[pos]]);
-      const double r = RowActivity(v);
-      if (std::fabs(r - target) <= tolerance * std::max(scale, magnitude)) {
-        lambda_ = theta * left + (1 - theta) * right;
-        return BlockStatus::kOptimal;
-      }
-    }
+  s->lambda = best;
+  *best_f_out = best_f;
+  return converged || best_f <= tol_r ? BlockStatus::kOptimal : BlockStatus::kError;
+}
+
+// Variables with a tiny curvature move r across the target between two adjacent multipliers
+// [s->lo, s->hi]. Both ends' solutions keep the bounds, and the optimum at the
+// (unrepresentable) crossing is their combination that puts the row on the target: into v,
+// true when it is within the tolerance.
+bool SeparableCore::CombineRowEnds(const RowSearch& s, double tolerance, double* v) {
+  const double left = s.lo, right = s.hi, target = s.target;
+  FinishRow(left, target, target, v);
+  step_scratch_.assign(v, v + n_);
+  const double r_left = RowActivity(v);
+  FinishRow(right, target, target, v);
+  const double r_right = RowActivity(v);
+  if (!(r_left > target && r_right < target)) return false;
+  const double theta = (target - r_right) / (r_left - r_right);
+  // Every variable (a variable may appear in the row more than once; the others have the same
+  // value at both ends).
+  for (int i = 0; i < n_; ++i) v[i] = theta * step_scratch_[i] + (1 - theta) * v[i];
+  // a'v sums terms that may be far larger than it: its rounding is relative to them.
+  double magnitude = 0.0;
+  if (compact_) {
+    for (int i = 0; i < n_; ++i) magnitude += std::fabs(1.0 * v[i]);
   }
-  if (!converged) {
+  for (std::size_t pos = 0; pos < row_var_.size(); ++pos)
+    magnitude += std::fabs(row_a_[pos] * v[row_var_[pos]]);
+  const double r = RowActivity(v);
+  if (std::fabs(r - target) > tolerance * std::max(s.scale, magnitude)) return false;
+  lambda_ = theta * left + (1 - theta) * right;
+  return true;
+}
+
+// The row's multiplier lambda, in phases that narrow one bracket: a warm start from the last
+// solve's multiplier, lambda = 0 and Newton from there, the breakpoints, and Newton between
+// the two breakpoints that hold the crossing.
+BlockStatus SeparableCore::SolveRow(double tolerance, double* v) {
+  if (identity_row_) {
+    rq_g_view_ = LinearData();
+  } else {
+    for (size_t k = 0; k < row_quadratic_.size(); ++k) rq_g_[k] = g_[row_var_[row_quadratic_[k]]];
+    rq_g_view_ = rq_g_.data();
+  }
+  RowSearch s;
+  if (const auto status = StartRowSearch(tolerance, &s)) return *status;
+  if (const auto status = SolveRowWarm(&s, v)) return *status;
+  if (const auto status = SolveRowFromZero(&s, v)) return *status;
+  std::size_t first = 0;
+  if (const auto status = SolveRowAtBreakpoint(&s, &first, v)) return *status;
+  const std::vector<double>& bp = breakpoints_;
+  s.lo = first == 0 ? s.lo : bp[first - 1];
+  s.hi = first == bp.size() ? s.hi : bp[first];
+  double best_f = kInf;
+  const BlockStatus status = RowNewtonBetween(&s, &best_f);
+  if (status == BlockStatus::kUnbounded) return status;
+  if (status != BlockStatus::kOptimal) {
+    if (std::isfinite(s.lo) && std::isfinite(s.hi) && CollapsedRelative(s.lo, s.hi) &&
+        CombineRowEnds(s, tolerance, v))
+      return BlockStatus::kOptimal;
     char buf[160];
     std::snprintf(buf,
                   sizeof(buf),
                   "row multiplier search did not converge: |a'v - rhs| = %.3g at lambda %.9g",
                   best_f,
-                  best);
+                  s.lambda);
     error_ = buf;
     return BlockStatus::kError;
   }
-  FinishRow(best, target, target, v);
-  lambda_ = best;
+  FinishRow(s.lambda, s.target, s.target, v);
+  lambda_ = s.lambda;
   return BlockStatus::kOptimal;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -129,6 +130,24 @@ class SeparableCore {
   double RowActivity(const double* v) const;
   void FinishRow(double lambda, double lo_target, double hi_target, double* v);
   BlockStatus SolveRow(double tolerance, double* v);
+  // SolveRow's search for the row's multiplier: the row's target activity, the tolerances, and
+  // the multiplier's bracket [lo, hi] that its phases narrow in turn. Each phase returns the
+  // solve's status when it settles it, nothing to go on.
+  struct RowSearch {
+    double target = 0.0, scale = 1.0, tol_r = 0.0, tol_exact = 0.0;
+    double lo = 0.0, hi = 0.0;
+    double lambda = 0.0;         // the multiplier a Newton search found
+    bool from_zero = true;       // whether the search goes on from lambda = 0
+    bool zero_excluded = false;  // whether the bracket excludes lambda = 0
+  };
+  std::optional<BlockStatus> StartRowSearch(double tolerance, RowSearch* s);
+  std::optional<BlockStatus> SolveRowWarm(RowSearch* s, double* v);
+  std::optional<BlockStatus> SolveRowFromZero(RowSearch* s, double* v);
+  std::optional<BlockStatus> SolveRowAtBreakpoint(RowSearch* s, std::size_t* first, double* v);
+  BlockStatus RowNewtonBetween(RowSearch* s, double* best_f);
+  bool CombineRowEnds(const RowSearch& s, double tolerance, double* v);
+  // TryWarmNewton within s's bracket, toward its target.
+  bool RowNewton(double from, const RowEval* at_from, int max_one_sided, RowSearch* s);
   // Semismooth Newton on r(lambda) = rhs from `start`. Returns false to fall back to
   // breakpoints, with [*lambda_lo, *lambda_hi] narrowed to what the trial evaluations proved.
   // at_start: the evaluation at `start` if already known (else nullptr). Gives up once

@@ -93,6 +93,84 @@ BlockStatus TwoRowSolver::Inner(double mu, double* s, double* ds) {
   return BlockStatus::kOptimal;
 }
 
+void TwoRowSolver::LoadParameters(const BlockProblem& problem) {
+  BlockProblem& cp = core_problem_;
+  cp.lower = problem.lower;
+  cp.upper = problem.upper;
+  cp.quadratic = problem.quadratic;
+  cp.prox_weight = problem.prox_weight;
+  cp.rows[0] = problem.rows[0];
+  cp.logs = problem.logs;
+  ++cp.revision;
+  core_.LoadParameters(cp);
+  const BlockRow& b = problem.rows[1];
+  b_coef_ = b.coef.ToVector();
+  b_sense_ = b.sense;
+  b_rhs_ = b.rhs;
+  range_problem_.lower = problem.lower;
+  range_problem_.upper = problem.upper;
+  range_problem_.rows[0] = problem.rows[0];
+  range_status_ = LoadRange();
+  revision_ = problem.revision;
+  loaded_ = true;
+}
+
+bool TwoRowSolver::SecondRowReachable() {
+  const double rhs = b_rhs_;
+  const double slack = 1e-9 * std::max(1.0, std::fabs(rhs));
+  const bool below = b_sense_ != Sense::kGreaterEqual && range_min_ > rhs + slack;
+  const bool above = b_sense_ != Sense::kLessEqual && range_max_ < rhs - slack;
+  if (!below && !above) return true;
+  char buf[200];
+  std::snprintf(buf,
+                sizeof(buf),
+                "two_row solver: the second row needs %s %.9g but reaches [%.9g, %.9g] over "
+                "the first row and the bounds",
+                b_sense_ == Sense::kEqual ? "="
+                : below                   ? "<="
+                                          : ">=",
+                rhs,
+                range_min_,
+                range_max_);
+  error_ = buf;
+  return false;
+}
+
+double TwoRowSolver::NextMultiplier(
+    double mu, double f, double ds, double lo, double hi, double* expand) {
+  double next = ds < 0.0 ? mu - f / ds : std::nan("");
+  if (!(next > lo && next < hi)) {
+    if (std::isfinite(lo) && std::isfinite(hi)) {
+      next = 0.5 * (lo + hi);
+    } else if (std::isfinite(lo)) {
+      next = lo + *expand;
+      *expand *= 4.0;
+    } else {
+      next = hi - *expand;
+      *expand *= 4.0;
+    }
+  }
+  return next;
+}
+
+bool TwoRowSolver::CombineBracketEnds(const BlockProblem& problem,
+                                      double lo,
+                                      double hi,
+                                      double f_lo,
+                                      double f_hi,
+                                      double* violation,
+                                      double* best_mu) {
+  const double theta = -f_hi / (f_lo - f_hi);
+  scratch_.resize(static_cast<std::size_t>(num_vars_));
+  for (int i = 0; i < num_vars_; ++i) scratch_[i] = theta * lo_v_[i] + (1 - theta) * hi_v_[i];
+  const double combined = ScaledBlockViolation(problem, scratch_);
+  if (!(combined < *violation)) return false;
+  *violation = combined;
+  best_v_ = scratch_;
+  *best_mu = theta * lo + (1 - theta) * hi;
+  return true;
+}
+
 BlockStatus TwoRowSolver::Solve(const BlockProblem& problem, std::vector<double>* v) {
   error_.clear();
   if (problem.num_vars() != num_vars_ || problem.rows.size() != 2 ||
@@ -101,48 +179,10 @@ BlockStatus TwoRowSolver::Solve(const BlockProblem& problem, std::vector<double>
     return BlockStatus::kError;
   }
   BlockProblem& cp = core_problem_;
-  if (!loaded_ || problem.revision != revision_) {
-    cp.lower = problem.lower;
-    cp.upper = problem.upper;
-    cp.quadratic = problem.quadratic;
-    cp.prox_weight = problem.prox_weight;
-    cp.rows[0] = problem.rows[0];
-    cp.logs = problem.logs;
-    ++cp.revision;
-    core_.LoadParameters(cp);
-    const BlockRow& b = problem.rows[1];
-    b_coef_ = b.coef.ToVector();
-    b_sense_ = b.sense;
-    b_rhs_ = b.rhs;
-    range_problem_.lower = problem.lower;
-    range_problem_.upper = problem.upper;
-    range_problem_.rows[0] = problem.rows[0];
-    range_status_ = LoadRange();
-    revision_ = problem.revision;
-    loaded_ = true;
-  }
+  if (!loaded_ || problem.revision != revision_) LoadParameters(problem);
   if (range_status_ != BlockStatus::kOptimal) return range_status_;
   const double rhs = b_rhs_;
-  {
-    const double slack = 1e-9 * std::max(1.0, std::fabs(rhs));
-    const bool below = b_sense_ != Sense::kGreaterEqual && range_min_ > rhs + slack;
-    const bool above = b_sense_ != Sense::kLessEqual && range_max_ < rhs - slack;
-    if (below || above) {
-      char buf[200];
-      std::snprintf(buf,
-                    sizeof(buf),
-                    "two_row solver: the second row needs %s %.9g but reaches [%.9g, %.9g] over "
-                    "the first row and the bounds",
-                    b_sense_ == Sense::kEqual ? "="
-                    : below                   ? "<="
-                                              : ">=",
-                    rhs,
-                    range_min_,
-                    range_max_);
-      error_ = buf;
-      return BlockStatus::kInfeasible;
-    }
-  }
+  if (!SecondRowReachable()) return BlockStatus::kInfeasible;
   cp.linear = problem.linear;
   cp.prox_target = problem.prox_target;
   core_.LoadLinear(cp);
@@ -217,19 +257,8 @@ BlockStatus TwoRowSolver::Solve(const BlockProblem& problem, std::vector<double>
             4.0 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(lo), std::fabs(hi))) {
       break;
     }
-    double next = ds < 0.0 ? mu - f / ds : std::nan("");
-    if (!(next > lo && next < hi)) {
-      if (std::isfinite(lo) && std::isfinite(hi)) {
-        next = 0.5 * (lo + hi);
-      } else if (std::isfinite(lo)) {
-        next = lo + expand;
-        expand *= 4.0;
-      } else {
-        next = hi - expand;
-        expand *= 4.0;
-      }
-    }
-    next = std::clamp(next, allowed_lo, allowed_hi);
+    const double next =
+        std::clamp(NextMultiplier(mu, f, ds, lo, hi, &expand), allowed_lo, allowed_hi);
     if (next == mu) break;  // pinned at the end of the domain with the wrong sign: stalled
     if (std::fabs(next) > kMaxMultiplier) break;
     mu = next;
@@ -248,16 +277,7 @@ BlockStatus TwoRowSolver::Solve(const BlockProblem& problem, std::vector<double>
     // two end solutions both satisfy the first row and the bounds, so the combination that
     // puts the second row on its right-hand side does too, and is optimal up to the
     // bracket's width.
-    const double theta = -f_hi / (f_lo - f_hi);
-    scratch_.resize(static_cast<std::size_t>(num_vars_));
-    for (int i = 0; i < num_vars_; ++i) scratch_[i] = theta * lo_v_[i] + (1 - theta) * hi_v_[i];
-    const double combined = ScaledBlockViolation(problem, scratch_);
-    if (combined < violation) {
-      violation = combined;
-      best_v_ = scratch_;
-      best_mu = theta * lo + (1 - theta) * hi;
-      best = 0;
-    }
+    if (CombineBracketEnds(problem, lo, hi, f_lo, f_hi, &violation, &best_mu)) best = 0;
   }
   if (!converged && violation > kAcceptViolation) {
     char buf[200];

@@ -45,6 +45,23 @@ class TwoRowSolver final : public BlockSolver {
   BlockStatus Inner(double mu, double* s, double* ds);
   // Per revision: the range of b'v over the first row and the bounds (two LPs).
   BlockStatus LoadRange();
+  // Solve's steps: the problem's parameters (on a new revision); whether the second row's
+  // right-hand side is within its range over the first row and the bounds (else error_ says
+  // why); the safeguarded Newton step for mu within the bracket (lo, hi), expanding an open
+  // end by *expand; and, with the bracket collapsed on a jump of s(mu), the combination of its
+  // ends' solutions that puts the second row on its right-hand side, kept in best_v_ when its
+  // violation is below *violation.
+  void LoadParameters(const BlockProblem& problem);
+  bool SecondRowReachable();
+  static double NextMultiplier(
+      double mu, double f, double ds, double lo, double hi, double* expand);
+  bool CombineBracketEnds(const BlockProblem& problem,
+                          double lo,
+                          double hi,
+                          double f_lo,
+                          double f_hi,
+                          double* violation,
+                          double* best_mu);
 
   BlockSolverOptions options_;
   SeparableCore core_;        // the block without its second row

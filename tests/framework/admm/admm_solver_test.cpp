@@ -910,7 +910,7 @@ TEST(AdmmSolver, FillAfterMaxMinUsesCapacityTheMinimumDoesNotNeed) {
   EXPECT_NEAR(a[x11], 0.5, 1e-3);
   // The blocks are restored: the next solve (without the option) is a plain max-min again.
   options.fill_after_max_min = false;
-  solver.SetOptions(options);
+  ASSERT_TRUE(solver.SetOptions(options).ok());
   SolveSummary again;
   solver.Solve(&a, &again);
   ASSERT_TRUE(again.IsSolutionUsable()) << again.FullReport();
@@ -1020,4 +1020,53 @@ TEST(AdmmSolver, RepairStopsAtTheSolvesTimeLimit) {
 }
 
 }  // namespace
+// SetOptions takes the per-solve options and refuses, changing nothing, one that the solver's
+// build reads (docs/configuration.md: lifetime set-up) or an invalid one.
+TEST(AdmmSolver, SetOptionsRefusesSetUpOptions) {
+  Problem problem(1, 1);
+  const int m = problem.AddAllocation("x", Domain::NonNegative());
+  const VarId x = problem.AddEntry(m, 0, 0);
+  problem.AddResourceConstraint(0, LinearExpr().Add(x, 1.0), Sense::kLessEqual, 4.0);
+  problem.AddDemandConstraint(0, LinearExpr().Add(x, 1.0), Sense::kLessEqual, 6.0);
+  problem.SetObjectiveSense(ObjectiveSense::kMaximize);
+  problem.AddLinearCost(x, 1.0);
+  AdmmOptions options;
+  options.num_threads = 1;
+  AdmmSolver solver(problem, options);
+
+  AdmmOptions changed = options;
+  changed.equilibrate = !options.equilibrate;
+  Status refused = solver.SetOptions(changed);
+  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("AdmmOptions::equilibrate changed"), std::string::npos)
+      << refused.message();
+  changed = options;
+  changed.block_rho_balancing = BlockBalancing::kDemand;
+  EXPECT_FALSE(solver.SetOptions(changed).ok());
+  changed = options;
+  changed.entry_cost_side = EntryCostSide::kSplit;
+  EXPECT_FALSE(solver.SetOptions(changed).ok());
+  changed = options;
+  changed.block_node_limit = options.block_node_limit + 1;
+  EXPECT_FALSE(solver.SetOptions(changed).ok());
+  changed = options;
+  changed.relaxation = 2.5;
+  Status invalid = solver.SetOptions(changed);
+  EXPECT_EQ(invalid.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(invalid.message().find("relaxation"), std::string::npos) << invalid.message();
+  EXPECT_EQ(solver.options().relaxation, options.relaxation) << "a refused change is not kept";
+
+  // Per-solve options are taken and used by the next solve.
+  changed = options;
+  changed.max_iterations = 3;
+  changed.eps_abs = 0;
+  changed.eps_rel = 1e-12;
+  ASSERT_TRUE(solver.SetOptions(changed).ok());
+  EXPECT_EQ(solver.options().max_iterations, 3);
+  Allocation a;
+  SolveSummary summary;
+  solver.Solve(&a, &summary);
+  EXPECT_LE(summary.iterations, 3) << summary.FullReport();
+}
+
 }  // namespace dede

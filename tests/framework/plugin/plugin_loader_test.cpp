@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "plugin/plugin_settings.h"
+
 namespace dede::internal {
 namespace {
 
@@ -510,9 +512,9 @@ TEST(PluginRegistry, ScanningADirectoryLoadsGoodPluginsAndRecordsEveryRejection)
 
   std::vector<std::string> names;
   for (const PluginInfo& info : registry.plugins()) names.push_back(info.name);
-  EXPECT_THAT(
-      names,
-      ::testing::ElementsAre("duplicate", "good_transport", "throwing", "throwing_constructor"));
+  EXPECT_THAT(names,
+              ::testing::ElementsAre(
+                  "bad_fields", "duplicate", "good_transport", "throwing", "throwing_constructor"));
 
   std::vector<std::pair<std::string, StatusCode>> rejected;
   for (const auto& r : registry.rejected()) {
@@ -573,9 +575,15 @@ TEST(ExternalPlugin, LoadsCreatesConfiguresDescribesAndRefreshes) {
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   PluginInstance plugin = std::move(created.value());
   const ConfigNode settings = Settings();
-  Status status =
-      CallPlugin("Configure", plugin, [&] { return plugin->Configure(settings, PluginContext{}); });
+  // As the host configures it: its declared settings (if any) checked and completed first.
+  std::vector<DefaultedSetting> defaulted;
+  Status status = CallPlugin("Configure", plugin, [&] {
+    return ConfigureWithSettings(plugin.get(), settings, PluginContext{}, &defaulted);
+  });
   ASSERT_TRUE(status.ok()) << status.ToString();
+  if (plugin->Settings() != nullptr) {
+    std::printf("external plugin: settings defaulted: %s\n", DescribeDefaulted(defaulted).c_str());
+  }
   Problem problem(0, 0);
   status = CallPlugin("Describe", plugin, [&] { return plugin->Describe(&problem); });
   ASSERT_TRUE(status.ok()) << status.ToString();

@@ -17,6 +17,7 @@
 #include "cluster_plugin.h"
 #include "dede/host_solvers.h"
 #include "dede/solver.h"
+#include "plugin/plugin_settings.h"
 #include "runtime/solver_services.h"
 
 namespace dede::cluster {
@@ -326,7 +327,7 @@ struct Plugin {
 };
 
 void Start(Plugin* p, const ConfigNode& settings) {
-  ASSERT_TRUE(p->plugin.Configure(settings, Context()).ok());
+  ASSERT_TRUE(internal::ConfigureWithSettings(&p->plugin, settings, Context()).ok());
   ASSERT_TRUE(p->plugin.Describe(&p->problem).ok());
 }
 
@@ -405,7 +406,7 @@ TEST(ClusterPlugin, MaxTypesPerJobMakesTheSparseModel) {
   ClusterSchedulingPlugin bad;
   ConfigNode settings = TraceSettings("max_min");
   settings.Insert("max_types_per_job", Scalar("max_types_per_job", "-1"));
-  EXPECT_FALSE(bad.Configure(settings, Context()).ok());
+  EXPECT_FALSE(internal::ConfigureWithSettings(&bad, settings, Context()).ok());
 }
 
 // Runs rounds [from, to) with the exact solver; returns the objective of each round.
@@ -499,8 +500,8 @@ TEST(ClusterPlugin, GeneratorSettingsReachTheGenerator) {
   EXPECT_NEAR(mean_sf(philly.plugin.instance()), 2.3, 0.5);    // 1/2/4/8 mix
   for (const Job& j : uniform.plugin.instance().jobs) EXPECT_EQ(j.weight, 1.0);
   ClusterSchedulingPlugin bad;
-  EXPECT_FALSE(bad.Configure(settings("zipf", "1"), Context()).ok());
-  EXPECT_FALSE(bad.Configure(settings("uniform", "0.5"), Context()).ok());
+  EXPECT_FALSE(internal::ConfigureWithSettings(&bad, settings("zipf", "1"), Context()).ok());
+  EXPECT_FALSE(internal::ConfigureWithSettings(&bad, settings("uniform", "0.5"), Context()).ok());
 }
 
 TEST(ClusterPlugin, PhillySourceBuildsThePaperShape) {
@@ -528,7 +529,7 @@ TEST(ClusterPlugin, PhillySourceBuildsThePaperShape) {
   bad.Insert("source", Scalar("source", "philly"));
   bad.Insert("philly_trace", Scalar("philly_trace", "nope.csv"));
   ClusterSchedulingPlugin q;
-  const Status status = q.Configure(bad, Context());
+  const Status status = internal::ConfigureWithSettings(&q, bad, Context());
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("nope.csv"), std::string::npos) << status.message();
 }

@@ -659,7 +659,7 @@ TEST(ClusterModel, DISABLED_PaperScaleProportionalWarmRounds) {
   double gap = 1.0;
   for (int k = 0; k <= 8; ++k) {
     admm.time_limit_seconds = k == 0 ? 60.0 : 8.5;
-    solver.SetOptions(admm);
+    ASSERT_TRUE(solver.SetOptions(admm).ok());
     Allocation a;
     SolveSummary s;
     solver.Solve(&a, &s);

@@ -13,6 +13,7 @@
 #include "config/deployment.h"
 #include "dede/host_solvers.h"
 #include "dede/solver.h"
+#include "plugin/plugin_settings.h"
 #include "runtime/solver_services.h"
 
 namespace dede::gpu {
@@ -37,6 +38,14 @@ ConfigNode Settings(const std::string& body) {
   return *root->Find("plugin")->Find("settings");
 }
 
+// As the host reads plugin.settings: checked against the plugin's table (defaults filled),
+// then the domain's ParseSettings.
+Status Parse(const ConfigNode& raw, const PluginContext& ctx, DomainSettings* out) {
+  Result<ConfigNode> checked = internal::CheckSettings(SettingsTableOf(), raw, nullptr);
+  if (!checked.ok()) return checked.status();
+  return ParseSettings(checked.value(), ctx, out);
+}
+
 constexpr const char* kSmall =
     "tick_s: 1800\n"
     "lease_s: 3600\n"
@@ -58,7 +67,7 @@ struct Driver {
     PluginContext ctx;
     ctx.seed = seed;
     ctx.config_dir = kData;
-    Status st = d.Configure(Settings(yaml), ctx);
+    Status st = internal::ConfigureWithSettings(&d, Settings(yaml), ctx);
     if (!st.ok()) return st;
     return d.Describe(&p);
   }
@@ -294,7 +303,7 @@ TEST(GpuPlacementDomain, RecordsDescribeJobsPlacementsHistoriesAndTimers) {
 TEST(GpuPlacementSettings, DefaultsFollowThePaper) {
   DomainSettings s;
   PluginContext ctx;
-  ASSERT_TRUE(ParseSettings(Settings("tick_s: 300\n"), ctx, &s).ok());
+  ASSERT_TRUE(Parse(Settings("tick_s: 300\n"), ctx, &s).ok());
   EXPECT_DOUBLE_EQ(s.sim.manual_machine_timer_s, 12 * 3600);
   EXPECT_DOUBLE_EQ(s.sim.manual_rack_timer_s, 24 * 3600);  // 12 h + another 12 h
   EXPECT_DOUBLE_EQ(s.sim.lease_s, 3600);
@@ -316,15 +325,14 @@ TEST(GpuPlacementSettings, TimerUnitsModesAndOverrides) {
   DomainSettings s;
   PluginContext ctx;
   ASSERT_TRUE(
-      ParseSettings(
-          Settings("lease_s: 600\n"
-                   "timers: {units: leases, machine: 6, rack: 18, rack_mode: cumulative}\n"
-                   "preemption: none\n"
-                   "overheads: {ResNet50: {machine: 0.5, rack: 1, network: 2}, "
-                   "default: {machine: 0, rack: 0.1, network: 0.2}}\n"
-                   "tiresias: {priority: continuous, queue_limits_gpu_s: [100, 200, 300]}\n"),
-          ctx,
-          &s)
+      Parse(Settings("lease_s: 600\n"
+                     "timers: {units: leases, machine: 6, rack: 18, rack_mode: cumulative}\n"
+                     "preemption: none\n"
+                     "overheads: {ResNet50: {machine: 0.5, rack: 1, network: 2}, "
+                     "default: {machine: 0, rack: 0.1, network: 0.2}}\n"
+                     "tiresias: {priority: continuous, queue_limits_gpu_s: [100, 200, 300]}\n"),
+            ctx,
+            &s)
           .ok());
   EXPECT_DOUBLE_EQ(s.sim.manual_machine_timer_s, 3600);
   EXPECT_DOUBLE_EQ(s.sim.manual_rack_timer_s, 18 * 600);
@@ -340,7 +348,7 @@ TEST(GpuPlacementSettings, ErrorsNameFileKeyAndValue) {
   ctx.config_dir = kData;
   auto error = [&](const std::string& yaml) {
     DomainSettings s;
-    Status st = ParseSettings(Settings(yaml), ctx, &s);
+    Status st = Parse(Settings(yaml), ctx, &s);
     if (st.ok()) {
       Result<std::vector<JobSpec>> w = LoadWorkload(s);
       return w.ok() ? std::string() : w.status().message();
@@ -380,8 +388,7 @@ TEST(GpuPlacementWorkload, TraceJobsDefaultToAllAndACutIsCounted) {
   ctx.config_dir = kData;
   DomainSettings all;
   ASSERT_TRUE(
-      ParseSettings(
-          Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n"), ctx, &all)
+      Parse(Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n"), ctx, &all)
           .ok());
   EXPECT_EQ(all.jobs, 0);
   int skipped = -1;
@@ -391,17 +398,16 @@ TEST(GpuPlacementWorkload, TraceJobsDefaultToAllAndACutIsCounted) {
   EXPECT_EQ(skipped, 0);
   DomainSettings cut;
   ASSERT_TRUE(
-      ParseSettings(
-          Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv, jobs: 20}\n"),
-          ctx,
-          &cut)
+      Parse(Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv, jobs: 20}\n"),
+            ctx,
+            &cut)
           .ok());
   w = LoadWorkload(cut, &skipped);
   ASSERT_TRUE(w.ok()) << w.status().message();
   EXPECT_EQ(w->size(), 20u);
   EXPECT_EQ(skipped, 40);
   DomainSettings synthetic;
-  ASSERT_TRUE(ParseSettings(Settings("workload: {source: synthetic}\n"), ctx, &synthetic).ok());
+  ASSERT_TRUE(Parse(Settings("workload: {source: synthetic}\n"), ctx, &synthetic).ok());
   EXPECT_EQ(synthetic.jobs, 100);
 }
 
@@ -413,11 +419,11 @@ TEST(GpuPlacementWorkload, ArrivalModesShareDallyBenchSemantics) {
   ctx.config_dir = kData;
   const auto load = [&](const std::string& arrivals) {
     DomainSettings s;
-    Status st = ParseSettings(Settings("workload: {source: tiresias_csv, trace: "
-                                       "tiresias_jobs_60.csv" +
-                                       arrivals + "}\n"),
-                              ctx,
-                              &s);
+    Status st = Parse(Settings("workload: {source: tiresias_csv, trace: "
+                               "tiresias_jobs_60.csv" +
+                               arrivals + "}\n"),
+                      ctx,
+                      &s);
     if (!st.ok()) return Result<std::vector<JobSpec>>(st);
     return LoadWorkload(s);
   };
@@ -441,7 +447,7 @@ TEST(GpuPlacementWorkload, ArrivalModesShareDallyBenchSemantics) {
   EXPECT_THAT(poisson.status().message(), ::testing::HasSubstr("synthetic"));
   DomainSettings synthetic;
   const Status st =
-      ParseSettings(Settings("workload: {source: synthetic, arrivals: trace}\n"), ctx, &synthetic);
+      Parse(Settings("workload: {source: synthetic, arrivals: trace}\n"), ctx, &synthetic);
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(st.message(), ::testing::HasSubstr("need a trace"));
 }
@@ -464,8 +470,7 @@ TEST(GpuPlacementWorkload, ZeroWorkJobsAreDroppedAndCounted) {
   ctx.config_dir = dir;
   DomainSettings s;
   ASSERT_TRUE(
-      ParseSettings(Settings("workload: {source: dally_csv, trace: zero_work.csv}\n"), ctx, &s)
-          .ok());
+      Parse(Settings("workload: {source: dally_csv, trace: zero_work.csv}\n"), ctx, &s).ok());
   int skipped = -1, zero = -1;
   Result<std::vector<JobSpec>> w = LoadWorkload(s, &skipped, &zero);
   ASSERT_TRUE(w.ok()) << w.status().message();
@@ -475,8 +480,9 @@ TEST(GpuPlacementWorkload, ZeroWorkJobsAreDroppedAndCounted) {
   EXPECT_EQ(zero, 2);
   EXPECT_EQ(skipped, 0);
   GpuPlacementDomain d;
-  ASSERT_TRUE(
-      d.Configure(Settings("workload: {source: dally_csv, trace: zero_work.csv}\n"), ctx).ok());
+  ASSERT_TRUE(internal::ConfigureWithSettings(
+                  &d, Settings("workload: {source: dally_csv, trace: zero_work.csv}\n"), ctx)
+                  .ok());
   Problem problem(0, 0);
   ASSERT_TRUE(d.Describe(&problem).ok());
   bool finished = false;
@@ -497,8 +503,7 @@ TEST(GpuPlacementWorkload, TiresiasSampleLoads) {
   PluginContext ctx;
   ctx.config_dir = kData;
   ASSERT_TRUE(
-      ParseSettings(
-          Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n"), ctx, &s)
+      Parse(Settings("workload: {source: tiresias_csv, trace: tiresias_jobs_60.csv}\n"), ctx, &s)
           .ok());
   Result<std::vector<JobSpec>> w = LoadWorkload(s);
   ASSERT_TRUE(w.ok()) << w.status().message();

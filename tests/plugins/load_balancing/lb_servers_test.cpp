@@ -15,6 +15,7 @@
 #include "dede/solver.h"
 #include "lb_model.h"
 #include "lb_plugin.h"
+#include "plugin/plugin_settings.h"
 #include "runtime/solver_services.h"
 
 namespace dede::lb {
@@ -55,7 +56,8 @@ PluginContext Context() {
 }
 
 Status Start(const ConfigNode& settings, LoadBalancingPlugin* plugin, Problem* problem) {
-  Status status = plugin->Configure(settings, Context());
+  // As the host does: the settings checked against the plugin's table, then Configure.
+  Status status = internal::ConfigureWithSettings(plugin, settings, Context());
   if (!status.ok()) return status;
   return plugin->Describe(problem);
 }
@@ -431,9 +433,9 @@ TEST(LoadBalancingServers, DownServersSettingErrorsNameTheFileKeyAndValue) {
             key + " = [4, 5]: shard 4 has no up candidate server (its candidates: [4, 5])")
       << status.message();
   ConfigNode scalar = Settings();
-  scalar.Insert("down_servers", Scalar("down_servers", "3"));
+  scalar.Insert("down_servers", Scalar("plugin.settings.down_servers", "3"));
   LoadBalancingPlugin not_a_list;
-  status = not_a_list.Configure(scalar, Context());
+  status = internal::ConfigureWithSettings(&not_a_list, scalar, Context());
   EXPECT_NE(status.message().find("plugin.settings.down_servers = '3': expected a list"),
             std::string::npos)
       << status.message();

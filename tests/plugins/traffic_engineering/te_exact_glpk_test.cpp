@@ -22,6 +22,7 @@
 
 #include "dede/host_solvers.h"
 #include "dede/solver.h"
+#include "plugin/plugin_settings.h"
 #include "te_plugin.h"
 #include "te_test_util.h"
 
@@ -243,7 +244,7 @@ void Record(const std::string& what, double ours, double glpk, Gap* gap) {
 void CompareAllRounds(const std::string& label, const ConfigNode& settings, Gap* gap) {
   TrafficEngineeringPlugin plugin;
   Problem problem(0, 0);
-  Status status = plugin.Configure(settings, ContextIn(kDataDir));
+  Status status = ::dede::internal::ConfigureWithSettings(&plugin, settings, ContextIn(kDataDir));
   ASSERT_TRUE(status.ok()) << status.message();
   status = plugin.Describe(&problem);
   ASSERT_TRUE(status.ok()) << status.message();

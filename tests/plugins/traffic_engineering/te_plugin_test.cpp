@@ -15,6 +15,7 @@
 #include "config/json_node.h"
 #include "dede/host_solvers.h"
 #include "dede/solver.h"
+#include "plugin/plugin_settings.h"
 
 namespace dede::te {
 namespace {
@@ -76,7 +77,8 @@ PluginContext Context() {
 
 // Configure + Describe + Refresh(0); asserts success.
 void Build(const Settings& settings, TrafficEngineeringPlugin* plugin, Problem* problem) {
-  Status status = plugin->Configure(MakeSettings(settings), Context());
+  Status status =
+      ::dede::internal::ConfigureWithSettings(plugin, MakeSettings(settings), Context());
   ASSERT_TRUE(status.ok()) << status.message();
   status = plugin->Describe(problem);
   ASSERT_TRUE(status.ok()) << status.message();
@@ -103,7 +105,8 @@ TEST(TrafficEngineeringPlugin, ReadsADirectoryOfMatricesInNumericOrderAndFinishe
   TrafficEngineeringPlugin plugin;
   Settings settings;
   settings.matrix_dir = "matrices";
-  Status status = plugin.Configure(MakeSettings(settings), Context());
+  Status status =
+      ::dede::internal::ConfigureWithSettings(&plugin, MakeSettings(settings), Context());
   ASSERT_TRUE(status.ok()) << status.message();
   ASSERT_EQ(plugin.matrix_files().size(), 36u);
   EXPECT_NE(plugin.matrix_files()[2].find("B4_real_2_1.0.csv"), std::string::npos);
@@ -121,12 +124,13 @@ TEST(TrafficEngineeringPlugin, RejectsUnknownKeysAndBadObjectives) {
   TrafficEngineeringPlugin plugin;
   Settings settings;
   settings.extra_key = "num_pathz";
-  Status status = plugin.Configure(MakeSettings(settings), Context());
+  Status status =
+      ::dede::internal::ConfigureWithSettings(&plugin, MakeSettings(settings), Context());
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("num_pathz"), std::string::npos) << status.message();
   settings = Settings{};
   settings.objective = "max_fairness";
-  status = plugin.Configure(MakeSettings(settings), Context());
+  status = ::dede::internal::ConfigureWithSettings(&plugin, MakeSettings(settings), Context());
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("max_fairness"), std::string::npos) << status.message();
 }
@@ -165,7 +169,7 @@ TEST(TrafficEngineeringPlugin, NamesADisconnectedPairWithADemand) {
   PluginContext context;
   context.config_dir = dir.string();
   TrafficEngineeringPlugin plugin;
-  ASSERT_TRUE(plugin.Configure(node, context).ok());
+  ASSERT_TRUE(::dede::internal::ConfigureWithSettings(&plugin, node, context).ok());
   Problem problem(0, 0);
   const Status status = plugin.Describe(&problem);
   std::filesystem::remove_all(dir);
@@ -445,7 +449,8 @@ void CheckAll36MatricesWarmStarted(const std::string& scale) {
   Settings settings;
   settings.matrix_dir = "matrices";
   settings.scale = scale;
-  ASSERT_TRUE(plugin.Configure(MakeSettings(settings), Context()).ok());
+  ASSERT_TRUE(
+      ::dede::internal::ConfigureWithSettings(&plugin, MakeSettings(settings), Context()).ok());
   Problem problem(0, 0);
   ASSERT_TRUE(plugin.Describe(&problem).ok());
   AdmmSolver solver(problem, AdmmOptions{});
@@ -507,7 +512,7 @@ double ExactMaxFlow(const std::string& topology,
   list.Append(Scalar("traffic_matrices", matrix));
   node.Insert("traffic_matrices", list);
   TrafficEngineeringPlugin plugin;
-  Status status = plugin.Configure(node, Context());
+  Status status = ::dede::internal::ConfigureWithSettings(&plugin, node, Context());
   EXPECT_TRUE(status.ok()) << status.message();
   Problem problem(0, 0);
   status = plugin.Describe(&problem);
@@ -596,7 +601,7 @@ Status ConfigureWith(TrafficEngineeringPlugin* plugin,
       node.Insert(key, Scalar(key, value));
     }
   }
-  Status status = plugin->Configure(node, Context());
+  Status status = ::dede::internal::ConfigureWithSettings(plugin, node, Context());
   if (!status.ok()) return status;
   return plugin->Describe(problem);
 }
@@ -780,7 +785,7 @@ TEST(TrafficEngineeringPlugin, InboxAndConfiguredLinkEventsApplyInRoundOrder) {
   }
   node.Insert("link_events", events);
   TrafficEngineeringPlugin plugin;
-  ASSERT_TRUE(plugin.Configure(node, Context()).ok());
+  ASSERT_TRUE(::dede::internal::ConfigureWithSettings(&plugin, node, Context()).ok());
   Problem problem(0, 0);
   ASSERT_TRUE(plugin.Describe(&problem).ok());
   std::string rejection;

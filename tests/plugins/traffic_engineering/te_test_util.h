@@ -13,6 +13,7 @@
 
 #include "dede/config_node.h"
 #include "dede/plugin.h"
+#include "plugin/plugin_settings.h"
 #include "te_plugin.h"
 
 namespace dede::te::testing {
@@ -73,7 +74,7 @@ inline void Build(const ConfigNode& settings,
                   TrafficEngineeringPlugin* plugin,
                   Problem* problem,
                   int round = 0) {
-  Status status = plugin->Configure(settings, context);
+  Status status = ::dede::internal::ConfigureWithSettings(plugin, settings, context);
   ASSERT_TRUE(status.ok()) << status.message();
   status = plugin->Describe(problem);
   ASSERT_TRUE(status.ok()) << status.message();

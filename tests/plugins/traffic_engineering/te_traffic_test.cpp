@@ -13,6 +13,7 @@
 
 #include "dede/host_solvers.h"
 #include "dede/solver.h"
+#include "plugin/plugin_settings.h"
 #include "te_plugin.h"
 #include "te_test_util.h"
 
@@ -216,7 +217,8 @@ TEST(TrafficSettings, ErrorsNameFileKeyAndValue) {
   }
   for (const Case& c : cases) {
     TrafficEngineeringPlugin plugin;
-    const Status status = plugin.Configure(c.settings, ContextIn(kDataDir));
+    const Status status =
+        ::dede::internal::ConfigureWithSettings(&plugin, c.settings, ContextIn(kDataDir));
     ASSERT_FALSE(status.ok());
     for (const std::string& e : c.expected) {
       EXPECT_NE(status.message().find(e), std::string::npos) << status.message() << " / " << e;
@@ -226,7 +228,7 @@ TEST(TrafficSettings, ErrorsNameFileKeyAndValue) {
   ConfigNode node = GeneratedB4("max_total_flow", {});
   node.Insert("link_events", LinkEvents({{"1", "3->99", "fail"}}));
   TrafficEngineeringPlugin plugin;
-  ASSERT_TRUE(plugin.Configure(node, ContextIn(kDataDir)).ok());
+  ASSERT_TRUE(::dede::internal::ConfigureWithSettings(&plugin, node, ContextIn(kDataDir)).ok());
   Problem problem(0, 0);
   const Status status = plugin.Describe(&problem);
   ASSERT_FALSE(status.ok());
