@@ -34,7 +34,7 @@ inline constexpr std::uint32_t kAbiLayoutVersion = 11;
 /// valid for an aggregate of at least n fields.
 struct AnyField {
   template <typename T>
-  operator T() const;  // NOLINT(google-explicit-constructor): the point is to convert
+  operator T() const;  ///< NOLINT(google-explicit-constructor): the point is to convert
 };
 
 template <typename T, std::size_t... I>
@@ -63,7 +63,7 @@ static_assert(::dede::abi_layout::kAbiLayoutVersion == ::dede::kPluginAbiVersion
               "kPluginAbiVersion: check every number below against the new version's types and "
               "set kAbiLayoutVersion to it");
 
-// A class (private fields): its size and alignment.
+/// A class (private fields): its size and alignment.
 #define DEDE_ABI_CLASS(Type, size, align)                                                  \
   static_assert(sizeof(::dede::Type) == (size),                                            \
                 "dede ABI: sizeof(dede::" #Type ") is no longer " #size                    \
@@ -73,7 +73,7 @@ static_assert(::dede::abi_layout::kAbiLayoutVersion == ::dede::kPluginAbiVersion
                 "dede ABI: alignof(dede::" #Type ") is no longer " #align                  \
                 ": bump kPluginAbiVersion (dede/plugin.h), then record the new layout in " \
                 "dede/abi_layout.h and docs/abi.md")
-// An aggregate: its size, alignment and number of fields.
+/// An aggregate: its size, alignment and number of fields.
 #define DEDE_ABI_STRUCT(Type, size, align, fields)                                             \
   DEDE_ABI_CLASS(Type, size, align);                                                           \
   static_assert(::dede::abi_layout::FieldCount<::dede::Type>() == (fields),                    \
@@ -82,7 +82,7 @@ static_assert(::dede::abi_layout::kAbiLayoutVersion == ::dede::kPluginAbiVersion
                 "in dede/abi_layout.h and docs/abi.md")
 
 // ---- The recorded layouts of ABI 11 -------------------------------------------------------
-// dede/plugin.h
+/// dede/plugin.h
 DEDE_ABI_STRUCT(PluginDescriptor, 56, 8, 8);
 DEDE_ABI_STRUCT(PluginContext, 72, 8, 3);
 DEDE_ABI_STRUCT(Metric, 40, 8, 2);
@@ -94,13 +94,13 @@ DEDE_ABI_STRUCT(SolverServices, 312, 8, 5);
 DEDE_ABI_STRUCT(Event, 280, 8, 7);
 DEDE_ABI_STRUCT(ExportInfo, 64, 8, 2);
 DEDE_ABI_STRUCT(EventKind, 128, 8, 4);
-// dede/solver.h
+/// dede/solver.h
 DEDE_ABI_STRUCT(AdmmOptions, 184, 8, 32);
 DEDE_ABI_STRUCT(IterationSummary, 80, 8, 10);
 DEDE_ABI_STRUCT(SolveSummary, 336, 8, 34);
 DEDE_ABI_STRUCT(Allocation, 24, 8, 1);
 DEDE_ABI_STRUCT(ExactOptions, 56, 8, 9);
-// dede/problem.h
+/// dede/problem.h
 DEDE_ABI_CLASS(Problem, 488, 8);
 DEDE_ABI_STRUCT(Problem::Violation, 32, 8, 5);
 DEDE_ABI_STRUCT(Problem::Changes, 80, 8, 4);
@@ -113,9 +113,9 @@ DEDE_ABI_STRUCT(Variable, 64, 8, 7);
 DEDE_ABI_STRUCT(Constraint, 48, 8, 4);
 DEDE_ABI_STRUCT(LogTerm, 48, 8, 3);
 DEDE_ABI_STRUCT(GlobalTerm, 64, 8, 5);
-// dede/settings.h
+/// dede/settings.h
 DEDE_ABI_STRUCT(SettingSpec, 224, 8, 13);
-// dede/status.h, dede/config_node.h, dede/csv.h, dede/stopwatch.h
+/// dede/status.h, dede/config_node.h, dede/csv.h, dede/stopwatch.h
 DEDE_ABI_CLASS(Status, 40, 8);
 DEDE_ABI_CLASS(ConfigNode, 160, 8);
 DEDE_ABI_STRUCT(CsvOptions, 6, 1, 6);
@@ -123,8 +123,8 @@ DEDE_ABI_CLASS(CsvReader, 8, 8);
 DEDE_ABI_CLASS(Stopwatch, 8, 8);
 DEDE_ABI_CLASS(SharedTimeLimit, 32, 8);
 
-// The loader reads these three before it trusts anything else of a descriptor: they stay where
-// they are in every version (docs/abi.md).
+/// The loader reads these three before it trusts anything else of a descriptor: they stay where
+/// they are in every version (docs/abi.md).
 static_assert(offsetof(::dede::PluginDescriptor, abi_version) == 0 &&
                   offsetof(::dede::PluginDescriptor, descriptor_size) == 4 &&
                   offsetof(::dede::PluginDescriptor, descriptor_align) == 8,
