@@ -107,7 +107,10 @@ class Checker {
       problems_.push_back(WrongType(section, "a map"));
       return out;
     }
-    for (const auto& [key, value] : section.entries()) {
+    for (const auto& entry : section.entries()) {
+      // Named, not a structured binding: clang 14 (the fuzz build) cannot capture one.
+      const std::string& key = entry.first;
+      const ConfigNode& value = entry.second;
       const auto spec = std::find_if(
           fields.begin(), fields.end(), [&](const SettingSpec& s) { return s.name == key; });
       if (spec == fields.end()) {
