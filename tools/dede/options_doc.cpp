@@ -3,8 +3,6 @@
 #include "config/deployment.h"
 
 namespace dede::tools {
-namespace {
-
 // Table cells: a '|' would end the cell, a newline the row.
 std::string Cell(const std::string& text) {
   std::string out;
@@ -29,8 +27,6 @@ std::string Code(const std::string& text) {
   out += '`';
   return out;
 }
-
-}  // namespace
 
 std::string OptionsReference(bool all) {
   std::string out =

@@ -1,35 +1,11 @@
 #include "plugin_options_doc.h"
 
+#include "options_doc.h"
 #include "plugin/plugin_loader.h"
 #include "plugin/plugin_settings.h"
 
 namespace dede::tools {
 namespace {
-
-// Table cells: a '|' would end the cell, a newline the row.
-std::string Cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-// Appended piecewise: `"`" + Cell(text)` trips GCC 12's -Wrestrict false positive.
-std::string Code(const std::string& text) {
-  std::string out;
-  if (text.empty()) return out;
-  out += '`';
-  out += Cell(text);
-  out += '`';
-  return out;
-}
 
 std::string DefaultCell(const SettingSpec& spec) {
   if (spec.required) return "*required*";
