@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cluster_baselines.h"
@@ -34,6 +35,9 @@ class ClusterSchedulingPlugin : public DomainPlugin {
   // solver.cold_start: repair, starts ADMM there. Then, with repair_fill, any feasible
   // allocation gets the GPUs it leaves idle (FillIdleGpus); an infeasible one is left as it is.
   Status Repair(const Problem& problem, Allocation* allocation) override;
+  // Max-min: solver.cold_start: repair (the first round's ADMM starts from that allocation, not
+  // from zero; measured in BENCHMARKS.md, "Cluster scheduling").
+  std::vector<std::pair<std::string, std::string>> RecommendedSettings() const override;
   std::vector<MethodInfo> Methods() const override;
   Status SolveWith(const std::string& method,
                    int round,

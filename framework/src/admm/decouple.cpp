@@ -756,9 +756,15 @@ void AdmmEngine::WarmStart(const std::vector<double>& values) {
       });
     }
   });
-  // A resource-side alpha is x of its pairs through X().
-  if (global_side_ == 0)
-    for (int p : global_pairs_) Ps(p).z = alpha_;
+  // Every process holds every global pair (the alpha step reads them all), but the loop above
+  // wrote only those of the blocks it holds: set each from its expression's value here, the
+  // same on every process. A resource-side alpha is x of its pairs through X(); a demand-side
+  // one is their z.
+  for (std::size_t k = 0; k < global_pairs_.size(); ++k) {
+    PairState& q = Ps(global_pairs_[k]);
+    q = PairState{};
+    q.z = global_side_ == 1 ? expr_value[k] : alpha_;
+  }
 }
 
 }  // namespace dede::internal

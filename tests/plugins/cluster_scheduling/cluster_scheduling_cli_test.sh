@@ -28,6 +28,13 @@ export DEDE_PLUGIN_PATH=$plugins
 
 out=$("$dede" validate "$work/cs.yaml") || fail "validate exit: $out"
 grep -q "plugin cluster_scheduling 0.2.0, 10 resources, 233 demands" <<< "$out" || fail "validate: $out"
+# Max-min: the plugin recommends starting ADMM from its seed; an explicit key wins, and
+# proportional fairness gets no recommendation.
+grep -q "plugin cluster_scheduling recommends solver.cold_start: repair (applied" <<< "$out" || fail "max-min recommendation: $out"
+out=$("$dede" validate "$work/cs.yaml" --set solver.cold_start=zero) || fail "validate exit: $out"
+! grep -q "recommends" <<< "$out" || fail "an explicit cold_start was overridden: $out"
+out=$("$dede" validate "$work/cs.yaml" --set plugin.settings.fairness=proportional) || fail "validate exit: $out"
+! grep -q "recommends" <<< "$out" || fail "proportional fairness has no recommendation: $out"
 "$dede" run "$work/cs.yaml" --rounds 3 > "$work/run.log" || { cat "$work/run.log"; fail "run"; }
 grep -q "Z info  round 2  converged" "$work/run.log" || { cat "$work/run.log"; fail "no converged round 2"; }
 q() { sqlite3 "$1" "$2"; }
@@ -56,9 +63,11 @@ active2=$(Q "SELECT CAST(value AS INTEGER) FROM metrics WHERE name = 'active_job
 # Work-conserving max-min (the deployment's fill_after_max_min): the GPUs the minimum does
 # not need are used; without the second stage and without the plugin's repair fill most stay
 # idle, for the same minimum (0.1%); the repair fill alone uses them too, for the same minimum.
+# (The no-fill run starts ADMM from zero, set explicitly: from the plugin's seed, the max-min
+# recommendation, the allocation it ends at keeps more of the seed's GPUs busy.)
 util() { q "$1" "SELECT printf('%.6f', value) FROM metrics WHERE name = 'gpu_utilization' AND round = 0"; }
 minimum() { q "$1" "SELECT printf('%.9f', value) FROM metrics WHERE name = 'min_normalized_throughput' AND round = 0"; }
-make_config "$work/nofill.db" "$work/nofill.yaml" -e "s|fill_after_max_min: true|fill_after_max_min: false|" \
+make_config "$work/nofill.db" "$work/nofill.yaml" -e "s|fill_after_max_min: true|fill_after_max_min: false\n  cold_start: zero|" \
   -e "s|^  settings:|  settings:\n    repair_fill: false|"
 "$dede" run "$work/nofill.yaml" --rounds 1 > /dev/null || fail "run without the second stage"
 make_config "$work/repairfill.db" "$work/repairfill.yaml" -e "s|fill_after_max_min: true|fill_after_max_min: false|"
