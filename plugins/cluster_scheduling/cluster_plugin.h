@@ -36,7 +36,9 @@ class ClusterSchedulingPlugin : public DomainPlugin {
   // allocation gets the GPUs it leaves idle (FillIdleGpus); an infeasible one is left as it is.
   Status Repair(const Problem& problem, Allocation* allocation) override;
   // Max-min: solver.cold_start: repair (the first round's ADMM starts from that allocation, not
-  // from zero; measured in BENCHMARKS.md, "Cluster scheduling").
+  // from zero) and solver.admm.rho = kRhoJobs / (jobs present at the start), within [1e-3, 10];
+  // measured in BENCHMARKS.md, "Cluster scheduling".
+  static constexpr double kRhoJobs = 200.0;
   std::vector<std::pair<std::string, std::string>> RecommendedSettings() const override;
   std::vector<MethodInfo> Methods() const override;
   Status SolveWith(const std::string& method,

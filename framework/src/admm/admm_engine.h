@@ -180,6 +180,7 @@ class AdmmEngine {
     std::vector<double> pair_weight, copy_factor, block_factor;
   };
   // The state of one Solve, which its steps share (see admm_solver.cpp for the steps).
+  static constexpr int kMaxTrackedVariables = 8'000'000;
   struct SolveRun {
     engine::Clock::time_point start;
     SolveSummary* summary = nullptr;
@@ -210,6 +211,14 @@ class AdmmEngine {
     int next_gap_trial = 0;
     // Each check's bound without alpha's term, and alpha's coefficient (BoundWithIncumbent).
     std::vector<std::pair<double, double>> checks;
+    // The best repaired iterate (TrackBest): a problem with a global term oscillates on its way
+    // to the optimum, so a round stopped by its budget may end on a worse point than one it
+    // passed. Empty: none kept.
+    bool track_best = false;
+    int next_best_trial = 0;
+    std::vector<double> best_values;
+    double best_objective = 0;
+    int best_iteration = 0;
   };
   // The best bound of the run's checks with alpha's box narrowed by an incumbent (a feasible
   // allocation's objective, user's sense; NaN: none): see CheckBound.
@@ -223,6 +232,17 @@ class AdmmEngine {
   // gap_tolerance's trial at a check: the iterate repaired as the round will repair it, and
   // its certified gap (NaN: not feasible).
   double TrialGap(const SolveRun& run);
+  // The iterate repaired by the engine's repair and (host) the host's: false if it is not
+  // feasible then.
+  bool RepairedTrial(std::vector<double>* values, bool host);
+  // a is a better objective than b in the problem's sense.
+  bool Better(double a, double b) const;
+  // At a check: a trial of the iterate, kept if it is the best so far (run->track_best; the
+  // checks at or after next_best_trial, spaced by a quarter of the iterations so far).
+  void TrackBest(SolveRun* run, int k);
+  // In Finish: the best trial instead of the final allocation (repaired) if that is worse or
+  // not feasible. Returns true if it replaced *values.
+  bool ReturnBest(SolveRun* run, std::vector<double>* values);
   // The steps of a solve.
   void SetDeadline(const SolveRun& run, double seconds);
   bool Prepare(SolveRun* run, tbb::task_arena& arena);

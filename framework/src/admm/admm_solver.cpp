@@ -57,6 +57,10 @@ void AdmmEngine::Solve(std::stop_token stop, Allocation* allocation, SolveSummar
   setup_reported_ = true;
   tbb::task_arena arena(ThreadCount());
   if (!Prepare(&run, arena)) return;
+  // The best repaired iterate is kept for continuous problems with a global term (not with a
+  // second stage, which has its own fallback; not above 8M variables, where the copy is large).
+  run.track_best = global_side_ >= 0 && !run.has_integers && !options_.fill_after_max_min &&
+                   problem_.num_variables() <= kMaxTrackedVariables;
   run.next_rho_update = options_.rho_update_every;
   run.relaxed_budget = options_.max_iterations;
   run.total_budget = run.relaxed_budget + (run.has_integers ? options_.integer_iterations : 0);
@@ -314,6 +318,7 @@ void AdmmEngine::Iterate(SolveRun* run, int first, int last_k) {
       case Check::kGoOn:
         break;
     }
+    TrackBest(run, k);
     AdaptPenalties(run, k, it, rho_update_due);
   }
 }
@@ -531,6 +536,14 @@ void AdmmEngine::Finish(SolveRun* run, tbb::task_arena& arena, Allocation* alloc
         arena.execute([&] { repaired = Repair(&values, &rounds, &repair_message); });
       }
     }
+  }
+  // (A problem with a global term: the best repaired iterate of the checks, if better.)
+  bool replaced = false;
+  arena.execute([&] { replaced = ReturnBest(run, &values); });
+  if (replaced) {
+    rounds = 0;
+    repair_message.clear();
+    repaired = true;
   }
   summary->repair_rounds = rounds;
   summary->repair_seconds = Seconds(repair_start);

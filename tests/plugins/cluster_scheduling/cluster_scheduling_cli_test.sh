@@ -31,8 +31,13 @@ grep -q "plugin cluster_scheduling 0.2.0, 10 resources, 233 demands" <<< "$out" 
 # Max-min: the plugin recommends starting ADMM from its seed; an explicit key wins, and
 # proportional fairness gets no recommendation.
 grep -q "plugin cluster_scheduling recommends solver.cold_start: repair (applied" <<< "$out" || fail "max-min recommendation: $out"
+! grep -q "recommends solver.admm.rho" <<< "$out" || fail "the deployment's rho was overridden: $out"
 out=$("$dede" validate "$work/cs.yaml" --set solver.cold_start=zero) || fail "validate exit: $out"
 ! grep -q "recommends" <<< "$out" || fail "an explicit cold_start was overridden: $out"
+# rho left unset: 200 / the 34 jobs present at the start.
+sed -e "/^    rho: 1.0$/d" "$work/cs.yaml" > "$work/norho.yaml"
+out=$("$dede" validate "$work/norho.yaml") || fail "validate exit: $out"
+grep -q "plugin cluster_scheduling recommends solver.admm.rho: 5.88 (applied" <<< "$out" || fail "max-min rho recommendation: $out"
 out=$("$dede" validate "$work/cs.yaml" --set plugin.settings.fairness=proportional) || fail "validate exit: $out"
 ! grep -q "recommends" <<< "$out" || fail "proportional fairness has no recommendation: $out"
 "$dede" run "$work/cs.yaml" --rounds 3 > "$work/run.log" || { cat "$work/run.log"; fail "run"; }
