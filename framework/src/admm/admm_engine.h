@@ -39,6 +39,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -237,6 +238,9 @@ class AdmmEngine {
   bool RepairedTrial(std::vector<double>* values, bool host);
   // a is a better objective than b in the problem's sense.
   bool Better(double a, double b) const;
+  // The iteration before which a trial (gap_tolerance's, the best iterate's) that was made at
+  // check k waits: a quarter of the iterations so far, at least one check period.
+  int NextTrial(int k) const { return k + std::max(options_.check_termination_every, k / 4); }
   // At a check: a trial of the iterate, kept if it is the best so far (run->track_best; the
   // checks at or after next_best_trial, spaced by a quarter of the iterations so far).
   void TrackBest(SolveRun* run, int k);

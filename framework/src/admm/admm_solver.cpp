@@ -427,7 +427,7 @@ AdmmEngine::Check AdmmEngine::CheckResiduals(SolveRun* run, int k, IterationSumm
         run->message = out_message.str();
         return Check::kStop;
       }
-      run->next_gap_trial = k + std::max(options_.check_termination_every, k / 4);
+      run->next_gap_trial = NextTrial(k);
     }
     return Check::kGoOn;
   }

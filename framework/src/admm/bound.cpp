@@ -527,7 +527,7 @@ bool AdmmEngine::RepairedTrial(std::vector<double>* values, bool host) {
 // final allocation are measured alike.
 void AdmmEngine::TrackBest(SolveRun* run, int k) {
   if (!run->track_best || k < run->next_best_trial) return;
-  run->next_best_trial = k + std::max(options_.check_termination_every, k / 4);
+  run->next_best_trial = NextTrial(k);
   std::vector<double> values;
   GatherValues(&values, options_.final_iterate == FinalIterate::kResourceSide ? 0 : 1);
   if (!RepairedTrial(&values, /*host=*/false)) return;
@@ -552,10 +552,10 @@ bool AdmmEngine::ReturnBest(SolveRun* run, std::vector<double>* values) {
     const double final_objective = Objective(*values);
     // Better by more than rounding: a converged solve keeps its own allocation.
     const double margin = 1e-9 * std::max(1.0, std::abs(final_objective));
-    const double shifted = problem_.objective_sense() == ObjectiveSense::kMaximize
-                               ? final_objective + margin
-                               : final_objective - margin;
-    if (!Better(run->best_objective, shifted)) return false;
+    if (!Better(run->best_objective, final_objective) ||
+        std::abs(run->best_objective - final_objective) <= margin) {
+      return false;
+    }
     out << ", better than the last one's " << final_objective << ".";
   } else {
     out << ": the last one did not repair to a feasible allocation.";

@@ -60,10 +60,16 @@ def main():
             rows = list(csv.reader(f))
     except OSError as e:
         sys.exit(f"make.py: {trace}: {e.strerror}")
+    if not rows:
+        sys.exit(f"make.py: {trace}: empty file, expected a header with 'vc' in column 2")
     header, by_vc = rows[0], collections.defaultdict(list)
     if len(header) < 2 or header[1] != "vc":
-        sys.exit(f"make.py: {trace}: column 2 is '{header[1] if len(header) > 1 else ''}', expected 'vc'")
-    for row in rows[1:]:
+        got = header[1] if len(header) > 1 else ""
+        sys.exit(f"make.py: {trace}: line 1, column 2 is '{got}', expected 'vc'")
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            sys.exit(f"make.py: {trace}: line {line}: {len(row)} fields, the header has "
+                     f"{len(header)}")
         by_vc[row[1]].append(row)
     os.makedirs(os.path.join(args.out, "vc"), exist_ok=True)
     for vc in VCS:
